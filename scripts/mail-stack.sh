@@ -1,0 +1,334 @@
+#!/usr/bin/env bash
+# Owns the loopback integration-test mail stack: Postfix -> Dovecot LMTP+Sieve -> Maildir/IMAP, plus spamd.
+#
+# Usage: scripts/mail-stack.sh install|start|stop|status
+#
+#   SMTP  (Postfix)        127.0.0.1:2525   mail for @mail.test, no auth from loopback
+#   IMAP  (Dovecot)        127.0.0.1:1143   plaintext, password "secret" for every account
+#   LMTP  (Dovecot)        127.0.0.1:2424   Postfix -> Dovecot, one recipient per transaction
+#   spamd (SpamAssassin)   127.0.0.1:7830   called from junk@'s Sieve script via spamc
+#
+# Runtime state lives in ${MAILSTACK_DIR:-<repo>/.mailstack}; `start` wipes it and
+# writes accounts.json there. MAILSTACK_EXTRA_USERS=N adds user001..userNNN.
+# Needs root (Dovecot must switch to the mail user, Postfix to "postfix").
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
+TEMPLATE_DIR="$SCRIPT_DIR/mail-stack"
+D="${MAILSTACK_DIR:-$REPO_DIR/.mailstack}"
+EXTRA_USERS="${MAILSTACK_EXTRA_USERS:-0}"
+
+HOST=127.0.0.1
+SMTP_PORT=2525
+IMAP_PORT=1143
+LMTP_PORT=2424
+SPAMD_PORT=7830
+DOMAIN=mail.test
+PASSWORD=secret
+# Filtering accounts: name -> Sieve script in $TEMPLATE_DIR/sieve ("" = none).
+FIXED_ACCOUNTS=(inbox junk trash promo archive)
+declare -A SIEVE_OF=([inbox]="" [junk]=junk [trash]=trash [promo]=promo [archive]=archive)
+START_TIMEOUT=30
+
+PF_DIR="$D/etc/postfix"
+DC_CONF="$D/etc/dovecot/dovecot.conf"
+SPAMD_PID="$D/run/spamd/spamd.pid"
+LOG_DIR="$D/log"
+
+MAIL_USER=nobody
+MAIL_GROUP=nogroup
+
+die() { echo "mail-stack: $*" >&2; exit 1; }
+log() { echo "mail-stack: $*"; }
+
+need_root() { [[ $(id -u) -eq 0 ]] || die "must run as root (Dovecot/Postfix switch users)"; }
+
+check_dir() {
+  [[ -n "$D" && "$D" == /* ]] || die "MAILSTACK_DIR must be an absolute path (got '$D')"
+  # Dovecot/Postfix config syntax and sed templating don't tolerate these.
+  [[ "$D" != *[[:space:]\|\&\\]* ]] || die "MAILSTACK_DIR must not contain spaces, '|', '&' or '\\': $D"
+  # Unix socket paths are limited to 108 bytes; Dovecot's deepest is ~40 below base_dir.
+  (( ${#D} <= 60 )) || die "MAILSTACK_DIR is too long for unix socket paths (${#D} > 60 chars): $D"
+  [[ "$EXTRA_USERS" =~ ^[0-9]+$ ]] || die "MAILSTACK_EXTRA_USERS must be a number (got '$EXTRA_USERS')"
+}
+
+# start/stop must not interleave (e.g. CI and a test runner both calling start).
+take_lock() {
+  mkdir -p "$D"
+  exec 9>"$D/.lock"
+  flock -w 120 9 || die "timed out waiting for $D/.lock"
+}
+
+REQUIRED_BINARIES=(
+  /usr/sbin/postfix /usr/sbin/postconf
+  /usr/sbin/dovecot /usr/bin/doveadm /usr/lib/dovecot/imap /usr/lib/dovecot/lmtp
+  /usr/lib/dovecot/modules/lib90_sieve_plugin.so
+  /usr/lib/dovecot/modules/sieve/lib90_sieve_extprograms_plugin.so
+  /usr/bin/sievec /usr/sbin/spamd /usr/bin/spamc /usr/bin/script /usr/bin/flock
+)
+
+missing_binaries() {
+  local b
+  for b in "${REQUIRED_BINARIES[@]}"; do [[ -x "$b" || -f "$b" ]] || echo "$b"; done
+}
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
+
+read_pid() { [[ -s "$1" ]] && tr -dc '0-9' <"$1" || true; }
+
+# Postfix insists on a terminal for `postfix start` when run without one
+# (CI, vitest); `script` gives it a pty without needing ours.
+postfix_cmd() { script -qec "postfix -c $PF_DIR $*" /dev/null </dev/null; }
+
+# ---------------------------------------------------------------- install
+
+cmd_install() {
+  need_root
+  local missing
+  missing="$(missing_binaries)"
+  if [[ -z "$missing" ]]; then
+    log "packages already installed, skipping apt"
+  else
+    log "installing Debian packages (missing: $(echo $missing))"
+    # Without this, postfix's postinst writes a system-wide /etc/postfix/main.cf.
+    echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+      dovecot-imapd dovecot-lmtpd dovecot-sieve postfix spamassassin spamc spamd
+    missing="$(missing_binaries)"
+    [[ -z "$missing" ]] || die "still missing after apt: $(echo $missing)"
+  fi
+  stop_distro_daemons
+}
+
+# apt normally can't start services here (no systemd, policy-rc.d), but if the
+# distro instances did come up they would sit on 25/143/783 and confuse tests.
+stop_distro_daemons() {
+  local name pidfile pid
+  for entry in postfix:/var/spool/postfix/pid/master.pid dovecot:/run/dovecot/master.pid \
+               spamd:/run/spamd.pid spamd:/var/run/spamd.pid; do
+    name=${entry%%:*}; pidfile=${entry#*:}
+    pid=$(read_pid "$pidfile" 2>/dev/null)
+    if pid_alive "$pid"; then
+      log "stopping distro $name (pid $pid from $pidfile)"
+      kill "$pid" 2>/dev/null || true
+    fi
+  done
+}
+
+# ---------------------------------------------------------------- rendering
+
+render() { # template -> destination
+  sed -e "s|@DIR@|$D|g" -e "s|@SMTP_PORT@|$SMTP_PORT|g" -e "s|@IMAP_PORT@|$IMAP_PORT|g" \
+      -e "s|@LMTP_PORT@|$LMTP_PORT|g" -e "s|@SPAMD_PORT@|$SPAMD_PORT|g" "$1" >"$2"
+}
+
+account_names() {
+  printf '%s\n' "${FIXED_ACCOUNTS[@]}"
+  local i
+  for ((i = 1; i <= EXTRA_USERS; i++)); do printf 'user%03d\n' "$i"; done
+}
+
+write_config() {
+  local uid gid name sieve extra
+  uid=$(id -u "$MAIL_USER"); gid=$(getent group "$MAIL_GROUP" | cut -d: -f3)
+
+  mkdir -p "$PF_DIR" "$D/etc/dovecot" "$D/etc/sieve-bin" "$D/etc/spamassassin" \
+           "$D/sieve" "$D/mail/$DOMAIN" "$D/run" "$D/lib/spamd" "$D/run/spamd" \
+           "$D/lib/postfix" "$D/spool/postfix" "$LOG_DIR"
+  # Postfix's own sanity checks want data_directory owned by mail_owner.
+  chown postfix "$D/lib/postfix"; chmod 700 "$D/lib/postfix"
+
+  render "$TEMPLATE_DIR/postfix-main.cf" "$PF_DIR/main.cf"
+  render "$TEMPLATE_DIR/postfix-master.cf" "$PF_DIR/master.cf"
+  render "$TEMPLATE_DIR/dovecot.conf" "$DC_CONF"
+  render "$TEMPLATE_DIR/sieve-filter-spamc" "$D/etc/sieve-bin/spamc"
+  chmod 755 "$D/etc/sieve-bin/spamc"
+
+  # Keep the distro's plugin loading (*.pre) but replace local.cf with ours.
+  cp /etc/spamassassin/*.pre "$D/etc/spamassassin/"
+  cp "$TEMPLATE_DIR/spamassassin-local.cf" "$D/etc/spamassassin/local.cf"
+
+  : >"$D/etc/dovecot/users"
+  : >"$PF_DIR/vmailbox"
+  while read -r name; do
+    sieve=${SIEVE_OF[$name]:-}
+    extra=""
+    if [[ -n "$sieve" ]]; then
+      cp "$TEMPLATE_DIR/sieve/$sieve.sieve" "$D/sieve/$sieve.sieve"
+      extra="userdb_sieve=file:$D/sieve/$sieve.sieve"
+    fi
+    # user:password:uid:gid:gecos:home:shell:extra_fields
+    echo "$name@$DOMAIN:{PLAIN}$PASSWORD:$uid:$gid::$D/mail/$DOMAIN/$name::$extra" >>"$D/etc/dovecot/users"
+    echo "$name@$DOMAIN OK" >>"$PF_DIR/vmailbox"
+  done < <(account_names)
+  chmod 644 "$D/etc/dovecot/users"
+
+  # Compile now so a broken script fails `start` instead of a delivery.
+  local s
+  for s in "$D"/sieve/*.sieve; do
+    sievec -c "$DC_CONF" "$s" || die "sievec failed for $s"
+  done
+
+  chown -R "$MAIL_USER:$MAIL_GROUP" "$D/mail" "$D/sieve" "$D/lib/spamd" "$D/run/spamd"
+}
+
+write_accounts_json() {
+  local name first=1 out="$D/accounts.json"
+  {
+    echo "["
+    while read -r name; do
+      ((first)) || echo ","
+      first=0
+      local email="$name@$DOMAIN"
+      printf '  {"email":"%s","provider":"imap","scope":"default","active":true,"imap":{"host":"%s","port":%d,"secure":false},"auth":{"user":"%s","pass":"%s"},"folders":{"Promotions":"promotions"}}' \
+        "$email" "$HOST" "$IMAP_PORT" "$email" "$PASSWORD"
+    done < <(account_names)
+    echo
+    echo "]"
+  } >"$out.tmp"
+  mv "$out.tmp" "$out"
+}
+
+# ---------------------------------------------------------------- start/stop
+
+start_daemons() {
+  # spamd takes the longest (rule compilation), so it goes first.
+  spamd --daemonize --listen="$HOST:$SPAMD_PORT" --allowed-ips=127.0.0.1 \
+    --username="$MAIL_USER" --groupname="$MAIL_GROUP" --nouser-config \
+    --configpath=/usr/share/spamassassin --siteconfigpath="$D/etc/spamassassin" \
+    --helper-home-dir="$D/lib/spamd" --pidfile="$SPAMD_PID" \
+    --syslog="$LOG_DIR/spamd.log" --min-children=1 --max-children=3 \
+    </dev/null >>"$LOG_DIR/spamd.log" 2>&1 || die_with_log "spamd failed to start" spamd.log
+
+  dovecot -c "$DC_CONF" </dev/null >>"$LOG_DIR/dovecot.log" 2>&1 \
+    || die_with_log "dovecot failed to start" dovecot.log
+
+  postfix_cmd start >>"$LOG_DIR/postfix-start.log" 2>&1 \
+    || die_with_log "postfix failed to start" postfix-start.log postfix.log
+}
+
+die_with_log() { # message logfile...
+  local msg=$1 f; shift
+  echo "mail-stack: $msg" >&2
+  for f in "$@"; do
+    [[ -f "$LOG_DIR/$f" ]] || continue
+    echo "---- last lines of $LOG_DIR/$f ----" >&2
+    tail -n 25 "$LOG_DIR/$f" >&2
+  done
+  exit 1
+}
+
+wait_ports_up() {
+  local deadline=$((SECONDS + START_TIMEOUT)) svc port logs
+  for svc in "spamd:$SPAMD_PORT:spamd.log" "imap:$IMAP_PORT:dovecot.log" \
+             "lmtp:$LMTP_PORT:dovecot.log" "smtp:$SMTP_PORT:postfix.log"; do
+    IFS=: read -r name port logs <<<"$svc"
+    until port_open "$port"; do
+      ((SECONDS < deadline)) || die_with_log "$name did not listen on $HOST:$port within ${START_TIMEOUT}s" "$logs"
+      sleep 0.2
+    done
+  done
+}
+
+# Our daemons, found by pid file or (if $D was wiped under them) by the
+# MAILSTACK_DIR path in their command line / MAIL_CONFIG environment.
+stack_pids() {
+  local p pid
+  for p in "$D/run/dovecot/master.pid" "$D/spool/postfix/pid/master.pid" "$SPAMD_PID"; do
+    pid=$(read_pid "$p")
+    pid_alive "$pid" && echo "$pid"
+  done
+  for p in /proc/[0-9]*; do
+    pid=${p#/proc/}
+    if { tr '\0' ' ' <"$p/cmdline" | grep -qE "^(/usr/sbin/)?(dovecot -c|spamd .*--pidfile=)$D/" ||
+         tr '\0' '\n' <"$p/environ" | grep -qxF "MAIL_CONFIG=$PF_DIR"; } 2>/dev/null; then
+      # Only masters: children exit on their own once the master is gone.
+      [[ "$(cat "$p/comm" 2>/dev/null)" =~ ^(dovecot|master|spamd.*|perl)$ ]] && echo "$pid"
+    fi
+  done
+}
+
+stop_daemons() {
+  local pids pid deadline
+  if [[ -f "$PF_DIR/main.cf" ]] && pid_alive "$(read_pid "$D/spool/postfix/pid/master.pid")"; then
+    postfix_cmd stop >>"$LOG_DIR/postfix-start.log" 2>&1 || true
+  fi
+  pids=$(stack_pids | sort -u)
+  for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
+
+  deadline=$((SECONDS + 15))
+  while :; do
+    pids=$(stack_pids | sort -u)
+    [[ -z "$pids" ]] && ! any_port_open && break
+    if ((SECONDS >= deadline)); then
+      [[ -n "$pids" ]] && { log "force-killing $(echo $pids)"; kill -KILL $pids 2>/dev/null || true; }
+      sleep 0.5
+      any_port_open && die "ports still in use after stop: $(ports_in_use)"
+      break
+    fi
+    sleep 0.2
+  done
+}
+
+any_port_open() {
+  local p
+  for p in $SMTP_PORT $IMAP_PORT $LMTP_PORT $SPAMD_PORT; do port_open "$p" && return 0; done
+  return 1
+}
+
+ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT )" 2>/dev/null | tr '\n' ';'; }
+
+wipe_runtime() {
+  # Only the subdirectories we create, so a mistaken MAILSTACK_DIR can't eat a tree.
+  rm -rf "$D/etc" "$D/run" "$D/lib" "$D/spool" "$D/mail" "$D/sieve" "$D/log" "$D/accounts.json"
+}
+
+cmd_start() {
+  need_root
+  local missing t0=$SECONDS
+  missing="$(missing_binaries)"
+  [[ -z "$missing" ]] || die "missing $(echo $missing); run: bash scripts/mail-stack.sh install"
+  take_lock
+  stop_daemons
+  any_port_open && die "ports already in use by something else: $(ports_in_use)"
+  wipe_runtime
+  write_config
+  start_daemons
+  wait_ports_up
+  write_accounts_json
+  log "smtp  up on $HOST:$SMTP_PORT (postfix, log $LOG_DIR/postfix.log)"
+  log "imap  up on $HOST:$IMAP_PORT (dovecot, log $LOG_DIR/dovecot.log)"
+  log "lmtp  up on $HOST:$LMTP_PORT (dovecot)"
+  log "spamd up on $HOST:$SPAMD_PORT (log $LOG_DIR/spamd.log)"
+  log "accounts: $D/accounts.json ($((${#FIXED_ACCOUNTS[@]} + EXTRA_USERS)) accounts), started in $((SECONDS - t0))s"
+}
+
+cmd_stop() {
+  need_root
+  [[ -d "$D" ]] || { log "not running (no $D)"; return 0; }
+  take_lock
+  stop_daemons
+  log "stopped"
+}
+
+cmd_status() {
+  local down=0 svc name port
+  for svc in "smtp:$SMTP_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "spamd:$SPAMD_PORT"; do
+    IFS=: read -r name port <<<"$svc"
+    if port_open "$port"; then echo "$name  up    $HOST:$port"; else echo "$name  DOWN  $HOST:$port"; down=1; fi
+  done
+  return "$down"
+}
+
+check_dir
+case "${1:-}" in
+  install) cmd_install ;;
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
+esac

@@ -1,0 +1,4 @@
+# promo@mail.test: every message goes to Promotions.
+require "fileinto";
+fileinto "Promotions";
+stop;

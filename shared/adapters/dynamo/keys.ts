@@ -1,0 +1,100 @@
+// Owns every key format in the table and the item <-> domain mapping, so no other module spells `CHECK#…`.
+import type { TestAccount } from '../../domain/account';
+import type { ApiKey } from '../../domain/apiKey';
+import { type Category, isCategory } from '../../domain/categories';
+import type { Check } from '../../domain/check';
+import { RETENTION_MS } from '../../domain/limits';
+
+export type ItemType = 'check' | 'apikey' | 'account';
+type Item = Record<string, unknown>;
+
+export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
+export const apiKeyKey = (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' });
+export const accountKey = (email: string) => ({ pk: `ACCOUNT#${email}`, sk: 'ACCOUNT' });
+export const scopeAccountsKey = (scope: string) => ({ gsi1pk: `SCOPE#${scope}` });
+const scopeAccountSortKey = (email: string) => ({ gsi1sk: `ACCOUNT#${email}` });
+
+const str = (item: Item, name: string): string => {
+  const value = item[name];
+  if (typeof value !== 'string') throw new Error(`stored item ${String(item.pk)} has no string ${name}`);
+  return value;
+};
+const num = (item: Item, name: string): number => {
+  const value = item[name];
+  if (typeof value !== 'number') throw new Error(`stored item ${String(item.pk)} has no number ${name}`);
+  return value;
+};
+
+export interface StoredResult {
+  category: Category;
+}
+
+export const checkToItem = (check: Check): Item => ({
+  ...checkKey(check.checkId),
+  type: 'check' satisfies ItemType,
+  checkId: check.checkId,
+  scope: check.scope,
+  createdAt: check.createdAt,
+  purgeAt: Math.ceil((check.createdAt + RETENTION_MS) / 1000),
+  emails: check.results.map((result) => result.email),
+  results: Object.fromEntries(
+    check.results.map((result) => [result.email, { category: result.category } satisfies StoredResult]),
+  ),
+  received: check.received,
+});
+
+export const checkFromItem = (item: Item): Check => {
+  const emails = item.emails;
+  const results = (item.results ?? {}) as Record<string, Partial<StoredResult> | undefined>;
+  if (!Array.isArray(emails)) throw new Error(`stored check ${String(item.pk)} has no emails`);
+  return {
+    checkId: str(item, 'checkId'),
+    scope: str(item, 'scope'),
+    createdAt: num(item, 'createdAt'),
+    received: num(item, 'received'),
+    results: emails.map((email: string) => {
+      const category = results[email]?.category;
+      return { email, category: category && isCategory(category) ? category : 'pending' };
+    }),
+  };
+};
+
+export const apiKeyToItem = (key: ApiKey): Item => ({
+  ...apiKeyKey(key.keyHash),
+  type: 'apikey' satisfies ItemType,
+  keyId: key.keyId,
+  keyHash: key.keyHash,
+  scope: key.scope,
+  label: key.label,
+  createdAt: key.createdAt,
+  ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
+  revoked: key.revoked,
+});
+
+export const apiKeyFromItem = (item: Item): ApiKey => ({
+  keyId: str(item, 'keyId'),
+  keyHash: str(item, 'keyHash'),
+  scope: str(item, 'scope'),
+  label: str(item, 'label'),
+  createdAt: num(item, 'createdAt'),
+  ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
+  revoked: item.revoked === true,
+});
+
+export const accountToItem = (account: TestAccount): Item => ({
+  ...accountKey(account.email),
+  ...scopeAccountsKey(account.scope),
+  ...scopeAccountSortKey(account.email),
+  type: 'account' satisfies ItemType,
+  email: account.email,
+  provider: account.provider,
+  scope: account.scope,
+  active: account.active,
+});
+
+export const accountFromItem = (item: Item): TestAccount => ({
+  email: str(item, 'email'),
+  provider: str(item, 'provider'),
+  scope: str(item, 'scope'),
+  active: item.active === true,
+});

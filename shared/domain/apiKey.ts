@@ -1,0 +1,77 @@
+// Owns API keys: their format, how they are hashed for storage, and when a stored key may be used.
+import { createHash, randomBytes } from 'node:crypto';
+import { InvalidApiKeyError, InvalidInputError } from './errors';
+
+export interface ApiKey {
+  /** A short public handle (the first 12 hex digits of the hash) for listing and revoking. */
+  keyId: string;
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  keyHash: string;
+  scope: string;
+  label: string;
+  createdAt: number;
+  expiresAt?: number;
+  revoked: boolean;
+}
+
+export interface Principal {
+  keyId: string;
+  scope: string;
+}
+
+// RFC 6750's b64token; a comma is excluded on purpose because proxies join repeated headers with one.
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+const MAX_KEY_LENGTH = 512;
+const SCOPE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** The key in an `Authorization` header, or InvalidApiKeyError for any other form. */
+export const bearerKeyOf = (header: string | undefined): string => {
+  if (header === undefined || header.length > MAX_KEY_LENGTH + 7) throw new InvalidApiKeyError();
+  const key = BEARER.exec(header)?.[1];
+  if (!key) throw new InvalidApiKeyError();
+  return key;
+};
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+export const keyIdOf = (keyHash: string): string => keyHash.slice(0, 12);
+
+export const generateApiKey = (): string => `ipk_${randomBytes(32).toString('base64url')}`;
+
+export const validateScope = (scope: string): string => {
+  if (!SCOPE.test(scope)) {
+    throw new InvalidInputError(
+      `invalid scope "${scope}": use 1-63 of [a-z0-9_-], starting with a letter or digit`,
+    );
+  }
+  return scope;
+};
+
+export const validateApiKey = (key: string): string => {
+  if (key.length < 16 || key.length > MAX_KEY_LENGTH || !BEARER.test(`Bearer ${key}`)) {
+    throw new InvalidInputError(
+      'an API key must be 16-512 characters of [A-Za-z0-9-._~+/] (optionally ending in =)',
+    );
+  }
+  return key;
+};
+
+export const newApiKeyRecord = (
+  key: string,
+  fields: { scope: string; label: string; expiresAt?: number | undefined },
+  now: number,
+): ApiKey => {
+  const keyHash = hashApiKey(validateApiKey(key));
+  return {
+    keyId: keyIdOf(keyHash),
+    keyHash,
+    scope: validateScope(fields.scope),
+    label: fields.label,
+    createdAt: now,
+    ...(fields.expiresAt === undefined ? {} : { expiresAt: fields.expiresAt }),
+    revoked: false,
+  };
+};
+
+export const isUsable = (key: ApiKey, now: number): boolean =>
+  !key.revoked && (key.expiresAt === undefined || now < key.expiresAt);

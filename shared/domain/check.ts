@@ -1,0 +1,62 @@
+// Owns the check: what it holds, how its status follows from it and a clock, and how it is shown to clients.
+import type { Category } from './categories';
+import { ACTIVE_MS, RETENTION_MS } from './limits';
+
+export type CheckStatus = 'pending' | 'complete' | 'timeout';
+
+export interface AccountResult {
+  email: string;
+  category: Category;
+}
+
+export interface Check {
+  checkId: string;
+  scope: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** One entry per test account, in the order the addresses were handed out. */
+  results: AccountResult[];
+  received: number;
+}
+
+export const newCheck = (checkId: string, scope: string, emails: readonly string[], now: number): Check => ({
+  checkId,
+  scope,
+  createdAt: now,
+  results: emails.map((email) => ({ email, category: 'pending' })),
+  received: 0,
+});
+
+export const totalOf = (check: Check): number => check.results.length;
+
+/** Results may still be written while this holds: the spec's 5 active minutes. */
+export const isActive = (check: Pick<Check, 'createdAt'>, now: number): boolean =>
+  now - check.createdAt <= ACTIVE_MS;
+
+/** A check past retention does not exist, even if the store's TTL has not removed it yet. */
+export const isExpired = (check: Pick<Check, 'createdAt'>, now: number): boolean =>
+  now - check.createdAt >= RETENTION_MS;
+
+export const statusOf = (check: Check, now: number): CheckStatus => {
+  if (check.received >= totalOf(check)) return 'complete';
+  return isActive(check, now) ? 'pending' : 'timeout';
+};
+
+/** The latest moment at which a result may still be recorded; used as the store's write condition. */
+export const activeCutoff = (now: number): number => now - ACTIVE_MS;
+
+export interface CheckView {
+  check_id: string;
+  status: CheckStatus;
+  received: number;
+  total: number;
+  results: AccountResult[];
+}
+
+export const viewOf = (check: Check, now: number): CheckView => ({
+  check_id: check.checkId,
+  status: statusOf(check, now),
+  received: check.received,
+  total: totalOf(check),
+  results: check.results.map(({ email, category }) => ({ email, category })),
+});

@@ -1,0 +1,49 @@
+// Owns the named errors the domain throws; shared/http/errorMiddleware.ts is the one place that maps them to HTTP.
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  /** The exact `detail` text clients see. */
+  abstract readonly detail: string;
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+export class InvalidApiKeyError extends DomainError {
+  readonly status = 401;
+  readonly detail = 'Invalid or missing API key';
+}
+
+export class NoAccountsError extends DomainError {
+  readonly status = 404;
+  readonly detail = 'No accounts available for this scope';
+}
+
+export class CheckNotFoundError extends DomainError {
+  readonly status = 404;
+  readonly detail = 'Check not found or expired';
+}
+
+export class RouteNotFoundError extends DomainError {
+  readonly status = 404;
+  readonly detail = 'Not found';
+}
+
+export class MethodNotAllowedError extends DomainError {
+  readonly status = 405;
+  readonly detail = 'Method not allowed';
+  constructor(readonly allow: readonly string[]) {
+    super();
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  readonly status = 413;
+  readonly detail = 'Request too large';
+}
+
+/** Thrown when a write that must happen once finds it already happened (e.g. an id collision). */
+export class ConflictError extends Error {}
+
+/** Bad input to an operator command or to configuration; its message is meant for a person. */
+export class InvalidInputError extends Error {}

@@ -1,0 +1,7 @@
+// Owns the time limits of SPEC.md ("Limits" and "States and transitions").
+
+/** A check is active (results can still arrive) for more than this long it times out. */
+export const ACTIVE_MS = 5 * 60 * 1000;
+
+/** A check older than this no longer exists, whatever the store still holds. */
+export const RETENTION_MS = 10 * 60 * 1000;

@@ -1,0 +1,24 @@
+// Owns the one middleware stack every API function uses, so handlers only parse, call the domain and shape.
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Principal } from '../domain/apiKey';
+import type { ApiDeps } from '../runtime/apiDeps';
+import { type AuthedContext, authMiddleware, principalOf } from './authMiddleware';
+import { errorMiddleware } from './errorMiddleware';
+import { jsonResponse } from './responses';
+
+export type ApiAction = (event: APIGatewayProxyEventV2, principal: Principal) => Promise<unknown>;
+
+export const authenticatedApi = (deps: Pick<ApiDeps, 'keys' | 'clock' | 'log'>, action: ApiAction) =>
+  middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthedContext>()
+    .use(errorMiddleware(deps.log))
+    .use(authMiddleware(deps))
+    .handler(async (event, context) => jsonResponse(200, await action(event, principalOf(context))));
+
+export const publicApi = (
+  deps: Pick<ApiDeps, 'log'>,
+  action: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
+) =>
+  middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(errorMiddleware(deps.log))
+    .handler(action);

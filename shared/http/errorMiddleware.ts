@@ -1,0 +1,30 @@
+// Owns the one mapping from thrown errors to `{detail}` responses; anything unexpected is a 500 that leaks nothing.
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { DomainError, InvalidApiKeyError, MethodNotAllowedError } from '../domain/errors';
+import type { Logger } from '../log';
+import { errorResponse } from './responses';
+
+const headersFor = (error: DomainError): Record<string, string> => {
+  if (error instanceof InvalidApiKeyError) return { 'www-authenticate': 'Bearer' };
+  if (error instanceof MethodNotAllowedError) return { allow: error.allow.join(', ') };
+  return {};
+};
+
+export const errorMiddleware = (
+  log: Logger,
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
+  onError: async (request) => {
+    const { error } = request;
+    if (error instanceof DomainError) {
+      request.response = errorResponse(error.status, error.detail, headersFor(error));
+      return;
+    }
+    log.error('request failed', {
+      error,
+      routeKey: request.event.routeKey,
+      requestId: request.event.requestContext?.requestId,
+    });
+    request.response = errorResponse(500, 'Internal server error');
+  },
+});

@@ -1,0 +1,98 @@
+// Owns preparing a local store at boot: the table, the account registry from the config file, and API keys.
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
+import type { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { createTableInput, TABLE_SCHEMA } from '../adapters/dynamo/table';
+import { validateAccount } from '../domain/account';
+import { generateApiKey, hashApiKey, newApiKeyRecord } from '../domain/apiKey';
+import type { Clock } from '../domain/clock';
+import { ConflictError } from '../domain/errors';
+import type { LocalConfig } from './localConfig';
+
+export const ensureTable = async (client: DynamoDBDocumentClient, tableName: string): Promise<boolean> => {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return false;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  try {
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+    return false;
+  }
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.ttlAttribute, Enabled: true },
+      }),
+    );
+  } catch {
+    // dynalite has no TTL; expiry never depends on it anyway (see shared/domain/check.ts isExpired).
+  }
+  return true;
+};
+
+/** Makes the registry hold exactly the config file's accounts, so the file stays the one source locally. */
+export const syncAccounts = async (registry: DynamoAccountRegistry, config: LocalConfig): Promise<number> => {
+  const wanted = config.accounts.map((account) =>
+    validateAccount({
+      email: account.email,
+      provider: account.provider,
+      scope: account.scope,
+      active: account.active,
+    }),
+  );
+  const keep = new Set(wanted.map((account) => account.email));
+  for (const account of await registry.list())
+    if (!keep.has(account.email)) await registry.remove(account.email);
+  for (const account of wanted) await registry.put(account);
+  return wanted.length;
+};
+
+export interface IssuedKey {
+  key: string;
+  scope: string;
+}
+
+/**
+ * Stores the config file's keys (as hashes) and, on a first run with no key at all, issues one per account
+ * scope. Returns the keys issued now: they exist in plaintext only in this return value.
+ */
+export const ensureApiKeys = async (
+  keys: DynamoApiKeyStore,
+  config: LocalConfig,
+  clock: Clock,
+): Promise<IssuedKey[]> => {
+  for (const { key, scope, label } of config.apiKeys) {
+    if (await keys.findByHash(hashApiKey(key))) continue;
+    await keys.create(newApiKeyRecord(key, { scope, label }, clock.now()));
+  }
+  if ((await keys.list()).length > 0) return [];
+  const scopes = [...new Set(config.accounts.map((account) => account.scope))];
+  const issued: IssuedKey[] = [];
+  for (const scope of scopes.length > 0 ? scopes : ['default']) {
+    const key = generateApiKey();
+    try {
+      await keys.create(newApiKeyRecord(key, { scope, label: 'first local run' }, clock.now()));
+      issued.push({ key, scope });
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+  }
+  return issued;
+};

@@ -1,0 +1,141 @@
+// Owns serving Lambda handlers over plain Node HTTP: each request becomes an API Gateway HTTP API (v2) event.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { errorResponse } from '../http/responses';
+import { findRoute, type RouteFunction, routeKeyOf } from '../http/routes';
+import type { Logger } from '../log';
+
+export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+export type HandlerTable = Record<RouteFunction | 'fallback', LambdaHttpHandler>;
+
+// API Gateway refuses payloads over 10 MB; we take far less because no route reads a body.
+const MAX_BODY_BYTES = 1024 * 1024;
+const DEADLINE_MS = 30_000;
+
+const headersOf = (req: IncomingMessage): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (let index = 0; index < req.rawHeaders.length; index += 2) {
+    const name = (req.rawHeaders[index] ?? '').toLowerCase();
+    const value = req.rawHeaders[index + 1] ?? '';
+    // API Gateway joins repeated headers with a comma, and so do we.
+    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  return headers;
+};
+
+const decode = (value: string): string => {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+};
+
+const readBody = async (req: IncomingMessage): Promise<Buffer | 'too-large'> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return 'too-large';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+};
+
+const lambdaContext = (functionName: string, requestId: string): Context => {
+  const deadline = Date.now() + DEADLINE_MS;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
+
+const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void => {
+  res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string> | undefined);
+  res.end(result.body ?? '');
+};
+
+export const toEvent = (
+  req: IncomingMessage,
+  body: Buffer,
+  requestId: string,
+  now: Date,
+): { event: APIGatewayProxyEventV2; target: RouteFunction | 'fallback' } => {
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
+  const rawQueryString = queryAt === -1 ? '' : url.slice(queryAt + 1);
+  const method = req.method ?? 'GET';
+  const match = findRoute(method, rawPath);
+  const routeKey = match ? routeKeyOf(match.route) : '$default';
+  const headers = headersOf(req);
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString,
+    headers,
+    ...(match && Object.keys(match.pathParameters).length > 0
+      ? {
+          pathParameters: Object.fromEntries(
+            Object.entries(match.pathParameters).map(([k, v]) => [k, decode(v)]),
+          ),
+        }
+      : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0
+      ? { body: body.toString('base64'), isBase64Encoded: true }
+      : { isBase64Encoded: false }),
+  };
+  return { event, target: match ? match.route.function : 'fallback' };
+};
+
+export const createLocalServer = (handlers: HandlerTable, log: Logger): Server =>
+  createServer(async (req, res) => {
+    const requestId = randomUUID();
+    try {
+      const body = await readBody(req);
+      if (body === 'too-large') {
+        send(res, errorResponse(413, 'Request too large'));
+        return;
+      }
+      const { event, target } = toEvent(req, body, requestId, new Date());
+      const result = (await handlers[target](
+        event,
+        lambdaContext(target, requestId),
+      )) as APIGatewayProxyStructuredResultV2;
+      send(res, result);
+    } catch (error) {
+      log.error('local adapter failed', { error, requestId });
+      if (!res.headersSent) send(res, errorResponse(500, 'Internal server error'));
+      else res.destroy();
+    }
+  });

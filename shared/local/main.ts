@@ -1,0 +1,82 @@
+// Owns `npm start`: the whole service on this machine over embedded parts, running the same handler exports as Lambda.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
+import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { parseEnv } from '../config';
+import { systemClock } from '../domain/clock';
+import { createLogger } from '../log';
+import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
+import type { HandlerTable } from './httpAdapter';
+import { createLocalServer } from './httpAdapter';
+import { readLocalConfig, resolveLocalConfigPath } from './localConfig';
+import { LOCAL_REGION, LOCAL_TABLE, openLocalStore } from './localStore';
+
+const localEnv = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().default('.data'),
+  LOCAL_CONFIG: z.string().default('config/local.json'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+const main = async () => {
+  const env = parseEnv(localEnv, process.env);
+  const log = createLogger('local', env.LOG_LEVEL);
+  const configPath = resolveLocalConfigPath(resolve(env.LOCAL_CONFIG), resolve('config/local.example.json'));
+  if (configPath.fallback) {
+    log.warn('no local config; using the committed example (copy it to config/local.json to change it)', {
+      requested: env.LOCAL_CONFIG,
+      using: configPath.path,
+    });
+  }
+  const config = readLocalConfig(configPath.path);
+  const store = await openLocalStore(resolve(env.DATA_DIR));
+  if (!store.owned)
+    throw new Error(`another local service is already using ${env.DATA_DIR} (${store.endpoint})`);
+
+  await ensureTable(store.client, LOCAL_TABLE);
+  const accounts = await syncAccounts(new DynamoAccountRegistry(store.client, LOCAL_TABLE), config);
+  const issued = await ensureApiKeys(new DynamoApiKeyStore(store.client, LOCAL_TABLE), config, systemClock);
+
+  // The handler modules read their configuration at load, exactly as on Lambda, so set it before importing them.
+  Object.assign(process.env, {
+    TABLE_NAME: LOCAL_TABLE,
+    AWS_REGION: LOCAL_REGION,
+    DYNAMODB_ENDPOINT: store.endpoint,
+  });
+  const handlers: HandlerTable = {
+    start: (await import('../../functions/start')).handler,
+    get: (await import('../../functions/get')).handler,
+    fallback: (await import('../../functions/fallback')).handler,
+  };
+
+  const server = createLocalServer(handlers, log);
+  server.listen(env.PORT, env.HOST);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${env.HOST}:${port}`;
+  for (const { key, scope } of issued) {
+    // Printed once: only its hash is stored. Shown as plain lines so a person can copy it and a script can grep it.
+    process.stdout.write(`\nAPI key for scope "${scope}" (shown once, save it): ${key}\n`);
+  }
+  log.info('listening', { baseUrl, accounts, config: configPath.path, dataDir: env.DATA_DIR });
+  process.stdout.write(`\nInbox placement service listening on ${baseUrl}\n`);
+
+  const stop = async (signal: string) => {
+    log.info('stopping', { signal });
+    server.close();
+    server.closeAllConnections();
+    await store.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+};
+
+main().catch((error: unknown) => {
+  process.stderr.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+// Owns starting a check: pick the scope's active accounts, create the check once, hand out tagged addresses.
+import { tagAddress } from '../domain/address';
+import type { Principal } from '../domain/apiKey';
+import { newCheck } from '../domain/check';
+import { newCheckId } from '../domain/checkId';
+import type { Clock } from '../domain/clock';
+import { ConflictError, NoAccountsError } from '../domain/errors';
+import type { AccountRegistry, CheckStore } from '../domain/ports';
+
+export interface StartCheckDeps {
+  accounts: AccountRegistry;
+  checks: CheckStore;
+  clock: Clock;
+  newId?: () => string;
+}
+
+export interface StartedCheck {
+  check_id: string;
+  accounts: string[];
+}
+
+// A collision of 100 random bits is not expected in practice; retrying keeps a broken generator from
+// silently overwriting someone else's check instead of failing loudly.
+const ID_ATTEMPTS = 3;
+
+export const startCheck = async (deps: StartCheckDeps, principal: Principal): Promise<StartedCheck> => {
+  const active = await deps.accounts.activeInScope(principal.scope);
+  if (active.length === 0) throw new NoAccountsError();
+  const emails = active.map((account) => account.email).sort();
+  const newId = deps.newId ?? newCheckId;
+  for (let attempt = 1; ; attempt++) {
+    const check = newCheck(newId(), principal.scope, emails, deps.clock.now());
+    try {
+      await deps.checks.create(check);
+      return { check_id: check.checkId, accounts: emails.map((email) => tagAddress(email, check.checkId)) };
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= ID_ATTEMPTS) throw error;
+    }
+  }
+};
