@@ -75,7 +75,11 @@ missing_binaries() {
 
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
-pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
+# A zombie still answers kill -0; PID 1 in containers doesn't always reap.
+pid_alive() {
+  [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null &&
+    [[ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]]
+}
 
 read_pid() { [[ -s "$1" ]] && tr -dc '0-9' <"$1" || true; }
 
@@ -195,6 +199,7 @@ write_accounts_json() {
 
 # ---------------------------------------------------------------- start/stop
 
+# Daemons must not inherit fd 9, or they would hold the lock forever.
 start_daemons() {
   # spamd takes the longest (rule compilation), so it goes first.
   spamd --daemonize --listen="$HOST:$SPAMD_PORT" --allowed-ips=127.0.0.1 \
@@ -202,12 +207,12 @@ start_daemons() {
     --configpath=/usr/share/spamassassin --siteconfigpath="$D/etc/spamassassin" \
     --helper-home-dir="$D/lib/spamd" --pidfile="$SPAMD_PID" \
     --syslog="$LOG_DIR/spamd.log" --min-children=1 --max-children=3 \
-    </dev/null >>"$LOG_DIR/spamd.log" 2>&1 || die_with_log "spamd failed to start" spamd.log
+    </dev/null >>"$LOG_DIR/spamd.log" 2>&1 9>&- || die_with_log "spamd failed to start" spamd.log
 
-  dovecot -c "$DC_CONF" </dev/null >>"$LOG_DIR/dovecot.log" 2>&1 \
+  dovecot -c "$DC_CONF" </dev/null >>"$LOG_DIR/dovecot.log" 2>&1 9>&- \
     || die_with_log "dovecot failed to start" dovecot.log
 
-  postfix_cmd start >>"$LOG_DIR/postfix-start.log" 2>&1 \
+  postfix_cmd start >>"$LOG_DIR/postfix-start.log" 2>&1 9>&- \
     || die_with_log "postfix failed to start" postfix-start.log postfix.log
 }
 
@@ -234,28 +239,24 @@ wait_ports_up() {
   done
 }
 
-# Our daemons, found by pid file or (if $D was wiped under them) by the
-# MAILSTACK_DIR path in their command line / MAIL_CONFIG environment.
+# Our daemons: by pid file, plus whatever listens on our ports (covers $D
+# having been wiped under running daemons). Only masters: their children exit
+# on their own once the master is gone.
 stack_pids() {
   local p pid
   for p in "$D/run/dovecot/master.pid" "$D/spool/postfix/pid/master.pid" "$SPAMD_PID"; do
     pid=$(read_pid "$p")
-    pid_alive "$pid" && echo "$pid"
+    if pid_alive "$pid"; then echo "$pid"; fi
   done
-  for p in /proc/[0-9]*; do
-    pid=${p#/proc/}
-    if { tr '\0' ' ' <"$p/cmdline" | grep -qE "^(/usr/sbin/)?(dovecot -c|spamd .*--pidfile=)$D/" ||
-         tr '\0' '\n' <"$p/environ" | grep -qxF "MAIL_CONFIG=$PF_DIR"; } 2>/dev/null; then
-      # Only masters: children exit on their own once the master is gone.
-      [[ "$(cat "$p/comm" 2>/dev/null)" =~ ^(dovecot|master|spamd.*|perl)$ ]] && echo "$pid"
-    fi
+  for pid in $(ports_in_use | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u); do
+    if [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" =~ ^(dovecot|master|spamd)$ ]]; then echo "$pid"; fi
   done
 }
 
 stop_daemons() {
   local pids pid deadline
   if [[ -f "$PF_DIR/main.cf" ]] && pid_alive "$(read_pid "$D/spool/postfix/pid/master.pid")"; then
-    postfix_cmd stop >>"$LOG_DIR/postfix-start.log" 2>&1 || true
+    postfix_cmd stop >>"$LOG_DIR/postfix-start.log" 2>&1 9>&- || true
   fi
   pids=$(stack_pids | sort -u)
   for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -267,7 +268,7 @@ stop_daemons() {
     if ((SECONDS >= deadline)); then
       [[ -n "$pids" ]] && { log "force-killing $(echo $pids)"; kill -KILL $pids 2>/dev/null || true; }
       sleep 0.5
-      any_port_open && die "ports still in use after stop: $(ports_in_use)"
+      any_port_open && die "ports still in use after stop: $(ports_in_use | tr '\n' ';')"
       break
     fi
     sleep 0.2
@@ -280,7 +281,7 @@ any_port_open() {
   return 1
 }
 
-ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT )" 2>/dev/null | tr '\n' ';'; }
+ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT )" 2>/dev/null; }
 
 wipe_runtime() {
   # Only the subdirectories we create, so a mistaken MAILSTACK_DIR can't eat a tree.
@@ -294,7 +295,7 @@ cmd_start() {
   [[ -z "$missing" ]] || die "missing $(echo $missing); run: bash scripts/mail-stack.sh install"
   take_lock
   stop_daemons
-  any_port_open && die "ports already in use by something else: $(ports_in_use)"
+  any_port_open && die "ports already in use by something else: $(ports_in_use | tr '\n' ';')"
   wipe_runtime
   write_config
   start_daemons

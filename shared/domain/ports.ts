@@ -1,12 +1,23 @@
 // Owns what the domain needs from storage, stated as small interfaces; adapters in shared/adapters implement them.
 import type { TestAccount } from './account';
 import type { ApiKey } from './apiKey';
+import type { DetectedCategory } from './categories';
 import type { Check } from './check';
 
 export interface CheckStore {
   /** Creates the check once; throws ConflictError if its id is already taken. */
   create(check: Check): Promise<void>;
   get(checkId: string): Promise<Check | undefined>;
+  /**
+   * Sets one account's category and counts it as received, at most once, and only while the check is active
+   * at `now`. Everything else (a repeat, a race lost, a late arrival, an unknown check) changes nothing.
+   */
+  recordResult(
+    checkId: string,
+    email: string,
+    category: DetectedCategory,
+    now: number,
+  ): Promise<RecordOutcome>;
 }
 
 export interface ApiKeyStore {
@@ -24,3 +35,5 @@ export interface AccountRegistry {
   put(account: TestAccount): Promise<void>;
   remove(email: string): Promise<void>;
 }
+
+export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';

@@ -1,9 +1,10 @@
 // Owns reading and creating checks in DynamoDB.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Check } from '../../domain/check';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DetectedCategory } from '../../domain/categories';
+import { activeCutoff, type Check } from '../../domain/check';
 import { ConflictError } from '../../domain/errors';
-import type { CheckStore } from '../../domain/ports';
+import type { CheckStore, RecordOutcome } from '../../domain/ports';
 import { checkFromItem, checkKey, checkToItem } from './keys';
 
 export class DynamoCheckStore implements CheckStore {
@@ -34,5 +35,40 @@ export class DynamoCheckStore implements CheckStore {
       new GetCommand({ TableName: this.tableName, Key: checkKey(checkId), ConsistentRead: true }),
     );
     return Item ? checkFromItem(Item) : undefined;
+  }
+
+  async recordResult(
+    checkId: string,
+    email: string,
+    category: DetectedCategory,
+    now: number,
+  ): Promise<RecordOutcome> {
+    try {
+      // One conditional UpdateItem: the category and the counter move together or not at all, so rescans,
+      // duplicate deliveries and racing scanners can never count an account twice.
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: checkKey(checkId),
+          UpdateExpression:
+            'SET results.#email.category = :category, results.#email.recordedAt = :now ADD received :one',
+          ConditionExpression: 'results.#email.category = :pending AND createdAt >= :cutoff',
+          ExpressionAttributeNames: { '#email': email },
+          ExpressionAttributeValues: {
+            ':category': category,
+            ':now': now,
+            ':one': 1,
+            ':pending': 'pending',
+            ':cutoff': activeCutoff(now),
+          },
+        }),
+      );
+      return 'recorded';
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const check = await this.get(checkId);
+    const result = check?.results.find((candidate) => candidate.email === email);
+    return result && result.category !== 'pending' ? 'already-recorded' : 'closed';
   }
 }

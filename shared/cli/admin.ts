@@ -1,0 +1,137 @@
+// Owns `npm run admin -- …`: the operator's commands for API keys and the account registry, on the local store.
+import { parseArgs } from 'node:util';
+import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
+import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { type ApiKey, generateApiKey, isUsable, newApiKeyRecord } from '../domain/apiKey';
+import { systemClock } from '../domain/clock';
+import { InvalidInputError } from '../domain/errors';
+import { ensureTable } from '../local/bootstrap';
+import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
+import { parseExpiry } from './duration';
+import { formatTable } from './table';
+
+const USAGE = `usage: npm run admin -- <command> [options]
+
+  keys create --scope S [--label L] [--expires 90d|12h|YYYY-MM-DD]
+                          issue a key; it is printed once and only its hash is stored
+  keys list               label, scope, created, expiry and state of every key (never the key)
+  keys revoke <key-id>    revoke a key at once
+  accounts list           the registered test accounts (non-secret fields)
+
+options: --json  machine-readable output
+env:     DATA_DIR  the local store (default .data); shared with a running npm start`;
+
+const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
+
+const keyState = (key: ApiKey, now: number) => {
+  if (key.revoked) return 'revoked';
+  return isUsable(key, now) ? 'active' : 'expired';
+};
+
+const keyJson = (key: ApiKey, now: number) => ({
+  key_id: key.keyId,
+  label: key.label,
+  scope: key.scope,
+  created_at: iso(key.createdAt),
+  expires_at: key.expiresAt === undefined ? null : iso(key.expiresAt),
+  revoked: key.revoked,
+  state: keyState(key, now),
+});
+
+export const runAdmin = async (argv: string[], out: (text: string) => void): Promise<number> => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      scope: { type: 'string' },
+      label: { type: 'string' },
+      expires: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [noun, verb, ...rest] = positionals;
+  if (values.help || !noun) {
+    out(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const store = await openLocalStore(process.env.DATA_DIR ?? '.data');
+  try {
+    await ensureTable(store.client, LOCAL_TABLE);
+    const keys = new DynamoApiKeyStore(store.client, LOCAL_TABLE);
+    const accounts = new DynamoAccountRegistry(store.client, LOCAL_TABLE);
+    const now = systemClock.now();
+    const command = `${noun} ${verb ?? ''}`.trim();
+    switch (command) {
+      case 'keys create': {
+        if (!values.scope) throw new InvalidInputError('keys create needs --scope');
+        const expiresAt = values.expires ? parseExpiry(values.expires, now) : undefined;
+        const key = generateApiKey();
+        const record = newApiKeyRecord(
+          key,
+          { scope: values.scope, label: values.label ?? '', expiresAt },
+          now,
+        );
+        await keys.create(record);
+        out(
+          values.json
+            ? JSON.stringify({ key, ...keyJson(record, now) })
+            : `${key}\n(key id ${record.keyId}; shown once, save it now)`,
+        );
+        return 0;
+      }
+      case 'keys list': {
+        const rows = (await keys.list()).map((key) => keyJson(key, now));
+        out(
+          values.json
+            ? JSON.stringify(rows)
+            : formatTable(
+                rows.map((row) => ({
+                  ...row,
+                  expires_at: row.expires_at ?? 'never',
+                  revoked: String(row.revoked),
+                })),
+                ['key_id', 'label', 'scope', 'created_at', 'expires_at', 'state'],
+              ),
+        );
+        return 0;
+      }
+      case 'keys revoke': {
+        const keyId = rest[0];
+        if (!keyId) throw new InvalidInputError('keys revoke needs a key id (see keys list)');
+        if (!(await keys.revoke(keyId))) throw new InvalidInputError(`no key with id ${keyId}`);
+        out(values.json ? JSON.stringify({ key_id: keyId, revoked: true }) : `revoked ${keyId}`);
+        return 0;
+      }
+      case 'accounts list': {
+        const rows = (await accounts.list()).map((account) => ({
+          ...account,
+          active: String(account.active),
+        }));
+        out(
+          values.json
+            ? JSON.stringify(await accounts.list())
+            : formatTable(rows, ['email', 'provider', 'scope', 'active']),
+        );
+        return 0;
+      }
+      default:
+        throw new InvalidInputError(`unknown command "${command}"\n\n${USAGE}`);
+    }
+  } finally {
+    await store.close();
+  }
+};
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) {
+  runAdmin(process.argv.slice(2), (text) => process.stdout.write(`${text}\n`)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      const known =
+        error instanceof InvalidInputError || (error instanceof Error && error.name === 'TypeError');
+      process.stderr.write(`admin: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(known ? 2 : 1);
+    },
+  );
+}

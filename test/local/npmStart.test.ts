@@ -1,0 +1,110 @@
+// `npm start` as a newcomer runs it: a real process over a persisted dynalite, the README's curl walk-through,
+// a restart that keeps the check, and the admin commands against the same store.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEntry, spawnEntry } from '../support/process';
+
+const MAIN = 'shared/local/main.ts';
+const ADMIN = 'shared/cli/admin.ts';
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'inbox-placement-start-'));
+  const config = {
+    accounts: [
+      {
+        email: 'one@mail.test',
+        imap: { host: '127.0.0.1', port: 1143, secure: false },
+        auth: { user: 'one@mail.test', pass: 'x' },
+      },
+      {
+        email: 'two@mail.test',
+        imap: { host: '127.0.0.1', port: 1143, secure: false },
+        auth: { user: 'two@mail.test', pass: 'x' },
+      },
+    ],
+  };
+  writeFileSync(join(dir, 'local.json'), JSON.stringify(config));
+  env = { PORT: '0', DATA_DIR: join(dir, 'data'), LOCAL_CONFIG: join(dir, 'local.json'), LOG_LEVEL: 'warn' };
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
+
+describe('npm start', () => {
+  it('prints a key on first run, serves start and get, and keeps the check across a restart', async () => {
+    const first = await spawnEntry(MAIN, env, ready);
+    const baseUrl = first.match[1];
+    const key = /API key for scope "default" \(shown once, save it\): (\S+)/.exec(first.output())?.[1];
+    expect(key).toMatch(/^ipk_/);
+    const authorization = `Bearer ${key}`;
+    const started = await fetch(`${baseUrl}/api/spam-check/start`, {
+      method: 'POST',
+      headers: { authorization },
+    });
+    expect(started.status).toBe(200);
+    const { check_id, accounts } = (await started.json()) as { check_id: string; accounts: string[] };
+    expect(accounts).toEqual([`one+tc_${check_id}@mail.test`, `two+tc_${check_id}@mail.test`]);
+    expect(await first.stop()).toBe(0);
+
+    const second = await spawnEntry(MAIN, env, ready);
+    expect(second.output()).not.toContain('API key for scope');
+    const read = await fetch(`${second.match[1]}/api/spam-check/${check_id}`, { headers: { authorization } });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ check_id, status: 'pending', received: 0, total: 2 });
+
+    // The admin CLI shares the running service's store (leveldb allows one process per folder).
+    const created = await runEntry(
+      ADMIN,
+      ['keys', 'create', '--scope', 'default', '--label', 'from-test', '--json'],
+      env,
+    );
+    expect(created.code).toBe(0);
+    const issued = JSON.parse(created.stdout) as { key: string; key_id: string };
+    const withNewKey = await fetch(`${second.match[1]}/api/spam-check/${check_id}`, {
+      headers: { authorization: `Bearer ${issued.key}` },
+    });
+    expect(withNewKey.status).toBe(200);
+
+    const listed = await runEntry(ADMIN, ['keys', 'list', '--json'], env);
+    const keys = JSON.parse(listed.stdout) as { key_id: string; label: string; state: string }[];
+    expect(keys.map((k) => k.label).sort()).toEqual(['first local run', 'from-test']);
+    expect(listed.stdout).not.toContain(issued.key);
+
+    expect((await runEntry(ADMIN, ['keys', 'revoke', issued.key_id], env)).code).toBe(0);
+    const revoked = await fetch(`${second.match[1]}/api/spam-check/${check_id}`, {
+      headers: { authorization: `Bearer ${issued.key}` },
+    });
+    expect(revoked.status).toBe(401);
+
+    const accounts2 = await runEntry(ADMIN, ['accounts', 'list', '--json'], env);
+    expect((JSON.parse(accounts2.stdout) as { email: string }[]).map((a) => a.email)).toEqual([
+      'one@mail.test',
+      'two@mail.test',
+    ]);
+    expect(await second.stop()).toBe(0);
+  });
+
+  it('refuses a broken config file with a message that names the problem', async () => {
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ accounts: [{ email: 'x@mail.test' }] }));
+    const run = await runEntry(MAIN, [], {
+      ...env,
+      DATA_DIR: join(dir, 'bad-data'),
+      LOCAL_CONFIG: join(dir, 'bad.json'),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/bad\.json is not a valid local config: accounts\.0\.imap/);
+  });
+
+  it('admin answers usage errors with exit code 2 and one clear line', async () => {
+    const run = await runEntry(ADMIN, ['keys', 'revoke', 'nosuchkey'], {
+      ...env,
+      DATA_DIR: join(dir, 'admin-data'),
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no key with id nosuchkey');
+  });
+});

@@ -1,0 +1,59 @@
+// Runs the repository's own entry points as child processes, the way a person runs them from the README.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+const TSX = 'node_modules/.bin/tsx';
+
+export interface Started {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `tsx <entry>` and resolves once `ready` matches its output (or rejects with what it printed). */
+export const spawnEntry = async (
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<Started & { match: RegExpMatchArray }> => {
+  const child = spawn(TSX, [entry], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  let text = '';
+  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not become ready:\n${text}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const found = text.match(ready);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code}:\n${text}`));
+    });
+  });
+  return {
+    child,
+    match,
+    output: () => text,
+    stop: async () => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return code;
+    },
+  };
+};
+
+export const runEntry = async (entry: string, args: string[], env: Record<string, string>) => {
+  const child = spawn(TSX, [entry, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+};

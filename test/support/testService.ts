@@ -1,0 +1,114 @@
+// Starts the real local service for a test: a persisted dynalite, the handlers built over it, and Node HTTP,
+// with a ManualClock so timeout and expiry are tested without sleeping.
+
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHandler as createFallback } from '../../functions/fallback';
+import { createHandler as createGet } from '../../functions/get';
+import { createHandler as createStart } from '../../functions/start';
+import { createDocumentClient } from '../../shared/adapters/dynamo/client';
+import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
+import { DynamoApiKeyStore } from '../../shared/adapters/dynamo/DynamoApiKeyStore';
+import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
+import type { TestAccount } from '../../shared/domain/account';
+import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
+import { ManualClock } from '../../shared/domain/clock';
+import { ensureTable } from '../../shared/local/bootstrap';
+import { startDynalite } from '../../shared/local/dynalite';
+import { createLocalServer } from '../../shared/local/httpAdapter';
+import { createLogger } from '../../shared/log';
+import type { ApiDeps } from '../../shared/runtime/apiDeps';
+import { rawRequest } from './rawRequest';
+
+const TABLE = 'test-table';
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  text: string;
+}
+
+export interface TestService {
+  baseUrl: string;
+  clock: ManualClock;
+  deps: ApiDeps;
+  issueKey(scope: string, options?: { expiresAt?: number }): Promise<string>;
+  addAccounts(...accounts: Partial<TestAccount>[]): Promise<void>;
+  request(
+    method: string,
+    path: string,
+    options?: { authorization?: string; body?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+export const startTestService = async (): Promise<TestService> => {
+  const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-test-'));
+  const dynamo = await startDynalite({ path: dir });
+  const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
+  await ensureTable(client, TABLE);
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+  const log = createLogger('test', 'error', () => undefined);
+  const deps: ApiDeps = {
+    keys: new DynamoApiKeyStore(client, TABLE),
+    checks: new DynamoCheckStore(client, TABLE),
+    accounts: new DynamoAccountRegistry(client, TABLE),
+    clock,
+    log,
+  };
+  const server = createLocalServer(
+    { start: createStart(deps), get: createGet(deps), fallback: createFallback(deps) },
+    log,
+  );
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    baseUrl,
+    clock,
+    deps,
+    issueKey: async (scope, options = {}) => {
+      const key = generateApiKey();
+      await deps.keys.create(
+        newApiKeyRecord(key, { scope, label: 'test', expiresAt: options.expiresAt }, clock.now()),
+      );
+      return key;
+    },
+    addAccounts: async (...accounts) => {
+      for (const [index, account] of accounts.entries()) {
+        await deps.accounts.put({
+          email: `acct${index}@mail.test`,
+          provider: 'imap',
+          scope: 'default',
+          active: true,
+          ...account,
+        });
+      }
+    },
+    request: async (method, path, options = {}) => {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.authorization !== undefined) headers.authorization = options.authorization;
+      const response = await rawRequest(baseUrl, method, path, headers, options.body);
+      const text = response.text;
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      client.destroy();
+      await dynamo.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
