@@ -75,6 +75,13 @@ missing_binaries() {
 
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
+# spamd's port opens before it can answer; PING proves it scans.
+spamd_ready() { spamc -d "$HOST" -p "$SPAMD_PORT" -K >/dev/null 2>&1; }
+
+service_up() { # name port
+  if [[ $1 == spamd ]]; then spamd_ready; else port_open "$2"; fi
+}
+
 # A zombie still answers kill -0; PID 1 in containers doesn't always reap.
 pid_alive() {
   [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null &&
@@ -232,7 +239,7 @@ wait_ports_up() {
   for svc in "spamd:$SPAMD_PORT:spamd.log" "imap:$IMAP_PORT:dovecot.log" \
              "lmtp:$LMTP_PORT:dovecot.log" "smtp:$SMTP_PORT:postfix.log"; do
     IFS=: read -r name port logs <<<"$svc"
-    until port_open "$port"; do
+    until service_up "$name" "$port"; do
       ((SECONDS < deadline)) || die_with_log "$name did not listen on $HOST:$port within ${START_TIMEOUT}s" "$logs"
       sleep 0.2
     done
@@ -320,7 +327,7 @@ cmd_status() {
   local down=0 svc name port
   for svc in "smtp:$SMTP_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "spamd:$SPAMD_PORT"; do
     IFS=: read -r name port <<<"$svc"
-    if port_open "$port"; then echo "$name  up    $HOST:$port"; else echo "$name  DOWN  $HOST:$port"; down=1; fi
+    if service_up "$name" "$port"; then echo "$name  up    $HOST:$port"; else echo "$name  DOWN  $HOST:$port"; down=1; fi
   done
   return "$down"
 }
