@@ -48,8 +48,9 @@ check_dir() {
   [[ -n "$D" && "$D" == /* ]] || die "MAILSTACK_DIR must be an absolute path (got '$D')"
   # Dovecot/Postfix config syntax and sed templating don't tolerate these.
   [[ "$D" != *[[:space:]\|\&\\]* ]] || die "MAILSTACK_DIR must not contain spaces, '|', '&' or '\\': $D"
-  # Unix socket paths are limited to 108 bytes; Dovecot's deepest is ~40 below base_dir.
-  (( ${#D} <= 60 )) || die "MAILSTACK_DIR is too long for unix socket paths (${#D} > 60 chars): $D"
+  # Unix socket paths are limited to 107 bytes; the deepest (Dovecot's
+  # run/dovecot/token-login/imap-urlauth) is 37 below MAILSTACK_DIR.
+  (( ${#D} <= 68 )) || die "MAILSTACK_DIR is too long for unix socket paths (${#D} > 68 chars), set e.g. MAILSTACK_DIR=/tmp/mailstack: $D"
   [[ "$EXTRA_USERS" =~ ^[0-9]+$ ]] || die "MAILSTACK_EXTRA_USERS must be a number (got '$EXTRA_USERS')"
 }
 
@@ -68,9 +69,10 @@ REQUIRED_BINARIES=(
   /usr/bin/sievec /usr/sbin/spamd /usr/bin/spamc /usr/bin/script /usr/bin/flock
 )
 
-missing_binaries() {
-  local b
-  for b in "${REQUIRED_BINARIES[@]}"; do [[ -x "$b" || -f "$b" ]] || echo "$b"; done
+missing_binaries() { # space-separated, empty when all present
+  local b missing=()
+  for b in "${REQUIRED_BINARIES[@]}"; do [[ -e "$b" ]] || missing+=("$b"); done
+  echo "${missing[*]}"
 }
 
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
@@ -88,10 +90,10 @@ pid_alive() {
     [[ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]]
 }
 
-read_pid() { [[ -s "$1" ]] && tr -dc '0-9' <"$1" || true; }
+read_pid() { if [[ -s "$1" ]]; then tr -dc '0-9' <"$1"; fi; }
 
-# Postfix insists on a terminal for `postfix start` when run without one
-# (CI, vitest); `script` gives it a pty without needing ours.
+# `postfix start` was reported to fail without a controlling terminal (CI,
+# vitest); script(1) gives it a private pty, harmless when none is needed.
 postfix_cmd() { script -qec "postfix -c $PF_DIR $*" /dev/null </dev/null; }
 
 # ---------------------------------------------------------------- install
@@ -103,14 +105,14 @@ cmd_install() {
   if [[ -z "$missing" ]]; then
     log "packages already installed, skipping apt"
   else
-    log "installing Debian packages (missing: $(echo $missing))"
+    log "installing Debian packages (missing: $missing)"
     # Without this, postfix's postinst writes a system-wide /etc/postfix/main.cf.
     echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
       dovecot-imapd dovecot-lmtpd dovecot-sieve postfix spamassassin spamc spamd
     missing="$(missing_binaries)"
-    [[ -z "$missing" ]] || die "still missing after apt: $(echo $missing)"
+    [[ -z "$missing" ]] || die "still missing after apt: $missing"
   fi
   stop_distro_daemons
 }
@@ -118,7 +120,7 @@ cmd_install() {
 # apt normally can't start services here (no systemd, policy-rc.d), but if the
 # distro instances did come up they would sit on 25/143/783 and confuse tests.
 stop_distro_daemons() {
-  local name pidfile pid
+  local entry name pidfile pid
   for entry in postfix:/var/spool/postfix/pid/master.pid dovecot:/run/dovecot/master.pid \
                spamd:/run/spamd.pid spamd:/var/run/spamd.pid; do
     name=${entry%%:*}; pidfile=${entry#*:}
@@ -231,11 +233,13 @@ die_with_log() { # message logfile...
     echo "---- last lines of $LOG_DIR/$f ----" >&2
     tail -n 25 "$LOG_DIR/$f" >&2
   done
+  # Don't leave half a stack holding the ports; logs stay for inspection.
+  stop_daemons >/dev/null 2>&1 || true
   exit 1
 }
 
 wait_ports_up() {
-  local deadline=$((SECONDS + START_TIMEOUT)) svc port logs
+  local deadline=$((SECONDS + START_TIMEOUT)) svc name port logs
   for svc in "spamd:$SPAMD_PORT:spamd.log" "imap:$IMAP_PORT:dovecot.log" \
              "lmtp:$LMTP_PORT:dovecot.log" "smtp:$SMTP_PORT:postfix.log"; do
     IFS=: read -r name port logs <<<"$svc"
@@ -261,22 +265,30 @@ stack_pids() {
 }
 
 stop_daemons() {
-  local pids pid deadline
+  local deadline
   if [[ -f "$PF_DIR/main.cf" ]] && pid_alive "$(read_pid "$D/spool/postfix/pid/master.pid")"; then
     postfix_cmd stop >>"$LOG_DIR/postfix-start.log" 2>&1 9>&- || true
   fi
-  pids=$(stack_pids | sort -u)
-  for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
+  local -a pids
+  mapfile -t pids < <(stack_pids | sort -u)
+  if ((${#pids[@]})); then kill -TERM "${pids[@]}" 2>/dev/null || true; fi
 
   deadline=$((SECONDS + 15))
-  while :; do
-    pids=$(stack_pids | sort -u)
-    [[ -z "$pids" ]] && ! any_port_open && break
+  while mapfile -t pids < <(stack_pids | sort -u); ((${#pids[@]})); do
     if ((SECONDS >= deadline)); then
-      [[ -n "$pids" ]] && { log "force-killing $(echo $pids)"; kill -KILL $pids 2>/dev/null || true; }
+      log "force-killing ${pids[*]}"
+      kill -KILL "${pids[@]}" 2>/dev/null || true
       sleep 0.5
-      any_port_open && die "ports still in use after stop: $(ports_in_use | tr '\n' ';')"
       break
+    fi
+    sleep 0.2
+  done
+  # Worker processes (imap-login, smtpd) may hold listeners a moment longer.
+  deadline=$((SECONDS + 5))
+  while any_port_open; do
+    if ((SECONDS >= deadline)); then
+      echo "mail-stack: ports still in use after stop: $(ports_in_use | tr '\n' ';')" >&2
+      return 1
     fi
     sleep 0.2
   done
@@ -292,17 +304,17 @@ ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$IMAP_PORT or spor
 
 wipe_runtime() {
   # Only the subdirectories we create, so a mistaken MAILSTACK_DIR can't eat a tree.
-  rm -rf "$D/etc" "$D/run" "$D/lib" "$D/spool" "$D/mail" "$D/sieve" "$D/log" "$D/accounts.json"
+  local sub
+  for sub in etc run lib spool mail sieve log accounts.json; do rm -rf "${D:?}/$sub"; done
 }
 
 cmd_start() {
   need_root
   local missing t0=$SECONDS
   missing="$(missing_binaries)"
-  [[ -z "$missing" ]] || die "missing $(echo $missing); run: bash scripts/mail-stack.sh install"
+  [[ -z "$missing" ]] || die "missing $missing; run: bash scripts/mail-stack.sh install"
   take_lock
-  stop_daemons
-  any_port_open && die "ports already in use by something else: $(ports_in_use | tr '\n' ';')"
+  stop_daemons || die "cannot start: something else is listening on our ports"
   wipe_runtime
   write_config
   start_daemons
@@ -317,9 +329,9 @@ cmd_start() {
 
 cmd_stop() {
   need_root
-  [[ -d "$D" ]] || { log "not running (no $D)"; return 0; }
+  if [[ ! -d "$D" ]] && ! any_port_open; then log "not running"; return 0; fi
   take_lock
-  stop_daemons
+  stop_daemons || exit 1
   log "stopped"
 }
 
@@ -327,7 +339,12 @@ cmd_status() {
   local down=0 svc name port
   for svc in "smtp:$SMTP_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "spamd:$SPAMD_PORT"; do
     IFS=: read -r name port <<<"$svc"
-    if service_up "$name" "$port"; then echo "$name  up    $HOST:$port"; else echo "$name  DOWN  $HOST:$port"; down=1; fi
+    if service_up "$name" "$port"; then
+      printf '%-5s up    %s:%s\n' "$name" "$HOST" "$port"
+    else
+      printf '%-5s DOWN  %s:%s\n' "$name" "$HOST" "$port"
+      down=1
+    fi
   done
   return "$down"
 }

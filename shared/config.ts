@@ -6,6 +6,8 @@ const apiEnv = z.object({
   AWS_REGION: z.string().min(1),
   DYNAMODB_ENDPOINT: z.url().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** The scanner Lambda that start kicks; unset where the scanner runs in-process (npm start) or only on schedule. */
+  SCANNER_FUNCTION_NAME: z.string().min(1).optional(),
 });
 
 export type ApiConfig = z.infer<typeof apiEnv>;
@@ -18,5 +20,19 @@ export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv)
   const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   throw new ConfigError(`invalid configuration in the environment: ${problems.join('; ')}`);
 };
+
+const scanEnv = z.object({
+  TABLE_NAME: z.string().min(1),
+  AWS_REGION: z.string().min(1),
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
+  CREDENTIALS_SECRET_ID: z.string().min(1),
+  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(3000),
+});
+
+export type ScanConfig = z.infer<typeof scanEnv>;
+
+export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig => parseEnv(scanEnv, env);
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(apiEnv, env);

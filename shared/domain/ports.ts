@@ -37,3 +37,8 @@ export interface AccountRegistry {
 }
 
 export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';
+
+/** Wakes the scanner so a new check does not wait for the next scheduled run. Best effort: it may be a no-op. */
+export interface ScanTrigger {
+  kick(): Promise<void>;
+}

@@ -2,24 +2,16 @@
 // On AWS the same credentials live in Secrets Manager; this file stands in for it on one machine.
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { CATEGORIES } from '../domain/categories';
+import { mailboxCredentialsSchema } from '../adapters/credentials/credentialsFile';
 
-const category = z.enum(CATEGORIES.filter((value) => value !== 'pending') as [string, ...string[]]);
-
-export const localAccountSchema = z.strictObject({
-  email: z.string().min(3),
-  provider: z.string().default('imap'),
-  scope: z.string().default('default'),
-  active: z.boolean().default(true),
-  imap: z.strictObject({
-    host: z.string().min(1),
-    port: z.number().int().min(1).max(65535),
-    secure: z.boolean(),
-  }),
-  auth: z.strictObject({ user: z.string().min(1), pass: z.string().min(1) }),
-  /** Folder name -> category, overriding discovery (e.g. a provider's "Promotions" folder). */
-  folders: z.record(z.string(), category).default({}),
-});
+/** One test account: its registration (provider, scope, active) plus the credentials only the scanner reads. */
+export const localAccountSchema = mailboxCredentialsSchema
+  .extend({
+    provider: z.string().default('imap'),
+    scope: z.string().default('default'),
+    active: z.boolean().default(true),
+  })
+  .strict();
 
 export const localConfigSchema = z.strictObject({
   accounts: z.array(localAccountSchema).default([]),

@@ -3,14 +3,19 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { indexCredentials } from '../adapters/credentials/credentialsFile';
+import { StaticCredentialSource } from '../adapters/credentials/StaticCredentialSource';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { parseEnv } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLogger } from '../log';
+import { apiDeps } from '../runtime/apiDeps';
+import { createScanner } from '../runtime/scanner';
 import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
 import type { HandlerTable } from './httpAdapter';
 import { createLocalServer } from './httpAdapter';
+import { LocalScanRunner } from './LocalScanRunner';
 import { readLocalConfig, resolveLocalConfigPath } from './localConfig';
 import { LOCAL_REGION, LOCAL_TABLE, openLocalStore } from './localStore';
 
@@ -20,6 +25,7 @@ const localEnv = z.object({
   DATA_DIR: z.string().default('.data'),
   LOCAL_CONFIG: z.string().default('config/local.json'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(3000),
 });
 
 const main = async () => {
@@ -47,11 +53,27 @@ const main = async () => {
     AWS_REGION: LOCAL_REGION,
     DYNAMODB_ENDPOINT: store.endpoint,
   });
+  const { scanner, lease } = createScanner({
+    client: store.client,
+    tableName: LOCAL_TABLE,
+    credentials: new StaticCredentialSource(indexCredentials(config.accounts)),
+    clock: systemClock,
+    log: createLogger('scan', env.LOG_LEVEL),
+  });
+  const runner = new LocalScanRunner(
+    { scanner, lease, clock: systemClock, log },
+    { intervalMs: env.SCAN_INTERVAL_MS, leaseTtlMs: env.SCAN_INTERVAL_MS * 5, idleGraceMs: 10_000 },
+  );
+  // Same handler modules as on Lambda; locally start kicks the in-process scanner instead of a Lambda.
+  const start = await import('../../functions/start');
+  const get = await import('../../functions/get');
+  const fallback = await import('../../functions/fallback');
   const handlers: HandlerTable = {
-    start: (await import('../../functions/start')).handler,
-    get: (await import('../../functions/get')).handler,
-    fallback: (await import('../../functions/fallback')).handler,
+    start: start.createHandler({ ...apiDeps(), trigger: runner }),
+    get: get.handler,
+    fallback: fallback.handler,
   };
+  runner.start();
 
   const server = createLocalServer(handlers, log);
   server.listen(env.PORT, env.HOST);
@@ -69,6 +91,7 @@ const main = async () => {
     log.info('stopping', { signal });
     server.close();
     server.closeAllConnections();
+    await runner.stop();
     await store.close();
     process.exit(0);
   };

@@ -1,12 +1,14 @@
 // Owns the production wiring of the API functions: config read once, one DynamoDB client per process.
 
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
+import { LambdaScanTrigger } from '../adapters/LambdaScanTrigger';
 import { loadApiConfig } from '../config';
 import { type Clock, systemClock } from '../domain/clock';
-import type { AccountRegistry, ApiKeyStore, CheckStore } from '../domain/ports';
+import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
 import { createLogger, type Logger } from '../log';
 
 export interface ApiDeps {
@@ -15,6 +17,8 @@ export interface ApiDeps {
   accounts: AccountRegistry;
   clock: Clock;
   log: Logger;
+  /** Absent where nothing can be kicked; the scanner then starts on its schedule. */
+  trigger?: ScanTrigger | undefined;
 }
 
 let memo: ApiDeps | undefined;
@@ -24,12 +28,20 @@ export const apiDeps = (): ApiDeps => {
   if (memo) return memo;
   const config = loadApiConfig();
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const log = createLogger('api', config.LOG_LEVEL);
   memo = {
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
     checks: new DynamoCheckStore(client, config.TABLE_NAME),
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
     clock: systemClock,
-    log: createLogger('api', config.LOG_LEVEL),
+    log,
+    trigger: config.SCANNER_FUNCTION_NAME
+      ? new LambdaScanTrigger(
+          new LambdaClient({ region: config.AWS_REGION }),
+          config.SCANNER_FUNCTION_NAME,
+          log,
+        )
+      : undefined,
   };
   return memo;
 };

@@ -5,13 +5,14 @@ import { newCheck } from '../domain/check';
 import { newCheckId } from '../domain/checkId';
 import type { Clock } from '../domain/clock';
 import { ConflictError, NoAccountsError } from '../domain/errors';
-import type { AccountRegistry, CheckStore } from '../domain/ports';
+import type { AccountRegistry, CheckStore, ScanTrigger } from '../domain/ports';
 
 export interface StartCheckDeps {
   accounts: AccountRegistry;
   checks: CheckStore;
   clock: Clock;
   newId?: () => string;
+  trigger?: ScanTrigger | undefined;
 }
 
 export interface StartedCheck {
@@ -32,6 +33,7 @@ export const startCheck = async (deps: StartCheckDeps, principal: Principal): Pr
     const check = newCheck(newId(), principal.scope, emails, deps.clock.now());
     try {
       await deps.checks.create(check);
+      await deps.trigger?.kick();
       return { check_id: check.checkId, accounts: emails.map((email) => tagAddress(email, check.checkId)) };
     } catch (error) {
       if (!(error instanceof ConflictError) || attempt >= ID_ATTEMPTS) throw error;

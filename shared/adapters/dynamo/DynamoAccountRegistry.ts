@@ -13,16 +13,16 @@ export class DynamoAccountRegistry implements AccountRegistry {
   ) {}
 
   async activeInScope(scope: string): Promise<TestAccount[]> {
-    const { scopeIndex } = TABLE_SCHEMA;
+    const { index } = TABLE_SCHEMA;
     const accounts: TestAccount[] = [];
     const pages = paginateQuery(
       { client: this.client },
       {
         TableName: this.tableName,
-        IndexName: scopeIndex.name,
+        IndexName: index.name,
         KeyConditionExpression: '#pk = :pk',
         FilterExpression: 'active = :true',
-        ExpressionAttributeNames: { '#pk': scopeIndex.partitionKey },
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
         ExpressionAttributeValues: { ':pk': scopeAccountsKey(scope).gsi1pk, ':true': true },
       },
     );

@@ -1,13 +1,28 @@
 // Owns reading and creating checks in DynamoDB.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check } from '../../domain/check';
 import { ConflictError } from '../../domain/errors';
 import type { CheckStore, RecordOutcome } from '../../domain/ports';
-import { checkFromItem, checkKey, checkToItem } from './keys';
+import type { ActiveChecks, PendingAccounts } from '../../scanner/ports';
+import {
+  CHECKS_BY_TIME,
+  checkFromItem,
+  checkKey,
+  checkTimeSortKey,
+  checkToItem,
+  pendingEmailsOf,
+} from './keys';
+import { TABLE_SCHEMA } from './table';
 
-export class DynamoCheckStore implements CheckStore {
+export class DynamoCheckStore implements CheckStore, ActiveChecks {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -70,5 +85,28 @@ export class DynamoCheckStore implements CheckStore {
     const check = await this.get(checkId);
     const result = check?.results.find((candidate) => candidate.email === email);
     return result && result.category !== 'pending' ? 'already-recorded' : 'closed';
+  }
+
+  async listActive(now: number): Promise<PendingAccounts[]> {
+    const { index } = TABLE_SCHEMA;
+    const active: PendingAccounts[] = [];
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#pk = :pk AND #sk >= :from',
+        ProjectionExpression: 'checkId, emails, results',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': CHECKS_BY_TIME, ':from': checkTimeSortKey(activeCutoff(now)) },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const pending = pendingEmailsOf(item);
+        if (pending.length > 0) active.push({ checkId: String(item.checkId), pending });
+      }
+    }
+    return active;
   }
 }

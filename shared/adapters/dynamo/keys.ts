@@ -5,7 +5,7 @@ import { type Category, isCategory } from '../../domain/categories';
 import type { Check } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
 
-export type ItemType = 'check' | 'apikey' | 'account';
+export type ItemType = 'check' | 'apikey' | 'account' | 'cursor' | 'lease';
 type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
@@ -13,6 +13,13 @@ export const apiKeyKey = (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'A
 export const accountKey = (email: string) => ({ pk: `ACCOUNT#${email}`, sk: 'ACCOUNT' });
 export const scopeAccountsKey = (scope: string) => ({ gsi1pk: `SCOPE#${scope}` });
 const scopeAccountSortKey = (email: string) => ({ gsi1sk: `ACCOUNT#${email}` });
+export const cursorKey = (email: string, path: string) => ({ pk: `CURSOR#${email}`, sk: `FOLDER#${path}` });
+export const leaseKey = (name: string) => ({ pk: `LEASE#${name}`, sk: 'LEASE' });
+
+/** Every check sits in one index partition, sorted by creation time, so "created after T" is one Query. */
+export const CHECKS_BY_TIME = 'CHECKS';
+export const checkTimeSortKey = (createdAt: number, checkId = '') =>
+  `${String(createdAt).padStart(15, '0')}#${checkId}`;
 
 const str = (item: Item, name: string): string => {
   const value = item[name];
@@ -31,6 +38,8 @@ export interface StoredResult {
 
 export const checkToItem = (check: Check): Item => ({
   ...checkKey(check.checkId),
+  gsi1pk: CHECKS_BY_TIME,
+  gsi1sk: checkTimeSortKey(check.createdAt, check.checkId),
   type: 'check' satisfies ItemType,
   checkId: check.checkId,
   scope: check.scope,
@@ -42,6 +51,13 @@ export const checkToItem = (check: Check): Item => ({
   ),
   received: check.received,
 });
+
+/** The accounts of a stored check that have not received the message yet. */
+export const pendingEmailsOf = (item: Item): string[] => {
+  const results = (item.results ?? {}) as Record<string, Partial<StoredResult> | undefined>;
+  const emails = Array.isArray(item.emails) ? (item.emails as string[]) : [];
+  return emails.filter((email) => (results[email]?.category ?? 'pending') === 'pending');
+};
 
 export const checkFromItem = (item: Item): Check => {
   const emails = item.emails;

@@ -1,4 +1,4 @@
-// Owns the shape of the one DynamoDB table: key attributes, the scope index and the TTL attribute.
+// Owns the shape of the one DynamoDB table: key attributes, the secondary index and the TTL attribute.
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 export const TABLE_SCHEMA = {
@@ -6,30 +6,29 @@ export const TABLE_SCHEMA = {
   sortKey: 'sk',
   /** Epoch seconds after which DynamoDB may delete the item; a safety net, never the expiry check itself. */
   ttlAttribute: 'purgeAt',
-  scopeIndex: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /** Accounts by scope (for start) and checks by creation time (for the scanner); see keys.ts. */
+  index: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
 } as const;
 
 export const createTableInput = (tableName: string): CreateTableCommandInput => {
-  const { partitionKey, sortKey, scopeIndex } = TABLE_SCHEMA;
+  const { partitionKey, sortKey, index } = TABLE_SCHEMA;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: [partitionKey, sortKey, scopeIndex.partitionKey, scopeIndex.sortKey].map(
-      (name) => ({
-        AttributeName: name,
-        AttributeType: 'S',
-      }),
-    ),
+    AttributeDefinitions: [partitionKey, sortKey, index.partitionKey, index.sortKey].map((name) => ({
+      AttributeName: name,
+      AttributeType: 'S',
+    })),
     KeySchema: [
       { AttributeName: partitionKey, KeyType: 'HASH' },
       { AttributeName: sortKey, KeyType: 'RANGE' },
     ],
     GlobalSecondaryIndexes: [
       {
-        IndexName: scopeIndex.name,
+        IndexName: index.name,
         KeySchema: [
-          { AttributeName: scopeIndex.partitionKey, KeyType: 'HASH' },
-          { AttributeName: scopeIndex.sortKey, KeyType: 'RANGE' },
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
       },

@@ -1,0 +1,34 @@
+// Owns the shape of stored mailbox credentials, shared by the local config file and the Secrets Manager secret.
+import { z } from 'zod';
+import { normaliseAccountEmail } from '../../domain/address';
+import { type DetectedCategory, isDetectedCategory } from '../../domain/categories';
+import type { MailboxCredentials } from '../../scanner/ports';
+
+export const mailboxCredentialsSchema = z.object({
+  email: z.string().min(3),
+  imap: z.strictObject({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65535),
+    secure: z.boolean(),
+  }),
+  auth: z.strictObject({ user: z.string().min(1), pass: z.string().min(1) }),
+  folders: z
+    .record(
+      z.string(),
+      z.string().refine(isDetectedCategory, 'not a category (pending is not one a folder can mean)'),
+    )
+    .default({}),
+});
+
+export type StoredCredentials = z.infer<typeof mailboxCredentialsSchema>;
+
+export const toMailboxCredentials = (stored: StoredCredentials): MailboxCredentials => ({
+  email: normaliseAccountEmail(stored.email),
+  imap: stored.imap,
+  auth: stored.auth,
+  folders: stored.folders as Record<string, DetectedCategory>,
+});
+
+/** Credentials by normalised address, from a list of stored entries. */
+export const indexCredentials = (entries: readonly StoredCredentials[]): Map<string, MailboxCredentials> =>
+  new Map(entries.map((entry) => [normaliseAccountEmail(entry.email), toMailboxCredentials(entry)]));

@@ -1,0 +1,176 @@
+// Owns talking IMAP with imapflow: one connection per mailbox, read-only folder locks, every timeout bounded.
+import { ImapFlow, type ImapFlowOptions } from 'imapflow';
+import type { Logger } from '../../log';
+import { ADDRESS_HEADERS } from '../../scanner/headers';
+import type {
+  FetchedHeaders,
+  FolderState,
+  GmailTab,
+  MailboxConnector,
+  MailboxCredentials,
+  MailboxSession,
+} from '../../scanner/ports';
+
+export interface ImapTimeouts {
+  /** TCP (and TLS) connect. */
+  connectMs: number;
+  /** From connect to the server's greeting. */
+  greetingMs: number;
+  /** Longest silence on an open connection, e.g. a server that stops mid-fetch. */
+  socketMs: number;
+}
+
+export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs: 5000, socketMs: 15_000 };
+
+// Header blocks beyond this are not read at all; the parser refuses anything over 1 MB anyway.
+const MAX_LITERAL_BYTES = 4 * 1024 * 1024;
+const DAY_MS = 86_400_000;
+
+/** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
+export type CommandListener = (account: string, command: string) => void;
+
+const commandVerb = (line: string): string => {
+  const [, first = '', second = ''] = line.split(' ');
+  return first.toUpperCase() === 'UID' ? `UID ${second.toUpperCase()}` : first.toUpperCase();
+};
+
+export class ImapConnector implements MailboxConnector {
+  constructor(
+    private readonly log: Logger,
+    private readonly timeouts: ImapTimeouts = DEFAULT_IMAP_TIMEOUTS,
+    private readonly onCommand?: CommandListener,
+  ) {}
+
+  async open(credentials: MailboxCredentials): Promise<MailboxSession> {
+    const account = credentials.email;
+    const onCommand = this.onCommand;
+    const options: ImapFlowOptions = {
+      host: credentials.imap.host,
+      port: credentials.imap.port,
+      secure: credentials.imap.secure,
+      auth: { user: credentials.auth.user, pass: credentials.auth.pass },
+      disableAutoIdle: true,
+      connectionTimeout: this.timeouts.connectMs,
+      greetingTimeout: this.timeouts.greetingMs,
+      socketTimeout: this.timeouts.socketMs,
+      maxLiteralSize: MAX_LITERAL_BYTES,
+      maxResponseSize: MAX_LITERAL_BYTES * 4,
+      clientInfo: { name: 'inbox-placement-scanner' },
+      logger: {
+        debug: (entry: { src?: string; msg?: string }) => {
+          if (entry.src === 'c' && entry.msg && onCommand) onCommand(account, commandVerb(entry.msg));
+        },
+        info: () => undefined,
+        warn: () => undefined,
+        error: () => undefined,
+      },
+    };
+    const client = new ImapFlow(options);
+    // Without a listener an 'error' event would crash the process; the failing call rejects on its own.
+    client.on('error', (error: Error) =>
+      this.log.debug('imap connection error', { account, error: error.message }),
+    );
+    try {
+      await client.connect();
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    return new ImapSession(client);
+  }
+}
+
+class ImapSession implements MailboxSession {
+  readonly gmail: boolean;
+
+  constructor(private readonly client: ImapFlow) {
+    this.gmail = client.capabilities.has('X-GM-EXT-1');
+  }
+
+  async folders(): Promise<FolderState[]> {
+    // One LIST-STATUS where the server has it (Dovecot, Gmail), else LIST plus one STATUS per folder.
+    const list = await this.client.list({ statusQuery: { uidNext: true, uidValidity: true } });
+    return list.flatMap((entry) => {
+      const { uidNext, uidValidity } = entry.status ?? {};
+      if (uidNext === undefined || uidValidity === undefined) return [];
+      return [
+        {
+          path: entry.path,
+          specialUse: entry.specialUse,
+          flags: [...entry.flags],
+          uidNext,
+          uidValidity: String(uidValidity),
+        },
+      ];
+    });
+  }
+
+  async headersAfter(path: string, afterUid: number): Promise<FetchedHeaders[]> {
+    return this.withFolder(path, async () => {
+      const fetched = await this.fetchHeaders(`${afterUid + 1}:*`);
+      // `N:*` also returns the highest UID when that one is below N.
+      return fetched.filter((message) => message.uid > afterUid);
+    });
+  }
+
+  async headersSince(path: string, since: number): Promise<FetchedHeaders[]> {
+    return this.withFolder(path, async () => {
+      // SEARCH SINCE has day granularity in the server's time zone; take a day more and filter on INTERNALDATE.
+      const uids = await this.client.search({ since: new Date(since - DAY_MS) }, { uid: true });
+      if (!uids || uids.length === 0) return [];
+      const dates = await this.client.fetchAll(
+        uids.join(','),
+        { uid: true, internalDate: true },
+        { uid: true },
+      );
+      const recent = dates
+        .filter((message) => dateOf(message.internalDate) >= since)
+        .map((message) => message.uid);
+      return recent.length === 0 ? [] : this.fetchHeaders(recent.join(','));
+    });
+  }
+
+  async uidsInTab(path: string, uids: readonly number[], tab: GmailTab): Promise<number[]> {
+    if (uids.length === 0) return [];
+    return this.withFolder(path, async () => {
+      const found = await this.client.search(
+        { uid: uids.join(','), gmraw: `category:${tab}` },
+        { uid: true },
+      );
+      return found || [];
+    });
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.client.logout();
+    } catch {
+      this.client.close();
+    }
+  }
+
+  private async withFolder<T>(path: string, read: () => Promise<T>): Promise<T> {
+    const lock = await this.client.getMailboxLock(path, { readOnly: true });
+    try {
+      return await read();
+    } finally {
+      lock.release();
+    }
+  }
+
+  private async fetchHeaders(range: string): Promise<FetchedHeaders[]> {
+    const messages = await this.client.fetchAll(
+      range,
+      { uid: true, internalDate: true, headers: [...ADDRESS_HEADERS] },
+      { uid: true },
+    );
+    return messages.map((message) => ({
+      uid: message.uid,
+      internalDate: dateOf(message.internalDate),
+      headers: message.headers ?? Buffer.alloc(0),
+    }));
+  }
+}
+
+const dateOf = (value: Date | string | undefined): number =>
+  value === undefined ? 0 : new Date(value).getTime();

@@ -1,0 +1,41 @@
+// Owns assembling a scanner over DynamoDB and IMAP, the same way for the Lambda, npm start and the tests.
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
+import { DynamoCursorStore } from '../adapters/dynamo/DynamoCursorStore';
+import { DynamoLease } from '../adapters/dynamo/DynamoLease';
+import {
+  type CommandListener,
+  DEFAULT_IMAP_TIMEOUTS,
+  ImapConnector,
+  type ImapTimeouts,
+} from '../adapters/imap/ImapConnector';
+import type { Clock } from '../domain/clock';
+import type { Logger } from '../log';
+import type { CredentialSource } from '../scanner/ports';
+import { Scanner, type ScannerDeps } from '../scanner/Scanner';
+
+export const SCANNER_LEASE = 'scanner';
+
+export interface ScannerParts {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  credentials: CredentialSource;
+  clock: Clock;
+  log: Logger;
+  timeouts?: ImapTimeouts;
+  onCommand?: CommandListener;
+  onPlacement?: ScannerDeps['onPlacement'];
+}
+
+export const createScanner = (parts: ScannerParts) => ({
+  scanner: new Scanner({
+    checks: new DynamoCheckStore(parts.client, parts.tableName),
+    cursors: new DynamoCursorStore(parts.client, parts.tableName),
+    credentials: parts.credentials,
+    connector: new ImapConnector(parts.log, parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS, parts.onCommand),
+    clock: parts.clock,
+    log: parts.log,
+    ...(parts.onPlacement ? { onPlacement: parts.onPlacement } : {}),
+  }),
+  lease: new DynamoLease(parts.client, parts.tableName, SCANNER_LEASE),
+});

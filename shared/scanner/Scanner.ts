@@ -1,0 +1,218 @@
+// Owns sweeping the test mailboxes: which accounts to read, reading only what is new, recording each placement once.
+import type { DetectedCategory } from '../domain/categories';
+import type { Clock } from '../domain/clock';
+import type { CheckStore, RecordOutcome } from '../domain/ports';
+import type { Logger } from '../log';
+import { scanFolders } from './folders';
+import { tagsInMessage } from './headers';
+import {
+  type ActiveChecks,
+  type CredentialSource,
+  type CursorStore,
+  type FetchedHeaders,
+  type FolderCursor,
+  type FolderState,
+  GMAIL_TABS,
+  type MailboxConnector,
+  type MailboxSession,
+} from './ports';
+
+/** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
+export const LOOKBACK_MS = 10 * 60 * 1000;
+const MAX_BACKOFF_MS = 60_000;
+
+export interface ScannerDeps {
+  checks: ActiveChecks & Pick<CheckStore, 'recordResult'>;
+  cursors: CursorStore;
+  credentials: CredentialSource;
+  connector: MailboxConnector;
+  clock: Clock;
+  log: Logger;
+  /** Told about every tagged copy found, recorded or not; for metrics and tests. */
+  onPlacement?: (placement: Placement) => void;
+}
+
+export interface Placement {
+  checkId: string;
+  email: string;
+  folder: string;
+  category: DetectedCategory;
+  outcome: RecordOutcome;
+  /** When the copy reached the mailbox (INTERNALDATE), ms since the epoch. */
+  deliveredAt: number;
+  recordedAt: number;
+}
+
+export interface TickReport {
+  activeChecks: number;
+  pendingAccounts: number;
+  /** Sweeps started by this tick; accounts still busy from an earlier tick or backing off are not restarted. */
+  started: Promise<AccountSweep>[];
+}
+
+export interface AccountSweep {
+  email: string;
+  ok: boolean;
+  foldersRead: number;
+  messagesFetched: number;
+  placements: number;
+}
+
+interface AccountState {
+  session?: MailboxSession;
+  /** Folder cursors as last read or written by this scanner; the store is read only on a miss. */
+  cursors: Map<string, FolderCursor>;
+  busy: boolean;
+  failures: number;
+  retryAt: number;
+}
+
+export class Scanner {
+  private readonly accounts = new Map<string, AccountState>();
+  private readonly inflight = new Set<Promise<AccountSweep>>();
+
+  constructor(private readonly deps: ScannerDeps) {}
+
+  /** Starts a sweep of every account that a live check still waits for, without waiting for any of them. */
+  async tick(): Promise<TickReport> {
+    const now = this.deps.clock.now();
+    const active = await this.deps.checks.listActive(now);
+    const pending = new Set(active.flatMap((check) => check.pending));
+    const started: Promise<AccountSweep>[] = [];
+    for (const email of pending) {
+      const state = this.stateOf(email);
+      if (state.busy || state.retryAt > now) continue;
+      state.busy = true;
+      const sweep = this.sweepAccount(email, state).finally(() => {
+        state.busy = false;
+        this.inflight.delete(sweep);
+      });
+      this.inflight.add(sweep);
+      started.push(sweep);
+    }
+    return { activeChecks: active.length, pendingAccounts: pending.size, started };
+  }
+
+  /** One full sweep, waiting for every account: for tests and tools that need a finished sweep. */
+  async sweepOnce(): Promise<AccountSweep[]> {
+    const { started } = await this.tick();
+    return Promise.all(started);
+  }
+
+  /** Waits for every account sweep still running. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  async close(): Promise<void> {
+    await this.settle();
+    const sessions = [...this.accounts.values()].flatMap((state) => (state.session ? [state.session] : []));
+    this.accounts.clear();
+    await Promise.allSettled(sessions.map((session) => session.close()));
+  }
+
+  private stateOf(email: string): AccountState {
+    let state = this.accounts.get(email);
+    if (!state) {
+      state = { busy: false, failures: 0, retryAt: 0, cursors: new Map() };
+      this.accounts.set(email, state);
+    }
+    return state;
+  }
+
+  private async sweepAccount(email: string, state: AccountState): Promise<AccountSweep> {
+    const report: AccountSweep = { email, ok: false, foldersRead: 0, messagesFetched: 0, placements: 0 };
+    try {
+      const credentials = await this.deps.credentials.get(email);
+      if (!credentials) throw new Error('no credentials for this account');
+      state.session ??= await this.deps.connector.open(credentials);
+      const session = state.session;
+      const folders = await session.folders();
+      for (const folder of scanFolders(folders, credentials.folders)) {
+        const folderState = folders.find((candidate) => candidate.path === folder.path);
+        const read = folderState && (await this.readNew(email, state, session, folderState));
+        if (!read) continue;
+        report.foldersRead++;
+        report.messagesFetched += read.messages.length;
+        report.placements += await this.place(email, session, folder.category, read.messages, folder.path);
+        // Results are written before the cursor moves, so a crash in between re-reads, never skips.
+        await this.deps.cursors.put(email, folder.path, read.cursor);
+        state.cursors.set(folder.path, read.cursor);
+      }
+      state.failures = 0;
+      state.retryAt = 0;
+      report.ok = true;
+    } catch (error) {
+      state.failures++;
+      state.retryAt = this.deps.clock.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (state.failures - 1));
+      const session = state.session;
+      delete state.session;
+      await session?.close().catch(() => undefined);
+      // Never the credentials: only the account and what went wrong.
+      this.deps.log.warn('account sweep failed', {
+        account: email,
+        failures: state.failures,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        code: (error as { code?: unknown }).code,
+      });
+    }
+    return report;
+  }
+
+  /** New messages of a folder since its cursor, or undefined when nothing changed (then nothing is fetched). */
+  private async readNew(
+    email: string,
+    state: AccountState,
+    session: MailboxSession,
+    folder: FolderState,
+  ): Promise<{ messages: FetchedHeaders[]; cursor: FolderCursor } | undefined> {
+    const cursor = state.cursors.get(folder.path) ?? (await this.deps.cursors.get(email, folder.path));
+    if (cursor) state.cursors.set(folder.path, cursor);
+    const known = cursor?.uidValidity === folder.uidValidity;
+    if (known && folder.uidNext - 1 <= cursor.lastUid) return undefined;
+    const messages = known
+      ? await session.headersAfter(folder.path, cursor.lastUid)
+      : await session.headersSince(folder.path, this.deps.clock.now() - LOOKBACK_MS);
+    const lastUid = Math.max(
+      folder.uidNext - 1,
+      known ? cursor.lastUid : 0,
+      ...messages.map((message) => message.uid),
+    );
+    return { messages, cursor: { uidValidity: folder.uidValidity, lastUid } };
+  }
+
+  private async place(
+    email: string,
+    session: MailboxSession,
+    folderCategory: DetectedCategory,
+    messages: FetchedHeaders[],
+    path: string,
+  ): Promise<number> {
+    const tagged = messages.flatMap((message) =>
+      [...tagsInMessage(message.headers, email)].map((checkId) => ({ checkId, message })),
+    );
+    const tabs = new Map<number, DetectedCategory>();
+    if (session.gmail && folderCategory === 'primary' && tagged.length > 0) {
+      const uids = [...new Set(tagged.map(({ message }) => message.uid))];
+      for (const tab of GMAIL_TABS) {
+        for (const uid of await session.uidsInTab(path, uids, tab)) if (!tabs.has(uid)) tabs.set(uid, tab);
+      }
+    }
+    for (const { checkId, message } of tagged) {
+      const category =
+        session.gmail && folderCategory === 'primary' ? (tabs.get(message.uid) ?? 'unknown') : folderCategory;
+      const now = this.deps.clock.now();
+      const outcome = await this.deps.checks.recordResult(checkId, email, category, now);
+      this.deps.onPlacement?.({
+        checkId,
+        email,
+        folder: path,
+        category,
+        outcome,
+        deliveredAt: message.internalDate,
+        recordedAt: now,
+      });
+    }
+    return tagged.length;
+  }
+}

@@ -1,0 +1,97 @@
+// Owns reading a delivered copy's header block and finding the check tags addressed to one account.
+// Nothing here decodes: an RFC 2047 encoded-word is removed, never turned into an address.
+import { isCheckId } from '../domain/checkId';
+
+/** Header blocks above this are refused unparsed: no real delivery needs them, and parsing costs time. */
+export const MAX_HEADER_BYTES = 1024 * 1024;
+
+/** The headers a delivered copy can carry the recipient in; BCC copies only have the envelope ones. */
+export const ADDRESS_HEADERS = [
+  'delivered-to',
+  'x-original-to',
+  'envelope-to',
+  'to',
+  'cc',
+  'received',
+] as const;
+
+export interface Header {
+  name: string;
+  value: string;
+}
+
+export const parseHeaderBlock = (raw: Buffer | string): Header[] | undefined => {
+  const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+  if (size > MAX_HEADER_BYTES) return undefined;
+  // latin1 keeps every byte as one character, so 8-bit junk cannot turn into something else.
+  const text = typeof raw === 'string' ? raw : raw.toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  const block = end === -1 ? text : text.slice(0, end);
+  const headers: Header[] = [];
+  for (const line of block.split(/\r?\n/)) {
+    const last = headers.at(-1);
+    if (/^[ \t]/.test(line)) {
+      if (last) last.value += ` ${line.trim()}`;
+      continue;
+    }
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    headers.push({ name: line.slice(0, colon).trim().toLowerCase(), value: line.slice(colon + 1).trim() });
+  }
+  return headers;
+};
+
+const ENCODED_WORD = /=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=/g;
+const QUOTED_STRING = /"(?:[^"\\]|\\.)*"/g;
+const ADDRESS =
+  /(?<![A-Za-z0-9._%+-])([A-Za-z0-9._-]+)\+tc_([A-Za-z0-9]+)@([A-Za-z0-9.-]+[A-Za-z0-9])(?![A-Za-z0-9-])/g;
+
+const stripComments = (value: string): string => {
+  let out = '';
+  let depth = 0;
+  for (let index = 0; index < value.length; index++) {
+    const char = value[index];
+    if (char === '\\' && depth > 0) {
+      index++;
+      continue;
+    }
+    if (char === '(') depth++;
+    else if (char === ')' && depth > 0) depth--;
+    else if (depth === 0) out += char;
+  }
+  return out;
+};
+
+/** The part of a header value that can name a recipient: display names, comments and encoded-words removed. */
+const addressTextOf = ({ name, value }: Header): string => {
+  const plain = value.replace(ENCODED_WORD, ' ');
+  if (name === 'received') {
+    // Only the `for <addr>` clause names the recipient; the rest is hosts and ids.
+    return [...plain.matchAll(/\bfor\s+<?([^\s<>;]+)>?/gi)].map((match) => match[1]).join(' ');
+  }
+  return stripComments(plain.replace(QUOTED_STRING, ' '));
+};
+
+/**
+ * Check ids of the tags addressed to `account` (its untagged address) in these headers, lower-cased.
+ * Tags for other accounts, look-alikes in display names and subjects, and malformed ids are ignored.
+ */
+export const tagsForAccount = (headers: readonly Header[], account: string): Set<string> => {
+  const [local, domain] = account.toLowerCase().split('@');
+  const found = new Set<string>();
+  for (const header of headers) {
+    if (!(ADDRESS_HEADERS as readonly string[]).includes(header.name)) continue;
+    for (const match of addressTextOf(header).matchAll(ADDRESS)) {
+      const [, matchLocal, id, matchDomain] = match;
+      if (matchLocal?.toLowerCase() !== local || matchDomain?.toLowerCase() !== domain) continue;
+      const checkId = (id ?? '').toLowerCase();
+      if (isCheckId(checkId)) found.add(checkId);
+    }
+  }
+  return found;
+};
+
+export const tagsInMessage = (raw: Buffer | string, account: string): Set<string> => {
+  const headers = parseHeaderBlock(raw);
+  return headers ? tagsForAccount(headers, account) : new Set();
+};

@@ -1,0 +1,86 @@
+// Owns what the scanner needs from the outside world, as small interfaces: mailboxes, credentials, cursors, a lease.
+import type { DetectedCategory } from '../domain/categories';
+import type { FolderInfo } from './folders';
+
+export interface MailboxServer {
+  host: string;
+  port: number;
+  /** TLS from the first byte (port 993); otherwise STARTTLS is used when offered. */
+  secure: boolean;
+}
+
+/** How the scanner logs in. Only app passwords for now; OAuth2 tokens plug in here as another variant. */
+export type MailboxAuth = { user: string; pass: string };
+
+export interface MailboxCredentials {
+  email: string;
+  imap: MailboxServer;
+  auth: MailboxAuth;
+  /** Folder name -> category, overriding discovery. */
+  folders: Readonly<Record<string, DetectedCategory>>;
+}
+
+export interface CredentialSource {
+  get(email: string): Promise<MailboxCredentials | undefined>;
+}
+
+export interface FolderState extends FolderInfo {
+  uidValidity: string;
+  uidNext: number;
+}
+
+export interface FetchedHeaders {
+  uid: number;
+  /** Milliseconds since the epoch, as the server stored it (INTERNALDATE). */
+  internalDate: number;
+  headers: Buffer;
+}
+
+export const GMAIL_TABS = ['primary', 'promotions', 'social', 'updates', 'forums'] as const;
+export type GmailTab = (typeof GMAIL_TABS)[number];
+
+/** One logged-in connection to one mailbox; every method is one or a few IMAP commands. */
+export interface MailboxSession {
+  /** The server advertises X-GM-EXT-1 (Gmail): INBOX tabs come from X-GM-RAW searches. */
+  readonly gmail: boolean;
+  /** Every folder with its UIDVALIDITY and UIDNEXT, in as few commands as the server allows. */
+  folders(): Promise<FolderState[]>;
+  /** Headers of the messages with a UID above `afterUid`. */
+  headersAfter(path: string, afterUid: number): Promise<FetchedHeaders[]>;
+  /** Headers of the messages that arrived at or after `since` (first sight of a folder). */
+  headersSince(path: string, since: number): Promise<FetchedHeaders[]>;
+  /** Which of `uids` (in INBOX) Gmail files under this tab: one search for the whole set. */
+  uidsInTab(path: string, uids: readonly number[], tab: GmailTab): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+export interface MailboxConnector {
+  open(credentials: MailboxCredentials): Promise<MailboxSession>;
+}
+
+export interface FolderCursor {
+  uidValidity: string;
+  lastUid: number;
+}
+
+export interface CursorStore {
+  get(email: string, path: string): Promise<FolderCursor | undefined>;
+  put(email: string, path: string, cursor: FolderCursor): Promise<void>;
+}
+
+export interface PendingAccounts {
+  checkId: string;
+  /** Accounts of the check that have not received the message yet. */
+  pending: string[];
+}
+
+export interface ActiveChecks {
+  /** Checks still within their active minutes at `now`, with the accounts still pending in each. */
+  listActive(now: number): Promise<PendingAccounts[]>;
+}
+
+export interface Lease {
+  /** True when this owner holds the lease until `now + ttlMs` (taking it over if it had expired). */
+  acquire(owner: string, now: number, ttlMs: number): Promise<boolean>;
+  release(owner: string): Promise<void>;
+}

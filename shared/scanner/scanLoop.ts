@@ -1,0 +1,77 @@
+// Owns one scanner loop: hold the lease, sweep every few seconds while any check is active, stop before the deadline.
+import type { Clock } from '../domain/clock';
+import type { Logger } from '../log';
+import type { Lease } from './ports';
+import type { Scanner } from './Scanner';
+
+export interface ScanLoopOptions {
+  owner: string;
+  intervalMs: number;
+  /** Epoch ms (real time) by which the loop must have stopped, e.g. the Lambda deadline less a margin. */
+  deadline: number;
+  /** Longer than the interval so the lease stays held while the loop runs, short enough to recover from a crash. */
+  leaseTtlMs: number;
+  /**
+   * How long to keep sweeping with no active check before stopping. 0 for the schedule (exit at once, no
+   * login); a few seconds after a kick from start, because the index that lists checks is eventually consistent.
+   */
+  idleGraceMs: number;
+}
+
+export interface ScanLoopReport {
+  /** False when another loop held the lease: this one did nothing, with no IMAP login. */
+  ran: boolean;
+  ticks: number;
+  stoppedBecause: 'idle' | 'deadline' | 'lease-lost' | 'not-acquired' | 'stopped';
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+export const runScanLoop = async (
+  deps: { scanner: Scanner; lease: Lease; clock: Clock; log: Logger },
+  options: ScanLoopOptions,
+  signal?: AbortSignal,
+): Promise<ScanLoopReport> => {
+  const { scanner, lease, clock, log } = deps;
+  if (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
+    return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
+  }
+  let ticks = 0;
+  let stoppedBecause: ScanLoopReport['stoppedBecause'] = 'deadline';
+  let idleSince: number | undefined;
+  try {
+    while (Date.now() + options.intervalMs < options.deadline) {
+      if (signal?.aborted) {
+        stoppedBecause = 'stopped';
+        break;
+      }
+      const tick = await scanner.tick();
+      ticks++;
+      if (tick.activeChecks > 0) idleSince = undefined;
+      else {
+        idleSince ??= Date.now();
+        if (Date.now() - idleSince >= options.idleGraceMs) {
+          stoppedBecause = 'idle';
+          break;
+        }
+      }
+      await sleep(options.intervalMs, signal);
+      if (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
+        log.warn('scanner lease lost; stopping this loop', { owner: options.owner });
+        stoppedBecause = 'lease-lost';
+        break;
+      }
+    }
+  } finally {
+    await scanner.close();
+    await lease.release(options.owner);
+  }
+  return { ran: true, ticks, stoppedBecause };
+};
