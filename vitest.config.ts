@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/mailStack.globalSetup.ts'],
     // The handler modules wire their production dependencies at load, as on Lambda; tests build their own
     // through createHandler, so these only have to be valid, never reachable.
     env: {

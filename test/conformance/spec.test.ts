@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';
 import { CATEGORIES } from '../../shared/domain/categories';
+import type { ManualClock } from '../../shared/domain/clock';
 import { startTestService, type TestService } from '../support/testService';
 
 const MINUTE = 60_000;
@@ -21,7 +22,7 @@ interface GetBody {
   results: { email: string; category: string }[];
 }
 
-let service: TestService;
+let service: TestService & { clock: ManualClock };
 let key: string;
 let auth: string;
 const emails = ['alpha@mail.test', 'beta@example.org', 'gamma@mail.test'];

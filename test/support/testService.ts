@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHandler as createFallback } from '../../functions/fallback';
 import { createHandler as createGet } from '../../functions/get';
 import { createHandler as createStart } from '../../functions/start';
@@ -15,7 +16,7 @@ import { DynamoApiKeyStore } from '../../shared/adapters/dynamo/DynamoApiKeyStor
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import type { TestAccount } from '../../shared/domain/account';
 import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
-import { ManualClock } from '../../shared/domain/clock';
+import { type Clock, ManualClock } from '../../shared/domain/clock';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
@@ -34,7 +35,9 @@ export interface ApiResponse {
 
 export interface TestService {
   baseUrl: string;
-  clock: ManualClock;
+  clock: TestClock;
+  client: DynamoDBDocumentClient;
+  table: string;
   deps: ApiDeps;
   issueKey(scope: string, options?: { expiresAt?: number }): Promise<string>;
   addAccounts(...accounts: Partial<TestAccount>[]): Promise<void>;
@@ -46,12 +49,16 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export const startTestService = async (): Promise<TestService> => {
+/** A clock tests can push forward: ManualClock for pure API tests, OffsetClock next to real mail servers. */
+export type TestClock = Clock & { advance(ms: number): void; set?(ms: number): void };
+
+export const startTestService = async <C extends TestClock = ManualClock>(
+  clock: C = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)) as unknown as C,
+): Promise<TestService & { clock: C }> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-test-'));
   const dynamo = await startDynalite({ path: dir });
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
-  const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const log = createLogger('test', 'error', () => undefined);
   const deps: ApiDeps = {
     keys: new DynamoApiKeyStore(client, TABLE),
@@ -71,6 +78,8 @@ export const startTestService = async (): Promise<TestService> => {
   return {
     baseUrl,
     clock,
+    client,
+    table: TABLE,
     deps,
     issueKey: async (scope, options = {}) => {
       const key = generateApiKey();

@@ -25,6 +25,8 @@ export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs
 // Header blocks beyond this are not read at all; the parser refuses anything over 1 MB anyway.
 const MAX_LITERAL_BYTES = 4 * 1024 * 1024;
 const DAY_MS = 86_400_000;
+/** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
+const MAX_FIRST_SIGHT_MESSAGES = 500;
 
 /** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
 export type CommandListener = (account: string, command: string) => void;
@@ -115,18 +117,17 @@ class ImapSession implements MailboxSession {
 
   async headersSince(path: string, since: number): Promise<FetchedHeaders[]> {
     return this.withFolder(path, async () => {
-      // SEARCH SINCE has day granularity in the server's time zone; take a day more and filter on INTERNALDATE.
-      const uids = await this.client.search({ since: new Date(since - DAY_MS) }, { uid: true });
-      if (!uids || uids.length === 0) return [];
-      const dates = await this.client.fetchAll(
-        uids.join(','),
-        { uid: true, internalDate: true },
+      // With WITHIN (Dovecot) imapflow sends YOUNGER <seconds>, which is exact; without it (Gmail) SINCE has
+      // day granularity in the server's time zone, so ask a day more, keep the newest, and filter on INTERNALDATE.
+      const exact = this.client.capabilities.has('WITHIN');
+      const found = await this.client.search(
+        { since: new Date(exact ? since : since - DAY_MS) },
         { uid: true },
       );
-      const recent = dates
-        .filter((message) => dateOf(message.internalDate) >= since)
-        .map((message) => message.uid);
-      return recent.length === 0 ? [] : this.fetchHeaders(recent.join(','));
+      if (!found || found.length === 0) return [];
+      const uids = found.sort((a, b) => a - b).slice(-MAX_FIRST_SIGHT_MESSAGES);
+      const fetched = await this.fetchHeaders(uids.join(','));
+      return fetched.filter((message) => message.internalDate >= since);
     });
   }
 
@@ -154,6 +155,9 @@ class ImapSession implements MailboxSession {
     try {
       return await read();
     } finally {
+      // Leave nothing selected: servers may answer STATUS for the selected mailbox from the session's stale view,
+      // and the next sweep's LIST-STATUS must see new mail.
+      await this.client.mailboxClose().catch(() => undefined);
       lock.release();
     }
   }

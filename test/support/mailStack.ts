@@ -1,0 +1,70 @@
+// The loopback mail stack (Postfix, Dovecot, SpamAssassin from scripts/mail-stack.sh) as tests use it:
+// its accounts, sending one message through Postfix, and appending old mail over IMAP.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ImapFlow } from 'imapflow';
+import nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import type { LocalAccount } from '../../shared/local/localConfig';
+import { localAccountSchema } from '../../shared/local/localConfig';
+
+// Short and outside the repository: Dovecot's socket paths must stay under 108 bytes wherever CI clones to.
+export const MAILSTACK_DIR = process.env.MAILSTACK_DIR ?? '/tmp/inbox-placement-mailstack';
+export const EXTRA_USERS = 6;
+export const SMTP = { host: '127.0.0.1', port: 2525 };
+
+/** The official GTUBE string: SpamAssassin scores any message carrying it as spam. */
+export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
+
+const script = join(import.meta.dirname, '../../scripts/mail-stack.sh');
+
+export const mailStack = (command: 'start' | 'stop') =>
+  execFileSync('bash', [script, command], {
+    env: { ...process.env, MAILSTACK_DIR, MAILSTACK_EXTRA_USERS: String(EXTRA_USERS) },
+    stdio: 'pipe',
+    timeout: 120_000,
+  }).toString();
+
+export const stackAccounts = (): LocalAccount[] => {
+  const raw = JSON.parse(readFileSync(join(MAILSTACK_DIR, 'accounts.json'), 'utf8')) as unknown[];
+  return raw.map((entry) => localAccountSchema.parse(entry));
+};
+
+export const stackAccount = (email: string): LocalAccount => {
+  const account = stackAccounts().find((candidate) => candidate.email === email);
+  if (!account) throw new Error(`the mail stack has no account ${email}`);
+  return account;
+};
+
+const smtpOptions: SMTPTransport.Options = { ...SMTP, secure: false, ignoreTLS: true };
+const transport = nodemailer.createTransport(smtpOptions);
+
+/** Sends ONE message with every address in BCC, as the spec asks a client to; resolves when Postfix accepts it. */
+export const sendOnce = async (
+  addresses: string[],
+  options: { subject?: string; text?: string; to?: boolean } = {},
+) => {
+  const info = await transport.sendMail({
+    from: 'Sender <sender@example.com>',
+    ...(options.to ? { to: addresses } : { to: 'undisclosed-recipients:;', bcc: addresses }),
+    subject: options.subject ?? 'Inbox placement test',
+    text: options.text ?? 'Hello from the test suite.',
+  });
+  if (info.rejected.length > 0) throw new Error(`Postfix rejected ${info.rejected.join(', ')}`);
+  return Date.now();
+};
+
+/** Puts `count` untagged messages dated `date` into a folder, as years of old mail would be. */
+export const appendOld = async (account: LocalAccount, count: number, date: Date, folder = 'INBOX') => {
+  const client = new ImapFlow({ ...account.imap, auth: account.auth, logger: false });
+  await client.connect();
+  try {
+    for (let index = 0; index < count; index++) {
+      const raw = `From: old@example.com\r\nTo: ${account.email}\r\nSubject: old ${index}\r\nDate: ${date.toUTCString()}\r\n\r\nold mail\r\n`;
+      await client.append(folder, raw, ['\\Seen'], date);
+    }
+  } finally {
+    await client.logout();
+  }
+};

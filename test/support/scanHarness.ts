@@ -1,0 +1,108 @@
+// The local service plus the real scanner over the loopback mail stack: what `npm start` runs, with a pushable clock.
+import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { StaticCredentialSource } from '../../shared/adapters/credentials/StaticCredentialSource';
+import type { ImapTimeouts } from '../../shared/adapters/imap/ImapConnector';
+import type { Principal } from '../../shared/domain/apiKey';
+import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
+import type { LocalAccount } from '../../shared/local/localConfig';
+import { createLogger } from '../../shared/log';
+import { createScanner } from '../../shared/runtime/scanner';
+import type { Placement } from '../../shared/scanner/Scanner';
+import { startCheck } from '../../shared/usecases/startCheck';
+import { OffsetClock } from './clocks';
+import { startTestService, type TestService } from './testService';
+
+// Long enough for loopback, short enough that a silent server fails within a test.
+export const FAST_TIMEOUTS: ImapTimeouts = { connectMs: 1000, greetingMs: 3000, socketMs: 5000 };
+
+export interface ScanHarness {
+  service: TestService & { clock: OffsetClock };
+  placements: Placement[];
+  commands: { account: string; command: string }[];
+  /** Everything the scanner logged, parsed, with the time it was written. */
+  logs: { at: number; message: string; account?: string; error?: string }[];
+  newScanner(): ReturnType<typeof createScanner>;
+  /** Starts the in-process loop and makes start kick it, as npm start does. */
+  startRunner(): LocalScanRunner;
+  /** Starts a check without HTTP and without kicking anything, for tests that drive sweeps themselves. */
+  startQuietly(scope: string): Promise<{ check_id: string; accounts: string[] }>;
+  close(): Promise<void>;
+}
+
+export const startScanHarness = async (accounts: LocalAccount[]): Promise<ScanHarness> => {
+  const service = await startTestService(new OffsetClock());
+  for (const account of accounts) {
+    await service.deps.accounts.put({
+      email: account.email,
+      provider: account.provider,
+      scope: account.scope,
+      active: true,
+    });
+  }
+  const credentials = new StaticCredentialSource(indexCredentials(accounts));
+  const placements: Placement[] = [];
+  const commands: { account: string; command: string }[] = [];
+  const logs: ScanHarness['logs'] = [];
+  const log = createLogger('test-scan', 'debug', (line) =>
+    logs.push({ at: Date.now(), ...JSON.parse(line) }),
+  );
+  const runners: LocalScanRunner[] = [];
+  const newScanner = () =>
+    createScanner({
+      client: service.client,
+      tableName: service.table,
+      credentials,
+      clock: service.clock,
+      log,
+      timeouts: FAST_TIMEOUTS,
+      onCommand: (account, command) => commands.push({ account, command }),
+      onPlacement: (placement) => placements.push(placement),
+    });
+  return {
+    service,
+    placements,
+    commands,
+    logs,
+    newScanner,
+    startRunner: () => {
+      const { scanner, lease } = newScanner();
+      const runner = new LocalScanRunner(
+        { scanner, lease, clock: service.clock, log },
+        { intervalMs: 250, leaseTtlMs: 5000, idleGraceMs: 3000 },
+      );
+      service.deps.trigger = runner;
+      runners.push(runner);
+      runner.start();
+      return runner;
+    },
+    startQuietly: (scope: string) => {
+      const principal: Principal = { keyId: 'test', scope };
+      return startCheck(
+        { accounts: service.deps.accounts, checks: service.deps.checks, clock: service.clock },
+        principal,
+      );
+    },
+    close: async () => {
+      for (const runner of runners) await runner.stop();
+      await service.close();
+    },
+  };
+};
+
+/** Polls GET like a client would (but faster), until the status is not pending or the time is up. */
+export const pollUntilDone = async (service: TestService, key: string, checkId: string, limitMs = 30_000) => {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    const response = await service.request('GET', `/api/spam-check/${checkId}`, {
+      authorization: `Bearer ${key}`,
+    });
+    const body = response.body as {
+      status: string;
+      received: number;
+      total: number;
+      results: { email: string; category: string }[];
+    };
+    if (body.status !== 'pending' || Date.now() > until) return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};

@@ -1,0 +1,311 @@
+// Owns a scripted stand-in for Gmail's IMAP endpoint: a real TCP server on 127.0.0.1 that speaks the part of
+// IMAP4rev1 and X-GM-EXT-1 imapflow uses, answers from per-test mailbox content and records every command.
+// Responses follow https://developers.google.com/gmail/imap/imap-extensions; it is not a general IMAP server.
+import { once } from 'node:events';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
+
+export type GmailTabName = 'primary' | 'promotions' | 'social' | 'updates' | 'forums';
+
+export interface ScriptedMessage {
+  uid: number;
+  /** INTERNALDATE, ms since the epoch. */
+  internalDate: number;
+  /** The raw header block, lines separated by CRLF. */
+  headers: string;
+  /** The INBOX tab Gmail files it under (what `X-GM-RAW "category:<tab>"` matches); none when absent. */
+  category?: GmailTabName;
+}
+
+export interface ScriptedFolder {
+  path: string;
+  /** LIST attributes, special-use flags included, e.g. `\HasNoChildren \Junk`. */
+  attributes: string[];
+  uidValidity: number;
+  messages: ScriptedMessage[];
+}
+
+// Gmail's folder tree as the documentation's LIST transcript shows it (the `[Gmail]` parent cannot be selected).
+const GMAIL_LAYOUT: [path: string, attributes: string[]][] = [
+  ['INBOX', ['\\HasNoChildren']],
+  ['[Gmail]', ['\\Noselect', '\\HasChildren']],
+  ['[Gmail]/All Mail', ['\\HasNoChildren', '\\All']],
+  ['[Gmail]/Drafts', ['\\HasNoChildren', '\\Drafts']],
+  ['[Gmail]/Important', ['\\HasNoChildren', '\\Important']],
+  ['[Gmail]/Sent Mail', ['\\HasNoChildren', '\\Sent']],
+  ['[Gmail]/Spam', ['\\HasNoChildren', '\\Junk']],
+  ['[Gmail]/Starred', ['\\HasNoChildren', '\\Flagged']],
+  ['[Gmail]/Trash', ['\\HasNoChildren', '\\Trash']],
+];
+
+/** A Gmail mailbox with its standard folders, holding the given messages (per path) and nothing else. */
+export const gmailMailbox = (content: Readonly<Record<string, ScriptedMessage[]>> = {}): ScriptedFolder[] =>
+  GMAIL_LAYOUT.map(([path, attributes], index) => ({
+    path,
+    attributes,
+    uidValidity: 600_000 + index,
+    messages: [...(content[path] ?? [])].sort((a, b) => a.uid - b.uid),
+  }));
+
+// Gmail's real post-login line, minus COMPRESS=DEFLATE: imapflow negotiates compression whenever it is offered
+// (the connector does not disable it), and deflating the stream is not something this fake needs to prove.
+const CAPABILITIES =
+  'IMAP4rev1 UNSELECT IDLE NAMESPACE QUOTA ID XLIST CHILDREN X-GM-EXT-1 UIDPLUS ENABLE MOVE CONDSTORE ESEARCH ' +
+  'UTF8=ACCEPT LIST-EXTENDED LIST-STATUS LITERAL- SPECIAL-USE APPENDLIMIT=35651584';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+export interface ScriptedGmail {
+  host: string;
+  port: number;
+  folders: ScriptedFolder[];
+  /** Every command received on any connection, in order, without its tag. */
+  commands: string[];
+  close(): Promise<void>;
+}
+
+const quote = (text: string) => `"${text.replace(/[\\"]/g, '\\$&')}"`;
+
+/** Quoted strings (unquoted), parentheses, and atoms; `BODY.PEEK[...]` stays one atom, brackets and all. */
+const tokenize = (text: string): string[] =>
+  [...text.matchAll(/"((?:[^"\\]|\\.)*)"|([()])|([^\s()"[\]]+(?:\[[^\]]*\][^\s()"]*)?)/g)].map((match) =>
+    match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : (match[2] ?? match[3] ?? ''),
+  );
+
+const imapDate = (ms: number) => {
+  const date = new Date(ms);
+  return `${String(date.getUTCDate()).padStart(2, '0')}-${MONTHS[date.getUTCMonth()]}-${date.getUTCFullYear()}`;
+};
+const internalDate = (ms: number) => `${imapDate(ms)} ${new Date(ms).toISOString().slice(11, 19)} +0000`;
+const parseDate = (text: string) => {
+  const [day, month, year] = text.split('-');
+  return Date.UTC(Number(year), MONTHS.indexOf(month ?? ''), Number(day));
+};
+
+/** A UID set such as `3,5:7` or `12:*`; `*` is the highest UID, so `N:*` matches it even when it is below N. */
+const inSet = (set: string, highest: number) => (uid: number) =>
+  set.split(',').some((part) => {
+    const [from = 0, to = from] = part.split(':').map((end) => (end === '*' ? highest : Number(end)));
+    return uid >= Math.min(from, to) && uid <= Math.max(from, to);
+  });
+
+/** Only the requested fields of a header block, as a server answers BODY[HEADER.FIELDS (...)]. */
+const headerFields = (headers: string, names: string[]) => {
+  const wanted = new Set(names.map((name) => name.toLowerCase()));
+  const fields = headers.replace(/\r?\n$/, '').split(/\r?\n(?![ \t])/);
+  const kept = fields.filter((field) => wanted.has(field.slice(0, field.indexOf(':')).trim().toLowerCase()));
+  return `${kept.map((field) => `${field}\r\n`).join('')}\r\n`;
+};
+
+export const startScriptedGmail = async (options: {
+  user: string;
+  pass: string;
+  folders: ScriptedFolder[];
+}): Promise<ScriptedGmail> => {
+  const commands: string[] = [];
+  const sockets = new Set<Socket>();
+  const { folders } = options;
+  const folderOf = (path: string | undefined) =>
+    folders.find((folder) => folder.path === path && !folder.attributes.includes('\\Noselect'));
+  const uidNextOf = (folder: ScriptedFolder) => Math.max(0, ...folder.messages.map((m) => m.uid)) + 1;
+
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let authenticated = false;
+    let selected: ScriptedFolder | undefined;
+    let input = Buffer.alloc(0);
+    let partial = '';
+    let literal: number | undefined;
+    const send = (...lines: string[]) => socket.write(lines.map((line) => `${line}\r\n`).join(''));
+
+    const run = (tag: string, text: string, tokens: string[]) => {
+      const [first = '', second = ''] = tokens;
+      const verb = first.toUpperCase() === 'UID' ? `UID ${second.toUpperCase()}` : first.toUpperCase();
+      const args = tokens.slice(verb.startsWith('UID ') ? 2 : 1);
+      const ok = (message = 'Success') => send(`${tag} OK ${message}`);
+      if (!authenticated && !['CAPABILITY', 'ID', 'LOGIN', 'NOOP', 'LOGOUT'].includes(verb)) {
+        return send(`${tag} BAD Unknown or invalid command in this state`);
+      }
+      if (verb.startsWith('UID ') && !selected) return send(`${tag} BAD Command not valid in this state`);
+      switch (verb) {
+        case 'CAPABILITY':
+          send(`* CAPABILITY ${CAPABILITIES}`);
+          return ok();
+        case 'ID':
+          send(
+            '* ID ("name" "GImap" "vendor" "Google, Inc." "support-url" "https://support.google.com/mail")',
+          );
+          return ok();
+        case 'LOGIN':
+          if (args[0] !== options.user || args[1] !== options.pass) {
+            return send(`${tag} NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)`);
+          }
+          authenticated = true;
+          send(`* CAPABILITY ${CAPABILITIES}`);
+          return ok(`${options.user} authenticated (Success)`);
+        case 'ENABLE': {
+          const enabled = args.filter((name) => ['CONDSTORE', 'UTF8=ACCEPT'].includes(name.toUpperCase()));
+          send(`* ENABLED ${enabled.join(' ')}`.trimEnd());
+          return ok();
+        }
+        case 'NAMESPACE':
+          send('* NAMESPACE (("" "/")) NIL NIL');
+          return ok();
+        case 'LIST':
+        case 'XLIST':
+        case 'LSUB': {
+          // LIST "" <pattern> [RETURN (STATUS (<items>) SPECIAL-USE ...)]: LIST-STATUS answers inline.
+          const pattern = new RegExp(
+            `^${(args[1] ?? '')
+              .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '.*')
+              .replace(/%/g, '[^/]*')}$`,
+          );
+          const status = args.indexOf('STATUS');
+          const items = status === -1 ? [] : args.slice(status + 2, args.indexOf(')', status + 2));
+          // Every Gmail folder is subscribed ("Show in IMAP"), which RETURN (SUBSCRIBED) reports as \Subscribed.
+          const subscribed = args.includes('SUBSCRIBED') ? ['\\Subscribed'] : [];
+          for (const folder of folders.filter((candidate) => pattern.test(candidate.path))) {
+            send(`* ${verb} (${[...folder.attributes, ...subscribed].join(' ')}) "/" ${quote(folder.path)}`);
+            if (items.length > 0 && folderOf(folder.path)) send(statusLine(folder, items));
+          }
+          return ok();
+        }
+        case 'STATUS': {
+          const folder = folderOf(args[0]);
+          if (!folder) return send(`${tag} NO [NONEXISTENT] Unknown Mailbox: ${args[0]} (Failure)`);
+          send(statusLine(folder, args.slice(2, -1)));
+          return ok();
+        }
+        case 'SELECT':
+        case 'EXAMINE': {
+          selected = folderOf(args[0]);
+          if (!selected) return send(`${tag} NO [NONEXISTENT] Unknown Mailbox: ${args[0]} (Failure)`);
+          send(
+            '* FLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen $NotPhishing $Phishing)',
+            `* OK [PERMANENTFLAGS (${verb === 'SELECT' ? '\\Answered \\Flagged \\Draft \\Deleted \\Seen \\*' : ''})] Flags permitted.`,
+            `* OK [UIDVALIDITY ${selected.uidValidity}] UIDs valid.`,
+            `* ${selected.messages.length} EXISTS`,
+            '* 0 RECENT',
+            `* OK [UIDNEXT ${uidNextOf(selected)}] Predicted next UID.`,
+            '* OK [HIGHESTMODSEQ 4242]',
+          );
+          return ok(
+            `[${verb === 'SELECT' ? 'READ-WRITE' : 'READ-ONLY'}] ${selected.path} selected. (Success)`,
+          );
+        }
+        case 'UID SEARCH': {
+          const mailbox = selected as ScriptedFolder;
+          let matches = mailbox.messages;
+          for (let index = 0; index < args.length; index++) {
+            const key = args[index]?.toUpperCase();
+            if (key === 'ALL') continue;
+            const value = args[++index] ?? '';
+            const highest = uidNextOf(mailbox) - 1;
+            if (key === 'UID') matches = matches.filter((message) => inSet(value, highest)(message.uid));
+            else if (key === 'SINCE') {
+              const day = parseDate(value);
+              matches = matches.filter((message) => parseDate(imapDate(message.internalDate)) >= day);
+            } else if (key === 'X-GM-RAW' && /^category:\w+$/.test(value)) {
+              matches = matches.filter((message) => `category:${message.category}` === value);
+            } else return send(`${tag} BAD Could not parse command`);
+          }
+          send(`* SEARCH ${matches.map((message) => message.uid).join(' ')}`.trimEnd());
+          return ok('SEARCH completed (Success)');
+        }
+        case 'UID FETCH': {
+          const mailbox = selected as ScriptedFolder;
+          const wanted = inSet(args[0] ?? '', uidNextOf(mailbox) - 1);
+          const fields = /BODY\.PEEK\[HEADER\.FIELDS \(([^)]*)\)\]/i.exec(text)?.[1];
+          mailbox.messages.forEach((message, index) => {
+            if (!wanted(message.uid)) return;
+            let items = `UID ${message.uid}`;
+            if (/INTERNALDATE/i.test(text)) items += ` INTERNALDATE "${internalDate(message.internalDate)}"`;
+            if (/X-GM-MSGID/i.test(text))
+              items += ` X-GM-MSGID ${1_790_000_000_000_000_000n + BigInt(message.uid)}`;
+            if (/MODSEQ/i.test(text)) items += ' MODSEQ (4242)';
+            const head = fields === undefined ? '' : headerFields(message.headers, fields.split(' '));
+            if (fields !== undefined)
+              items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
+            send(`* ${index + 1} FETCH (${items})`);
+          });
+          return ok('Success');
+        }
+        case 'NOOP':
+          return ok();
+        case 'CLOSE':
+        case 'UNSELECT':
+          selected = undefined;
+          return ok('Returned to authenticated state. (Success)');
+        case 'LOGOUT':
+          send('* BYE LOGOUT Requested', `${tag} OK 73 good day (Success)`);
+          socket.end();
+          return;
+        default:
+          return send(`${tag} BAD Unknown command`);
+      }
+    };
+
+    // Lines end in CRLF; a `{n}` literal (synchronizing, or `{n+}` under LITERAL-) is read as n raw bytes.
+    const drain = () => {
+      for (;;) {
+        if (literal !== undefined) {
+          if (input.length < literal) return;
+          partial += quote(input.subarray(0, literal).toString('latin1'));
+          input = input.subarray(literal);
+          literal = undefined;
+          continue;
+        }
+        const end = input.indexOf('\r\n');
+        if (end === -1) return;
+        const line = input.subarray(0, end).toString('latin1');
+        input = input.subarray(end + 2);
+        const marker = /\{(\d+)(\+?)\}$/.exec(line);
+        if (marker) {
+          partial += line.slice(0, marker.index);
+          literal = Number(marker[1]);
+          if (!marker[2]) send('+ go ahead');
+          continue;
+        }
+        const whole = partial + line;
+        partial = '';
+        const space = whole.indexOf(' ');
+        const text = space === -1 ? '' : whole.slice(space + 1);
+        commands.push(text);
+        run(space === -1 ? whole : whole.slice(0, space), text, tokenize(text));
+      }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      input = Buffer.concat([input, chunk]);
+      drain();
+    });
+    send(`* OK Gimap ready for requests from 127.0.0.1 scripted${sockets.size}`);
+  });
+
+  const statusLine = (folder: ScriptedFolder, items: string[]) => {
+    const values: Record<string, number> = {
+      MESSAGES: folder.messages.length,
+      UIDNEXT: uidNextOf(folder),
+      UIDVALIDITY: folder.uidValidity,
+      UNSEEN: 0,
+      HIGHESTMODSEQ: 4242,
+    };
+    const known = items.map((item) => item.toUpperCase()).filter((item) => item in values);
+    return `* STATUS ${quote(folder.path)} (${known.map((item) => `${item} ${values[item]}`).join(' ')})`;
+  };
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: '127.0.0.1',
+    port,
+    folders,
+    commands,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+};
