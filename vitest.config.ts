@@ -1,19 +1,34 @@
 import { defineConfig } from 'vitest/config';
 
+// The handler modules wire their production dependencies at load, as on Lambda; tests build their own through
+// createHandler, so these only have to be valid, never reachable.
+const env = {
+  TABLE_NAME: 'unused-by-tests',
+  AWS_REGION: 'local',
+  DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  LOG_LEVEL: 'error',
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/mailStack.globalSetup.ts'],
-    // The handler modules wire their production dependencies at load, as on Lambda; tests build their own
-    // through createHandler, so these only have to be valid, never reachable.
-    env: {
-      TABLE_NAME: 'unused-by-tests',
-      AWS_REGION: 'local',
-      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      LOG_LEVEL: 'error',
-    },
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'service', include: ['test/**/*.test.ts'], exclude: ['test/mailstack/**'], env },
+      },
+      {
+        // Tests against the real loopback mail stack (scripts/mail-stack.sh), started once for them and stopped after.
+        extends: true,
+        test: {
+          name: 'mailstack',
+          include: ['test/mailstack/**/*.test.ts'],
+          globalSetup: ['test/support/mailStack.globalSetup.ts'],
+          env,
+        },
+      },
+    ],
   },
 });

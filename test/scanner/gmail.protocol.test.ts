@@ -1,7 +1,7 @@
 // Protocol-level test of the scanner's Gmail path: imapflow and the real Scanner against a scripted IMAP server
 // built from Google's IMAP extension documentation, because X-GM-EXT-1 (X-GM-RAW tab searches, Gmail's
 // folders) exists only at Gmail. Everything else about reading mailboxes is tested against a real Dovecot.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StaticCredentialSource } from '../../shared/adapters/credentials/StaticCredentialSource';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import type { DetectedCategory } from '../../shared/domain/categories';
@@ -74,17 +74,17 @@ afterEach(async () => {
 });
 
 /** A copy as Gmail stores it for a tagged recipient: the tag in Delivered-To, To and the `for` clause. */
-const delivered = (uid: number, to: string, category?: GmailTabName): ScriptedMessage => ({
+const delivered = (uid: number, to: string, category?: GmailTabName, deliveredTo = to): ScriptedMessage => ({
   uid,
   internalDate: clock.now() - 2 * MINUTE,
   category,
   headers: [
-    `Delivered-To: ${to}`,
+    `Delivered-To: ${deliveredTo}`,
     'Received: by 2002:a05:7300:5c8f:b0:1a2:3b4c:5d6e with SMTP id k15csp123456dyb;',
     '        Sun, 22 Nov 2026 03:58:00 -0800 (PST)',
     'Return-Path: <bounce@news.sender.example>',
     'Received: from mail.sender.example (mail.sender.example. [203.0.113.25])',
-    `        by mx.google.com with ESMTPS id a1si123456qkb.12.2026.11.22.03.58.00 for <${to}>;`,
+    `        by mx.google.com with ESMTPS id a1si123456qkb.12.2026.11.22.03.58.00 for <${deliveredTo}>;`,
     '        Sun, 22 Nov 2026 03:58:00 -0800 (PST)',
     'From: Sender <news@sender.example>',
     `To: ${to}`,
@@ -132,25 +132,38 @@ const setUp = async (
   return { server, scanner, checks: fakeChecks, cursors };
 };
 
-const selects = (server: ScriptedGmail) =>
-  server.commands.filter((command) => /^(SELECT|EXAMINE) /i.test(command));
-const gmRaw = (server: ScriptedGmail) => server.commands.filter((command) => command.includes('X-GM-RAW'));
+/** Each command with the folder it ran in: the last SELECT/EXAMINE, until CLOSE/UNSELECT. */
+const transcript = (server: ScriptedGmail) => {
+  let folder: string | undefined;
+  return server.commands.map((command) => {
+    const opened = /^(?:SELECT|EXAMINE) (?:"((?:[^"\\]|\\.)*)"|([^\s(]+))/i.exec(command);
+    if (opened) folder = opened[1] ?? opened[2];
+    else if (/^(?:CLOSE|UNSELECT)$/i.test(command)) folder = undefined;
+    return { folder, command };
+  });
+};
+const openedFolders = (server: ScriptedGmail) => [
+  ...new Set(
+    transcript(server).flatMap(({ folder, command }) =>
+      /^(SELECT|EXAMINE) /i.test(command) ? [folder] : [],
+    ),
+  ),
+];
+const gmRaw = (server: ScriptedGmail) =>
+  transcript(server).filter(({ command }) => command.includes('X-GM-RAW'));
+const TABS: GmailTabName[] = ['primary', 'promotions', 'social', 'updates', 'forums'];
+const id = (ids: string[], index: number) => ids[index] ?? '';
+
+beforeEach(() => clock.set(Date.UTC(2026, 10, 22, 12, 0, 0)));
 
 describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
   it('files INBOX copies under their tab with one X-GM-RAW search per tab over the matched UIDs', async () => {
-    const tabs: (GmailTabName | undefined)[] = [
-      'primary',
-      'promotions',
-      'social',
-      'updates',
-      'forums',
-      undefined,
-    ];
+    const tabs = [...TABS, undefined];
     const ids = tabs.map(() => newCheckId());
     const inbox = [
       // An untagged newsletter in the same INBOX: fetched, but never part of a tab search.
-      { ...delivered(10, ACCOUNT, 'promotions') },
-      ...tabs.map((tab, index) => delivered(11 + index, tagged(ids[index] ?? ''), tab)),
+      delivered(10, ACCOUNT, 'promotions'),
+      ...tabs.map((tab, index) => delivered(11 + index, tagged(id(ids, index)), tab)),
     ];
     const { server, scanner, checks } = await setUp(
       { INBOX: inbox },
@@ -158,22 +171,137 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     );
 
     const [report] = await scanner.sweepOnce();
-    console.log(server.commands.join('\n'));
 
     expect(report).toMatchObject({ email: ACCOUNT, ok: true, placements: 6 });
     expect(checks.categories()).toEqual({
-      [ids[0] ?? '']: 'primary',
-      [ids[1] ?? '']: 'promotions',
-      [ids[2] ?? '']: 'social',
-      [ids[3] ?? '']: 'updates',
-      [ids[4] ?? '']: 'forums',
-      [ids[5] ?? '']: 'unknown',
+      [id(ids, 0)]: 'primary',
+      [id(ids, 1)]: 'promotions',
+      [id(ids, 2)]: 'social',
+      [id(ids, 3)]: 'updates',
+      [id(ids, 4)]: 'forums',
+      [id(ids, 5)]: 'unknown',
     });
     expect(checks.calls).toHaveLength(6);
+    // imapflow sends the Gmail query as an atom: `category:<tab>` has no character that needs quoting.
     expect(gmRaw(server)).toEqual(
-      ['primary', 'promotions', 'social', 'updates', 'forums'].map(
-        (tab) => `UID SEARCH UID 11,12,13,14,15,16 X-GM-RAW "category:${tab}"`,
-      ),
+      TABS.map((tab) => ({
+        folder: 'INBOX',
+        command: `UID SEARCH UID 11,12,13,14,15,16 X-GM-RAW category:${tab}`,
+      })),
     );
+  });
+
+  it('reads Spam and Trash as their own folders and never the Gmail folders that only hold copies', async () => {
+    const [inInbox = '', inSpam = '', inTrash = ''] = [newCheckId(), newCheckId(), newCheckId()];
+    const { server, scanner, checks } = await setUp(
+      {
+        INBOX: [delivered(21, tagged(inInbox), 'primary')],
+        // Gmail keeps Spam and Trash out of All Mail; the INBOX copy is there, and in Starred, under other UIDs.
+        '[Gmail]/All Mail': [delivered(301, tagged(inInbox))],
+        '[Gmail]/Starred': [delivered(41, tagged(inInbox))],
+        '[Gmail]/Sent Mail': [delivered(51, tagged(inInbox))],
+        '[Gmail]/Drafts': [delivered(61, tagged(inInbox))],
+        '[Gmail]/Spam': [delivered(7, tagged(inSpam))],
+        '[Gmail]/Trash': [delivered(9, tagged(inTrash))],
+      },
+      [inInbox, inSpam, inTrash].map((checkId) => ({ checkId, accounts: [ACCOUNT] })),
+    );
+
+    const [report] = await scanner.sweepOnce();
+
+    expect(report).toMatchObject({ ok: true, placements: 3 });
+    expect(checks.categories()).toEqual({ [inInbox]: 'primary', [inSpam]: 'spam', [inTrash]: 'trash' });
+    // One result per copy read: a second call would mean a copy folder was read too.
+    expect(checks.calls).toHaveLength(3);
+    const opened = openedFolders(server);
+    expect(opened).toEqual(expect.arrayContaining(['INBOX', '[Gmail]/Spam', '[Gmail]/Trash']));
+    for (const copies of [
+      '[Gmail]/All Mail',
+      '[Gmail]/Starred',
+      '[Gmail]/Sent Mail',
+      '[Gmail]/Drafts',
+      '[Gmail]',
+    ]) {
+      expect(opened).not.toContain(copies);
+    }
+    // The folder is the category outside INBOX: tab searches only ever run in INBOX.
+    expect(gmRaw(server).map(({ folder }) => folder)).toEqual(TABS.map(() => 'INBOX'));
+  });
+
+  // Known bug, kept visible: Gmail marks `[Gmail]/Important` with \Important (RFC 8457), which imapflow does not
+  // report as specialUse (it knows only the RFC 6154 uses), and folders.ts checks only specialUse, so the
+  // folder is read as `unknown`. Flip this to `it` once folders.ts also looks at the LIST flags.
+  it.fails('never reads [Gmail]/Important, which only holds copies', async () => {
+    const checkId = newCheckId();
+    const { server, scanner, checks } = await setUp(
+      {
+        INBOX: [delivered(21, tagged(checkId), 'updates')],
+        '[Gmail]/Important': [delivered(71, tagged(checkId))],
+      },
+      [{ checkId, accounts: [ACCOUNT] }],
+    );
+
+    await scanner.sweepOnce();
+
+    expect(openedFolders(server)).not.toContain('[Gmail]/Important');
+    expect(checks.calls).toEqual([{ checkId, email: ACCOUNT, category: 'updates' }]);
+  });
+
+  it('ignores a tag for another account and then has no tab to search for', async () => {
+    const checkId = newCheckId();
+    const { server, scanner, checks } = await setUp(
+      // Delivered to this account, addressed to another seed account's tag (a Bcc'd copy, say).
+      { INBOX: [delivered(31, tagged(checkId, 'otherseed'), 'primary', ACCOUNT)] },
+      [{ checkId, accounts: [ACCOUNT, 'otherseed@gmail.com'] }],
+    );
+
+    const [report] = await scanner.sweepOnce();
+
+    expect(report).toMatchObject({ email: ACCOUNT, ok: true, messagesFetched: 1, placements: 0 });
+    expect(checks.calls).toEqual([]);
+    expect(gmRaw(server)).toEqual([]);
+  });
+
+  it('sends no FETCH or SEARCH on a sweep that finds every UIDNEXT where it was', async () => {
+    const [arrived = '', waiting = ''] = [newCheckId(), newCheckId()];
+    const { server, scanner, checks, cursors } = await setUp(
+      { INBOX: [delivered(41, tagged(arrived), 'promotions')], '[Gmail]/Spam': [delivered(3, ACCOUNT)] },
+      // The second check has not arrived, so the account stays pending and is swept again.
+      [arrived, waiting].map((checkId) => ({ checkId, accounts: [ACCOUNT] })),
+    );
+    await scanner.sweepOnce();
+    expect(checks.categories()).toEqual({ [arrived]: 'promotions' });
+    expect(await cursors.get(ACCOUNT, 'INBOX')).toEqual({ uidValidity: '600000', lastUid: 41 });
+    const firstSweep = server.commands.length;
+
+    clock.advance(30_000);
+    const [report] = await scanner.sweepOnce();
+
+    const second = server.commands.slice(firstSweep);
+    expect(report).toMatchObject({ ok: true, foldersRead: 0, messagesFetched: 0, placements: 0 });
+    expect(second.some((command) => command.startsWith('LIST '))).toBe(true);
+    expect(
+      second.filter((command) => /^(UID )?(FETCH|SEARCH)\b|^(SELECT|EXAMINE|LOGIN)\b/i.test(command)),
+    ).toEqual([]);
+    expect(checks.calls).toHaveLength(1);
+  });
+
+  it('reports a rejected password as a failed sweep of that account, without throwing', async () => {
+    const checkId = newCheckId();
+    const { server, scanner, checks, cursors } = await setUp(
+      { INBOX: [delivered(5, tagged(checkId), 'primary')] },
+      [{ checkId, accounts: [ACCOUNT] }],
+      'wrong password',
+    );
+
+    const reports: AccountSweep[] = await scanner.sweepOnce();
+
+    expect(reports).toEqual([
+      { email: ACCOUNT, ok: false, foldersRead: 0, messagesFetched: 0, placements: 0 },
+    ]);
+    expect(server.commands.filter((command) => command.startsWith('LOGIN '))).toHaveLength(1);
+    expect(server.commands.some((command) => command.startsWith('LIST '))).toBe(false);
+    expect(checks.calls).toEqual([]);
+    expect(cursors.byKey.size).toBe(0);
   });
 });

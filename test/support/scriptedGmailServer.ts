@@ -59,6 +59,8 @@ export interface ScriptedGmail {
   folders: ScriptedFolder[];
   /** Every command received on any connection, in order, without its tag. */
   commands: string[];
+  /** Commands matching this are refused the way Gmail refuses when it is briefly unavailable. */
+  refuse?: RegExp | undefined;
   close(): Promise<void>;
 }
 
@@ -100,15 +102,27 @@ export const startScriptedGmail = async (options: {
   pass: string;
   folders: ScriptedFolder[];
 }): Promise<ScriptedGmail> => {
-  const commands: string[] = [];
   const sockets = new Set<Socket>();
   const { folders } = options;
+  const gmail: ScriptedGmail = {
+    host: '127.0.0.1',
+    port: 0,
+    folders,
+    commands: [],
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
   const folderOf = (path: string | undefined) =>
     folders.find((folder) => folder.path === path && !folder.attributes.includes('\\Noselect'));
   const uidNextOf = (folder: ScriptedFolder) => Math.max(0, ...folder.messages.map((m) => m.uid)) + 1;
 
   const server = createServer((socket) => {
     sockets.add(socket);
+    // Untagged lines and the tagged reply go out as separate writes; Nagle would hold the second for an ACK.
+    socket.setNoDelay(true);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     let authenticated = false;
@@ -127,6 +141,7 @@ export const startScriptedGmail = async (options: {
         return send(`${tag} BAD Unknown or invalid command in this state`);
       }
       if (verb.startsWith('UID ') && !selected) return send(`${tag} BAD Command not valid in this state`);
+      if (gmail.refuse?.test(text)) return send(`${tag} NO [UNAVAILABLE] Temporary System Error`);
       switch (verb) {
         case 'CAPABILITY':
           send(`* CAPABILITY ${CAPABILITIES}`);
@@ -271,7 +286,7 @@ export const startScriptedGmail = async (options: {
         partial = '';
         const space = whole.indexOf(' ');
         const text = space === -1 ? '' : whole.slice(space + 1);
-        commands.push(text);
+        gmail.commands.push(text);
         run(space === -1 ? whole : whole.slice(0, space), text, tokenize(text));
       }
     };
@@ -296,16 +311,6 @@ export const startScriptedGmail = async (options: {
 
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    host: '127.0.0.1',
-    port,
-    folders,
-    commands,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
+  gmail.port = (server.address() as AddressInfo).port;
+  return gmail;
 };
