@@ -152,35 +152,33 @@ const openedFolders = (server: ScriptedGmail) => [
 const gmRaw = (server: ScriptedGmail) =>
   transcript(server).filter(({ command }) => command.includes('X-GM-RAW'));
 const TABS: GmailTabName[] = ['primary', 'promotions', 'social', 'updates', 'forums'];
-const id = (ids: string[], index: number) => ids[index] ?? '';
 
 beforeEach(() => clock.set(Date.UTC(2026, 10, 22, 12, 0, 0)));
 
 describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
   it('files INBOX copies under their tab with one X-GM-RAW search per tab over the matched UIDs', async () => {
-    const tabs = [...TABS, undefined];
-    const ids = tabs.map(() => newCheckId());
-    const inbox = [
-      // An untagged newsletter in the same INBOX: fetched, but never part of a tab search.
-      delivered(10, ACCOUNT, 'promotions'),
-      ...tabs.map((tab, index) => delivered(11 + index, tagged(id(ids, index)), tab)),
-    ];
+    const copies = [...TABS, undefined].map((tab, index) => ({
+      tab,
+      uid: 11 + index,
+      checkId: newCheckId(),
+    }));
     const { server, scanner, checks } = await setUp(
-      { INBOX: inbox },
-      ids.map((checkId) => ({ checkId, accounts: [ACCOUNT] })),
+      {
+        INBOX: [
+          // An untagged newsletter in the same INBOX: fetched, but never part of a tab search.
+          delivered(10, ACCOUNT, 'promotions'),
+          ...copies.map(({ tab, uid, checkId }) => delivered(uid, tagged(checkId), tab)),
+        ],
+      },
+      copies.map(({ checkId }) => ({ checkId, accounts: [ACCOUNT] })),
     );
 
     const [report] = await scanner.sweepOnce();
 
-    expect(report).toMatchObject({ email: ACCOUNT, ok: true, placements: 6 });
-    expect(checks.categories()).toEqual({
-      [id(ids, 0)]: 'primary',
-      [id(ids, 1)]: 'promotions',
-      [id(ids, 2)]: 'social',
-      [id(ids, 3)]: 'updates',
-      [id(ids, 4)]: 'forums',
-      [id(ids, 5)]: 'unknown',
-    });
+    expect(report).toMatchObject({ email: ACCOUNT, ok: true, messagesFetched: 7, placements: 6 });
+    expect(checks.categories()).toEqual(
+      Object.fromEntries(copies.map(({ checkId, tab }) => [checkId, tab ?? 'unknown'])),
+    );
     expect(checks.calls).toHaveLength(6);
     // imapflow sends the Gmail query as an atom: `category:<tab>` has no character that needs quoting.
     expect(gmRaw(server)).toEqual(
@@ -197,6 +195,7 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
       {
         INBOX: [delivered(21, tagged(inInbox), 'primary')],
         // Gmail keeps Spam and Trash out of All Mail; the INBOX copy is there, and in Starred, under other UIDs.
+        // Sent Mail and Drafts get one as bait: a read of any of these would add a second result for it.
         '[Gmail]/All Mail': [delivered(301, tagged(inInbox))],
         '[Gmail]/Starred': [delivered(41, tagged(inInbox))],
         '[Gmail]/Sent Mail': [delivered(51, tagged(inInbox))],
@@ -211,7 +210,6 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
 
     expect(report).toMatchObject({ ok: true, placements: 3 });
     expect(checks.categories()).toEqual({ [inInbox]: 'primary', [inSpam]: 'spam', [inTrash]: 'trash' });
-    // One result per copy read: a second call would mean a copy folder was read too.
     expect(checks.calls).toHaveLength(3);
     const opened = openedFolders(server);
     expect(opened).toEqual(expect.arrayContaining(['INBOX', '[Gmail]/Spam', '[Gmail]/Trash']));
@@ -303,5 +301,40 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     expect(server.commands.some((command) => command.startsWith('LIST '))).toBe(false);
     expect(checks.calls).toEqual([]);
     expect(cursors.byKey.size).toBe(0);
+  });
+
+  // Known bug, kept visible: imapflow's search() resolves to `false` when the server answers NO, and
+  // ImapConnector.uidsInTab reads that as "no UIDs in this tab", so a refused X-GM-RAW search records `unknown`
+  // for good. Flip this to `it` once a refused search makes the sweep fail.
+  it.fails('records nothing while Gmail refuses the tab search, then the tab once it answers', async () => {
+    const checkId = newCheckId();
+    const { server, scanner, checks } = await setUp(
+      { INBOX: [delivered(21, tagged(checkId), 'promotions')] },
+      [{ checkId, accounts: [ACCOUNT] }],
+    );
+    server.refuse = /X-GM-RAW/;
+    await scanner.sweepOnce();
+    server.refuse = undefined;
+    clock.advance(30_000);
+    await scanner.sweepOnce();
+
+    expect(checks.calls).toEqual([{ checkId, email: ACCOUNT, category: 'promotions' }]);
+  });
+
+  // Known bug, kept visible: the same `false` from a refused SEARCH SINCE makes ImapConnector.headersSince
+  // return no messages, the sweep succeeds, and the cursor moves past a copy that was never read.
+  // Flip this to `it` once a refused search makes the sweep fail.
+  it.fails('reads a first-sight folder again after Gmail refused its SEARCH SINCE', async () => {
+    const checkId = newCheckId();
+    const { server, scanner, checks } = await setUp({ INBOX: [delivered(21, tagged(checkId), 'primary')] }, [
+      { checkId, accounts: [ACCOUNT] },
+    ]);
+    server.refuse = /^UID SEARCH SINCE/;
+    await scanner.sweepOnce();
+    server.refuse = undefined;
+    clock.advance(30_000);
+    await scanner.sweepOnce();
+
+    expect(checks.calls).toEqual([{ checkId, email: ACCOUNT, category: 'primary' }]);
   });
 });

@@ -48,15 +48,17 @@ export const gmailMailbox = (content: Readonly<Record<string, ScriptedMessage[]>
 
 // Gmail's real post-login line, minus COMPRESS=DEFLATE: imapflow negotiates compression whenever it is offered
 // (the connector does not disable it), and deflating the stream is not something this fake needs to prove.
+// Sent before login too, without Gmail's AUTH= mechanisms, so imapflow logs in with LOGIN.
 const CAPABILITIES =
   'IMAP4rev1 UNSELECT IDLE NAMESPACE QUOTA ID XLIST CHILDREN X-GM-EXT-1 UIDPLUS ENABLE MOVE CONDSTORE ESEARCH ' +
   'UTF8=ACCEPT LIST-EXTENDED LIST-STATUS LITERAL- SPECIAL-USE APPENDLIMIT=35651584';
+const SUPPORT = 'https://support.google.com/mail';
+const PRE_LOGIN = ['CAPABILITY', 'ID', 'LOGIN', 'NOOP', 'LOGOUT'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 export interface ScriptedGmail {
   host: string;
   port: number;
-  folders: ScriptedFolder[];
   /** Every command received on any connection, in order, without its tag. */
   commands: string[];
   /** Commands matching this are refused the way Gmail refuses when it is briefly unavailable. */
@@ -77,6 +79,7 @@ const imapDate = (ms: number) => {
   return `${String(date.getUTCDate()).padStart(2, '0')}-${MONTHS[date.getUTCMonth()]}-${date.getUTCFullYear()}`;
 };
 const internalDate = (ms: number) => `${imapDate(ms)} ${new Date(ms).toISOString().slice(11, 19)} +0000`;
+const dayOf = (ms: number) => ms - (ms % 86_400_000);
 const parseDate = (text: string) => {
   const [day, month, year] = text.split('-');
   return Date.UTC(Number(year), MONTHS.indexOf(month ?? ''), Number(day));
@@ -88,6 +91,16 @@ const inSet = (set: string, highest: number) => (uid: number) =>
     const [from = 0, to = from] = part.split(':').map((end) => (end === '*' ? highest : Number(end)));
     return uid >= Math.min(from, to) && uid <= Math.max(from, to);
   });
+
+/** The UID SEARCH keys the scanner sends; of Gmail's search syntax only `category:<tab>`, nothing guessed at. */
+const searchKey = (key: string, value: string, highest: number) => {
+  if (key === 'UID') return (message: ScriptedMessage) => inSet(value, highest)(message.uid);
+  if (key === 'SINCE') return (message: ScriptedMessage) => dayOf(message.internalDate) >= parseDate(value);
+  if (key === 'X-GM-RAW' && /^category:\w+$/.test(value)) {
+    return (message: ScriptedMessage) => `category:${message.category}` === value;
+  }
+  return undefined;
+};
 
 /** Only the requested fields of a header block, as a server answers BODY[HEADER.FIELDS (...)]. */
 const headerFields = (headers: string, names: string[]) => {
@@ -104,17 +117,12 @@ export const startScriptedGmail = async (options: {
 }): Promise<ScriptedGmail> => {
   const sockets = new Set<Socket>();
   const { folders } = options;
-  const gmail: ScriptedGmail = {
-    host: '127.0.0.1',
-    port: 0,
-    folders,
-    commands: [],
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
+  const close = async () => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+    await once(server, 'close');
   };
+  const gmail: ScriptedGmail = { host: '127.0.0.1', port: 0, commands: [], close };
   const folderOf = (path: string | undefined) =>
     folders.find((folder) => folder.path === path && !folder.attributes.includes('\\Noselect'));
   const uidNextOf = (folder: ScriptedFolder) => Math.max(0, ...folder.messages.map((m) => m.uid)) + 1;
@@ -136,51 +144,36 @@ export const startScriptedGmail = async (options: {
       const [first = '', second = ''] = tokens;
       const verb = first.toUpperCase() === 'UID' ? `UID ${second.toUpperCase()}` : first.toUpperCase();
       const args = tokens.slice(verb.startsWith('UID ') ? 2 : 1);
-      const ok = (message = 'Success') => send(`${tag} OK ${message}`);
-      if (!authenticated && !['CAPABILITY', 'ID', 'LOGIN', 'NOOP', 'LOGOUT'].includes(verb)) {
-        return send(`${tag} BAD Unknown or invalid command in this state`);
-      }
-      if (verb.startsWith('UID ') && !selected) return send(`${tag} BAD Command not valid in this state`);
+      const ok = (message = 'Success', ...untagged: string[]) => send(...untagged, `${tag} OK ${message}`);
+      const allowed = authenticated ? !verb.startsWith('UID ') || selected : PRE_LOGIN.includes(verb);
+      if (!allowed) return send(`${tag} BAD Command not valid in this state`);
       if (gmail.refuse?.test(text)) return send(`${tag} NO [UNAVAILABLE] Temporary System Error`);
       switch (verb) {
         case 'CAPABILITY':
-          send(`* CAPABILITY ${CAPABILITIES}`);
-          return ok();
+          return ok('Success', `* CAPABILITY ${CAPABILITIES}`);
         case 'ID':
-          send(
-            '* ID ("name" "GImap" "vendor" "Google, Inc." "support-url" "https://support.google.com/mail")',
-          );
-          return ok();
+          return ok('Success', `* ID ("name" "GImap" "vendor" "Google, Inc." "support-url" "${SUPPORT}")`);
         case 'LOGIN':
           if (args[0] !== options.user || args[1] !== options.pass) {
             return send(`${tag} NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)`);
           }
           authenticated = true;
-          send(`* CAPABILITY ${CAPABILITIES}`);
-          return ok(`${options.user} authenticated (Success)`);
+          return ok(`${options.user} authenticated (Success)`, `* CAPABILITY ${CAPABILITIES}`);
         case 'ENABLE': {
           const enabled = args.filter((name) => ['CONDSTORE', 'UTF8=ACCEPT'].includes(name.toUpperCase()));
-          send(`* ENABLED ${enabled.join(' ')}`.trimEnd());
-          return ok();
+          return ok('Success', `* ENABLED ${enabled.join(' ')}`.trimEnd());
         }
         case 'NAMESPACE':
-          send('* NAMESPACE (("" "/")) NIL NIL');
-          return ok();
+          return ok('Success', '* NAMESPACE (("" "/")) NIL NIL');
         case 'LIST':
-        case 'XLIST':
         case 'LSUB': {
-          // LIST "" <pattern> [RETURN (STATUS (<items>) SPECIAL-USE ...)]: LIST-STATUS answers inline.
-          const pattern = new RegExp(
-            `^${(args[1] ?? '')
-              .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-              .replace(/\*/g, '.*')
-              .replace(/%/g, '[^/]*')}$`,
-          );
+          // imapflow lists `LIST "" "*" RETURN (STATUS (UIDNEXT UIDVALIDITY) ...)`: LIST-STATUS answers inline.
+          const names = folders.filter((folder) => args[1] === '*' || folder.path === args[1]);
           const status = args.indexOf('STATUS');
           const items = status === -1 ? [] : args.slice(status + 2, args.indexOf(')', status + 2));
           // Every Gmail folder is subscribed ("Show in IMAP"), which RETURN (SUBSCRIBED) reports as \Subscribed.
           const subscribed = args.includes('SUBSCRIBED') ? ['\\Subscribed'] : [];
-          for (const folder of folders.filter((candidate) => pattern.test(candidate.path))) {
+          for (const folder of names) {
             send(`* ${verb} (${[...folder.attributes, ...subscribed].join(' ')}) "/" ${quote(folder.path)}`);
             if (items.length > 0 && folderOf(folder.path)) send(statusLine(folder, items));
           }
@@ -189,44 +182,38 @@ export const startScriptedGmail = async (options: {
         case 'STATUS': {
           const folder = folderOf(args[0]);
           if (!folder) return send(`${tag} NO [NONEXISTENT] Unknown Mailbox: ${args[0]} (Failure)`);
-          send(statusLine(folder, args.slice(2, -1)));
-          return ok();
+          return ok('Success', statusLine(folder, args.slice(2, -1)));
         }
         case 'SELECT':
         case 'EXAMINE': {
           selected = folderOf(args[0]);
           if (!selected) return send(`${tag} NO [NONEXISTENT] Unknown Mailbox: ${args[0]} (Failure)`);
+          const readOnly = verb === 'EXAMINE';
           send(
             '* FLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen $NotPhishing $Phishing)',
-            `* OK [PERMANENTFLAGS (${verb === 'SELECT' ? '\\Answered \\Flagged \\Draft \\Deleted \\Seen \\*' : ''})] Flags permitted.`,
+            `* OK [PERMANENTFLAGS (${readOnly ? '' : '\\Answered \\Flagged \\Draft \\Deleted \\Seen \\*'})] Flags permitted.`,
             `* OK [UIDVALIDITY ${selected.uidValidity}] UIDs valid.`,
             `* ${selected.messages.length} EXISTS`,
             '* 0 RECENT',
             `* OK [UIDNEXT ${uidNextOf(selected)}] Predicted next UID.`,
-            '* OK [HIGHESTMODSEQ 4242]',
+            '* OK [HIGHESTMODSEQ 1]',
           );
-          return ok(
-            `[${verb === 'SELECT' ? 'READ-WRITE' : 'READ-ONLY'}] ${selected.path} selected. (Success)`,
-          );
+          return ok(`[${readOnly ? 'READ-ONLY' : 'READ-WRITE'}] ${selected.path} selected. (Success)`);
         }
         case 'UID SEARCH': {
           const mailbox = selected as ScriptedFolder;
           let matches = mailbox.messages;
           for (let index = 0; index < args.length; index++) {
-            const key = args[index]?.toUpperCase();
-            if (key === 'ALL') continue;
-            const value = args[++index] ?? '';
-            const highest = uidNextOf(mailbox) - 1;
-            if (key === 'UID') matches = matches.filter((message) => inSet(value, highest)(message.uid));
-            else if (key === 'SINCE') {
-              const day = parseDate(value);
-              matches = matches.filter((message) => parseDate(imapDate(message.internalDate)) >= day);
-            } else if (key === 'X-GM-RAW' && /^category:\w+$/.test(value)) {
-              matches = matches.filter((message) => `category:${message.category}` === value);
-            } else return send(`${tag} BAD Could not parse command`);
+            const key = args[index]?.toUpperCase() ?? '';
+            const keep =
+              key === 'ALL' ? () => true : searchKey(key, args[++index] ?? '', uidNextOf(mailbox) - 1);
+            if (!keep) return send(`${tag} BAD Could not parse command`);
+            matches = matches.filter(keep);
           }
-          send(`* SEARCH ${matches.map((message) => message.uid).join(' ')}`.trimEnd());
-          return ok('SEARCH completed (Success)');
+          return ok(
+            'SEARCH completed (Success)',
+            `* SEARCH ${matches.map(({ uid }) => uid).join(' ')}`.trimEnd(),
+          );
         }
         case 'UID FETCH': {
           const mailbox = selected as ScriptedFolder;
@@ -236,12 +223,11 @@ export const startScriptedGmail = async (options: {
             if (!wanted(message.uid)) return;
             let items = `UID ${message.uid}`;
             if (/INTERNALDATE/i.test(text)) items += ` INTERNALDATE "${internalDate(message.internalDate)}"`;
-            if (/X-GM-MSGID/i.test(text))
-              items += ` X-GM-MSGID ${1_790_000_000_000_000_000n + BigInt(message.uid)}`;
-            if (/MODSEQ/i.test(text)) items += ' MODSEQ (4242)';
-            const head = fields === undefined ? '' : headerFields(message.headers, fields.split(' '));
-            if (fields !== undefined)
-              items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
+            // Gmail's 64-bit message ids, made up here: the scanner never reads them.
+            if (/X-GM-MSGID/i.test(text)) items += ` X-GM-MSGID 17900000000000${10_000 + message.uid}`;
+            if (/MODSEQ/i.test(text)) items += ' MODSEQ (1)';
+            const head = fields === undefined ? undefined : headerFields(message.headers, fields.split(' '));
+            if (head) items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
             send(`* ${index + 1} FETCH (${items})`);
           });
           return ok('Success');
@@ -298,13 +284,7 @@ export const startScriptedGmail = async (options: {
   });
 
   const statusLine = (folder: ScriptedFolder, items: string[]) => {
-    const values: Record<string, number> = {
-      MESSAGES: folder.messages.length,
-      UIDNEXT: uidNextOf(folder),
-      UIDVALIDITY: folder.uidValidity,
-      UNSEEN: 0,
-      HIGHESTMODSEQ: 4242,
-    };
+    const values: Record<string, number> = { UIDNEXT: uidNextOf(folder), UIDVALIDITY: folder.uidValidity };
     const known = items.map((item) => item.toUpperCase()).filter((item) => item in values);
     return `* STATUS ${quote(folder.path)} (${known.map((item) => `${item} ${values[item]}`).join(' ')})`;
   };
