@@ -3,13 +3,19 @@
 import { parseArgs } from 'node:util';
 import { GTUBE, sendOnce } from '../test/support/mailStack';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { gtube: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { gtube: { type: 'boolean', default: false } },
+});
 if (positionals.length === 0) {
-  process.stderr.write('usage: npm run send-test -- [--gtube] <address> …   (the addresses start returned)\n');
+  process.stderr.write(
+    'usage: npm run send-test -- [--gtube] <address> …   (the addresses start returned)\n',
+  );
   process.exit(2);
 }
 sendOnce(positionals, { text: values.gtube ? `A test message.\n${GTUBE}\n` : 'A test message.\n' }).then(
-  () => process.stdout.write(`sent one message to ${positionals.length} address(es) through 127.0.0.1:2525\n`),
+  () =>
+    process.stdout.write(`sent one message to ${positionals.length} address(es) through 127.0.0.1:2525\n`),
   (error: unknown) => {
     process.stderr.write(`send failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -5,16 +5,15 @@ import type { CheckStore, RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
 import { scanFolders } from './folders';
 import { tagsInMessage } from './headers';
-import {
-  type ActiveChecks,
-  type CredentialSource,
-  type CursorStore,
-  type FetchedHeaders,
-  type FolderCursor,
-  type FolderState,
-  GMAIL_TABS,
-  type MailboxConnector,
-  type MailboxSession,
+import type {
+  ActiveChecks,
+  CredentialSource,
+  CursorStore,
+  FetchedHeaders,
+  FolderCursor,
+  FolderState,
+  MailboxConnector,
+  MailboxSession,
 } from './ports';
 
 /** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
@@ -191,13 +190,10 @@ export class Scanner {
     const tagged = messages.flatMap((message) =>
       [...tagsInMessage(message.headers, email)].map((checkId) => ({ checkId, message })),
     );
-    const tabs = new Map<number, DetectedCategory>();
-    if (session.gmail && folderCategory === 'primary' && tagged.length > 0) {
-      const uids = [...new Set(tagged.map(({ message }) => message.uid))];
-      for (const tab of GMAIL_TABS) {
-        for (const uid of await session.uidsInTab(path, uids, tab)) if (!tabs.has(uid)) tabs.set(uid, tab);
-      }
-    }
+    const byTab = session.gmail && folderCategory === 'primary' && tagged.length > 0;
+    const tabs = byTab
+      ? await session.tabsOf(path, [...new Set(tagged.map(({ message }) => message.uid))])
+      : new Map();
     for (const { checkId, message } of tagged) {
       const category =
         session.gmail && folderCategory === 'primary' ? (tabs.get(message.uid) ?? 'unknown') : folderCategory;

@@ -40,7 +40,9 @@ const categoryOf = (
 ): DetectedCategory | undefined => {
   const override = Object.entries(overrides).find(([path]) => lower(path) === lower(folder.path));
   if (override) return override[1];
-  const use = folder.specialUse ? lower(folder.specialUse) : undefined;
+  // imapflow reports only RFC 6154's attributes as specialUse; Gmail's \Important stays among the flags.
+  const use =
+    lower(folder.specialUse ?? folder.flags.find((flag) => SKIPPED_USES.has(lower(flag))) ?? '') || undefined;
   if (lower(folder.path) === 'inbox') return 'primary';
   if (use === '\\junk') return 'spam';
   if (use === '\\trash') return 'trash';

@@ -42,34 +42,47 @@ export const parseHeaderBlock = (raw: Buffer | string): Header[] | undefined => 
 };
 
 const ENCODED_WORD = /=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=/g;
-const QUOTED_STRING = /"(?:[^"\\]|\\.)*"/g;
-const ADDRESS =
-  /(?<![A-Za-z0-9._%+-])([A-Za-z0-9._-]+)\+tc_([A-Za-z0-9]+)@([A-Za-z0-9.-]+[A-Za-z0-9])(?![A-Za-z0-9-])/g;
+// An address is a whole token: anything that would make the local part or domain longer (`a=inbox+tc_…`,
+// `…@mail.test_evil.com`) keeps the token from matching at all.
+const MAX_ADDRESS_LENGTH = 254;
+const TOKEN_DELIMITERS = /[\s<>,;:()[\]"]+/;
+const TAGGED_ADDRESS =
+  /^([A-Za-z0-9._-]+)\+tc_([A-Za-z0-9]+)@([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)$/i;
 
-const stripComments = (value: string): string => {
+/** Removes quoted strings (display names) and comments in one linear pass; unterminated ones run to the end. */
+const stripQuotedAndComments = (value: string): string => {
   let out = '';
   let depth = 0;
+  let quoted = false;
   for (let index = 0; index < value.length; index++) {
     const char = value[index];
-    if (char === '\\' && depth > 0) {
+    if ((quoted || depth > 0) && char === '\\') {
       index++;
       continue;
     }
-    if (char === '(') depth++;
-    else if (char === ')' && depth > 0) depth--;
-    else if (depth === 0) out += char;
+    if (quoted) {
+      if (char === '"') {
+        quoted = false;
+        out += ' ';
+      }
+    } else if (char === '(') depth++;
+    else if (char === ')' && depth > 0) {
+      depth--;
+      if (depth === 0) out += ' ';
+    } else if (depth > 0) {
+      // inside a comment: dropped
+    } else if (char === '"') quoted = true;
+    else out += char;
   }
   return out;
 };
 
-/** The part of a header value that can name a recipient: display names, comments and encoded-words removed. */
-const addressTextOf = ({ name, value }: Header): string => {
-  const plain = value.replace(ENCODED_WORD, ' ');
-  if (name === 'received') {
-    // Only the `for <addr>` clause names the recipient; the rest is hosts and ids.
-    return [...plain.matchAll(/\bfor\s+<?([^\s<>;]+)>?/gi)].map((match) => match[1]).join(' ');
-  }
-  return stripComments(plain.replace(QUOTED_STRING, ' '));
+/** The tokens of a header that can be a recipient: display names, comments and encoded-words removed. */
+const recipientTokensOf = ({ name, value }: Header): string[] => {
+  const tokens = stripQuotedAndComments(value.replace(ENCODED_WORD, ' ')).split(TOKEN_DELIMITERS);
+  if (name !== 'received') return tokens;
+  // Only the `for <addr>` clause of a Received header names the recipient; the rest is hosts and ids.
+  return tokens.flatMap((token, index) => (token.toLowerCase() === 'for' ? [tokens[index + 1] ?? ''] : []));
 };
 
 /**
@@ -81,7 +94,11 @@ export const tagsForAccount = (headers: readonly Header[], account: string): Set
   const found = new Set<string>();
   for (const header of headers) {
     if (!(ADDRESS_HEADERS as readonly string[]).includes(header.name)) continue;
-    for (const match of addressTextOf(header).matchAll(ADDRESS)) {
+    for (const token of recipientTokensOf(header)) {
+      // No address is longer than 254 characters (RFC 5321); the bound also keeps the regex linear on junk.
+      if (token.length > MAX_ADDRESS_LENGTH || !/\+tc_/i.test(token)) continue;
+      const match = TAGGED_ADDRESS.exec(token);
+      if (!match) continue;
       const [, matchLocal, id, matchDomain] = match;
       if (matchLocal?.toLowerCase() !== local || matchDomain?.toLowerCase() !== domain) continue;
       const checkId = (id ?? '').toLowerCase();

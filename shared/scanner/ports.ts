@@ -49,8 +49,8 @@ export interface MailboxSession {
   headersAfter(path: string, afterUid: number): Promise<FetchedHeaders[]>;
   /** Headers of the messages that arrived at or after `since` (first sight of a folder). */
   headersSince(path: string, since: number): Promise<FetchedHeaders[]>;
-  /** Which of `uids` (in INBOX) Gmail files under this tab: one search for the whole set. */
-  uidsInTab(path: string, uids: readonly number[], tab: GmailTab): Promise<number[]>;
+  /** Where Gmail files each of `uids` (in INBOX): one X-GM-RAW search per tab over the whole set, first tab wins. */
+  tabsOf(path: string, uids: readonly number[]): Promise<Map<number, GmailTab>>;
   close(): Promise<void>;
 }
 

@@ -226,10 +226,9 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     expect(gmRaw(server).map(({ folder }) => folder)).toEqual(TABS.map(() => 'INBOX'));
   });
 
-  // Known bug, kept visible: Gmail marks `[Gmail]/Important` with \Important (RFC 8457), which imapflow does not
-  // report as specialUse (it knows only the RFC 6154 uses), and folders.ts checks only specialUse, so the
-  // folder is read as `unknown`. Flip this to `it` once folders.ts also looks at the LIST flags.
-  it.fails('never reads [Gmail]/Important, which only holds copies', async () => {
+  // Gmail marks `[Gmail]/Important` with \Important (RFC 8457), which imapflow does not report as specialUse (it
+  // knows only the RFC 6154 uses), so folders.ts must look at the LIST flags too.
+  it('never reads [Gmail]/Important, which only holds copies', async () => {
     const checkId = newCheckId();
     const { server, scanner, checks } = await setUp(
       {
@@ -303,10 +302,9 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     expect(cursors.byKey.size).toBe(0);
   });
 
-  // Known bug, kept visible: imapflow's search() resolves to `false` when the server answers NO, and
-  // ImapConnector.uidsInTab reads that as "no UIDs in this tab", so a refused X-GM-RAW search records `unknown`
-  // for good. Flip this to `it` once a refused search makes the sweep fail.
-  it.fails('records nothing while Gmail refuses the tab search, then the tab once it answers', async () => {
+  // imapflow's search() resolves to `false` when the server answers NO; read as "no UIDs in this tab" it would
+  // record `unknown` for good, so a refused search must fail the sweep, which is then retried.
+  it('records nothing while Gmail refuses the tab search, then the tab once it answers', async () => {
     const checkId = newCheckId();
     const { server, scanner, checks } = await setUp(
       { INBOX: [delivered(21, tagged(checkId), 'promotions')] },
@@ -321,10 +319,9 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     expect(checks.calls).toEqual([{ checkId, email: ACCOUNT, category: 'promotions' }]);
   });
 
-  // Known bug, kept visible: the same `false` from a refused SEARCH SINCE makes ImapConnector.headersSince
-  // return no messages, the sweep succeeds, and the cursor moves past a copy that was never read.
-  // Flip this to `it` once a refused search makes the sweep fail.
-  it.fails('reads a first-sight folder again after Gmail refused its SEARCH SINCE', async () => {
+  // The same `false` from a refused SEARCH SINCE must not read as "no new mail", or the cursor would move past a
+  // copy that was never read.
+  it('reads a first-sight folder again after Gmail refused its SEARCH SINCE', async () => {
     const checkId = newCheckId();
     const { server, scanner, checks } = await setUp({ INBOX: [delivered(21, tagged(checkId), 'primary')] }, [
       { checkId, accounts: [ACCOUNT] },

@@ -2,13 +2,14 @@
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import type { Logger } from '../../log';
 import { ADDRESS_HEADERS } from '../../scanner/headers';
-import type {
-  FetchedHeaders,
-  FolderState,
-  GmailTab,
-  MailboxConnector,
-  MailboxCredentials,
-  MailboxSession,
+import {
+  type FetchedHeaders,
+  type FolderState,
+  GMAIL_TABS,
+  type GmailTab,
+  type MailboxConnector,
+  type MailboxCredentials,
+  type MailboxSession,
 } from '../../scanner/ports';
 
 export interface ImapTimeouts {
@@ -120,25 +121,29 @@ class ImapSession implements MailboxSession {
       // With WITHIN (Dovecot) imapflow sends YOUNGER <seconds>, which is exact; without it (Gmail) SINCE has
       // day granularity in the server's time zone, so ask a day more, keep the newest, and filter on INTERNALDATE.
       const exact = this.client.capabilities.has('WITHIN');
-      const found = await this.client.search(
-        { since: new Date(exact ? since : since - DAY_MS) },
-        { uid: true },
+      const found = refusedIfFalse(
+        await this.client.search({ since: new Date(exact ? since : since - DAY_MS) }, { uid: true }),
+        'SEARCH SINCE',
       );
-      if (!found || found.length === 0) return [];
+      if (found.length === 0) return [];
       const uids = found.sort((a, b) => a - b).slice(-MAX_FIRST_SIGHT_MESSAGES);
       const fetched = await this.fetchHeaders(uids.join(','));
       return fetched.filter((message) => message.internalDate >= since);
     });
   }
 
-  async uidsInTab(path: string, uids: readonly number[], tab: GmailTab): Promise<number[]> {
-    if (uids.length === 0) return [];
+  async tabsOf(path: string, uids: readonly number[]): Promise<Map<number, GmailTab>> {
+    const tabs = new Map<number, GmailTab>();
+    if (uids.length === 0) return tabs;
     return this.withFolder(path, async () => {
-      const found = await this.client.search(
-        { uid: uids.join(','), gmraw: `category:${tab}` },
-        { uid: true },
-      );
-      return found || [];
+      for (const tab of GMAIL_TABS) {
+        const found = refusedIfFalse(
+          await this.client.search({ uid: uids.join(','), gmraw: `category:${tab}` }, { uid: true }),
+          `X-GM-RAW category:${tab}`,
+        );
+        for (const uid of found) if (!tabs.has(uid)) tabs.set(uid, tab);
+      }
+      return tabs;
     });
   }
 
@@ -175,6 +180,15 @@ class ImapSession implements MailboxSession {
     }));
   }
 }
+
+/**
+ * imapflow answers a refused SEARCH (NO/BAD) with `false`, not an error. Treating that as "nothing found" would
+ * record wrong tabs or move a cursor past unread mail, so it fails the sweep instead, which is retried.
+ */
+const refusedIfFalse = (found: number[] | false | undefined, what: string): number[] => {
+  if (found === false || found === undefined) throw new Error(`the server refused ${what}`);
+  return found;
+};
 
 const dateOf = (value: Date | string | undefined): number =>
   value === undefined ? 0 : new Date(value).getTime();
