@@ -28,12 +28,13 @@ const DOVECOT = [
   folder('Archive', '\\Archive', '\\HasNoChildren'),
 ];
 
+// As imapflow reports it: INBOX gets `\Inbox`, and `\Important` (RFC 8457, not RFC 6154) stays a plain flag.
 const GMAIL = [
-  folder('INBOX', undefined, '\\HasNoChildren'),
+  folder('INBOX', '\\Inbox', '\\HasNoChildren'),
   folder('[Gmail]', undefined, '\\HasChildren', '\\Noselect'),
   folder('[Gmail]/All Mail', '\\All', '\\HasNoChildren'),
   folder('[Gmail]/Drafts', '\\Drafts', '\\HasNoChildren'),
-  folder('[Gmail]/Important', '\\Important', '\\HasNoChildren'),
+  folder('[Gmail]/Important', undefined, '\\HasNoChildren', '\\Important'),
   folder('[Gmail]/Sent Mail', '\\Sent', '\\HasNoChildren'),
   folder('[Gmail]/Spam', '\\Junk', '\\HasNoChildren'),
   folder('[Gmail]/Starred', '\\Flagged', '\\HasNoChildren'),
@@ -160,6 +161,18 @@ describe('scanFolders rules', () => {
     expect(scanFolders(outgoing.map((path) => folder(path)))).toEqual([]);
   });
 
+  it('skips copy-only and outgoing folders whose attribute is only among the flags', () => {
+    const chosen = scanFolders([
+      folder('Important', undefined, '\\Important'),
+      folder('Everything', undefined, '\\HasNoChildren', '\\all'),
+      folder('Starred', undefined, '\\Flagged'),
+      folder('Outgoing', undefined, '\\Sent'),
+      folder('Unsent', undefined, '\\DRAFTS'),
+      folder('Receipts', undefined, '\\HasNoChildren', '\\Marked'),
+    ]);
+    expect(chosen).toEqual([{ path: 'Receipts', category: 'unknown' }]);
+  });
+
   it('skips folders that cannot be selected, whatever their name or SPECIAL-USE', () => {
     const chosen = scanFolders([
       folder('INBOX'),
@@ -280,7 +293,14 @@ describe('scanFolders order', () => {
           nil: undefined,
         },
       ),
-      flags: fc.subarray(['\\HasChildren', '\\HasNoChildren', '\\Noselect', '\\NonExistent', '\\Marked']),
+      flags: fc.subarray([
+        '\\HasChildren',
+        '\\HasNoChildren',
+        '\\Noselect',
+        '\\NonExistent',
+        '\\Marked',
+        '\\Important',
+      ]),
     });
     const overridesArb = fc.dictionary(
       fc.constantFrom(...names, 'promotions', 'junk'),

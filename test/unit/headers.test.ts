@@ -320,9 +320,6 @@ describe('tagsInMessage', () => {
   });
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Properties
-
 const ACCOUNTS = ['inbox@mail.test', 'first.last@example.co.uk', 'qa_team-2@mail-host.example'] as const;
 const ADDRESS_LIST_HEADERS = ['Delivered-To', 'X-Original-To', 'Envelope-To', 'To', 'Cc'];
 const OTHER_HEADERS = [
