@@ -12,8 +12,6 @@ const env = {
 
 export default defineConfig({
   test: {
-    // The JSON report lets .ci/run print a plain "N passed, N failed" line that any CI can read.
-    reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
