@@ -1,10 +1,8 @@
-// Owns API key records (hashes only) in DynamoDB.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKey } from '../../domain/apiKey';
-import { ConflictError } from '../../domain/errors';
 import type { ApiKeyStore } from '../../domain/ports';
 import { apiKeyFromItem, apiKeyKey, apiKeyToItem } from './keys';
+import { putOnce } from './putOnce';
 import { scanItemsOfType } from './scanAll';
 
 export class DynamoApiKeyStore implements ApiKeyStore {
@@ -22,19 +20,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   }
 
   async create(key: ApiKey): Promise<void> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: apiKeyToItem(key),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException)
-        throw new ConflictError(`key ${key.keyId} exists`);
-      throw error;
-    }
+    await putOnce(this.client, this.tableName, apiKeyToItem(key), `key ${key.keyId}`);
   }
 
   async list(): Promise<ApiKey[]> {

@@ -1,15 +1,8 @@
 // Owns reading and creating checks in DynamoDB.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check } from '../../domain/check';
-import { ConflictError } from '../../domain/errors';
 import type { CheckStore, RecordOutcome } from '../../domain/ports';
 import type { ActiveChecks, PendingAccounts } from '../../scanner/ports';
 import {
@@ -20,6 +13,7 @@ import {
   checkToItem,
   pendingEmailsOf,
 } from './keys';
+import { putOnce } from './putOnce';
 import { TABLE_SCHEMA } from './table';
 
 export class DynamoCheckStore implements CheckStore, ActiveChecks {
@@ -29,19 +23,7 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks {
   ) {}
 
   async create(check: Check): Promise<void> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: checkToItem(check),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException)
-        throw new ConflictError(`check ${check.checkId} exists`);
-      throw error;
-    }
+    await putOnce(this.client, this.tableName, checkToItem(check), `check ${check.checkId}`);
   }
 
   async get(checkId: string): Promise<Check | undefined> {
