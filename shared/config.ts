@@ -6,8 +6,6 @@ const apiEnv = z.object({
   AWS_REGION: z.string().min(1),
   DYNAMODB_ENDPOINT: z.url().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  /** The scanner Lambda that start kicks; unset where the scanner runs in-process (npm start) or only on schedule. */
-  SCANNER_FUNCTION_NAME: z.string().min(1).optional(),
 });
 
 export type ApiConfig = z.infer<typeof apiEnv>;
@@ -29,6 +27,8 @@ const scanEnv = z.object({
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
   CREDENTIALS_SECRET_ID: z.string().min(1),
   SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(3000),
+  /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */
+  AWS_LAMBDA_FUNCTION_NAME: z.string().min(1),
 });
 
 export type ScanConfig = z.infer<typeof scanEnv>;

@@ -1,10 +1,9 @@
-// Owns kicking the scanner Lambda from start, asynchronously, so a new check does not wait for the schedule.
+// Owns invoking the scanner Lambda asynchronously: a loop at its deadline hands over to a fresh invocation.
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { ScanTrigger } from '../domain/ports';
 import type { Logger } from '../log';
+import { HAND_OVER_EVENT } from '../scanner/scanEvent';
 
-/** The event a kicked scanner receives; the schedule sends EventBridge's own event instead. */
-export const KICK_EVENT = { source: 'inbox-placement.start', kick: true } as const;
 
 export class LambdaScanTrigger implements ScanTrigger {
   constructor(
@@ -19,12 +18,12 @@ export class LambdaScanTrigger implements ScanTrigger {
         new InvokeCommand({
           FunctionName: this.functionName,
           InvocationType: 'Event',
-          Payload: new TextEncoder().encode(JSON.stringify(KICK_EVENT)),
+          Payload: new TextEncoder().encode(JSON.stringify(HAND_OVER_EVENT)),
         }),
       );
     } catch (error) {
-      // The schedule still runs the scanner within a minute; a failed kick must not fail the start.
-      this.log.warn('could not kick the scanner', { error });
+      // The schedule still runs the scanner within a minute.
+      this.log.warn('could not hand the scan loop over', { error });
     }
   }
 }

@@ -1,11 +1,9 @@
 // Owns the production wiring of the API functions: config read once, one DynamoDB client per process.
 
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
-import { LambdaScanTrigger } from '../adapters/LambdaScanTrigger';
 import { loadApiConfig } from '../config';
 import { type Clock, systemClock } from '../domain/clock';
 import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
@@ -17,7 +15,10 @@ export interface ApiDeps {
   accounts: AccountRegistry;
   clock: Clock;
   log: Logger;
-  /** Absent where nothing can be kicked; the scanner then starts on its schedule. */
+  /**
+   * Set by `npm start` to wake its in-process scanner. On AWS it stays unset: the table's stream wakes the scanner
+   * on every new check, so start needs no permission beyond the table.
+   */
   trigger?: ScanTrigger | undefined;
 }
 
@@ -35,13 +36,6 @@ export const apiDeps = (): ApiDeps => {
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
     clock: systemClock,
     log,
-    trigger: config.SCANNER_FUNCTION_NAME
-      ? new LambdaScanTrigger(
-          new LambdaClient({ region: config.AWS_REGION }),
-          config.SCANNER_FUNCTION_NAME,
-          log,
-        )
-      : undefined,
   };
   return memo;
 };

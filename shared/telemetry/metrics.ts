@@ -1,0 +1,84 @@
+// Owns every metric name, dimension and the namespace; the code that emits and the CDK dashboard both import this,
+// so the two cannot drift apart.
+
+export const METRICS_NAMESPACE = 'InboxPlacement';
+
+/** Powertools adds this dimension to every metric, valued with the function's POWERTOOLS_SERVICE_NAME. */
+export const SERVICE_DIMENSION = 'service';
+
+export const SERVICES = { api: 'api', scan: 'scan' } as const;
+
+export const DIMENSIONS = { category: 'Category', provider: 'Provider', account: 'Account' } as const;
+
+export interface MetricSpec {
+  name: string;
+  unit: 'Count' | 'Milliseconds';
+  service: (typeof SERVICES)[keyof typeof SERVICES];
+  /** The one extra dimension the metric carries besides `service`, if any. */
+  dimension?: (typeof DIMENSIONS)[keyof typeof DIMENSIONS];
+  /** What a person reading the dashboard should know. */
+  description: string;
+}
+
+export const METRICS = {
+  checksStarted: { name: 'ChecksStarted', unit: 'Count', service: 'api', description: 'Checks started' },
+  checksCompleted: {
+    name: 'ChecksCompleted',
+    unit: 'Count',
+    service: 'scan',
+    description: 'Checks where every account received the message',
+  },
+  checksTimedOut: {
+    name: 'ChecksTimedOut',
+    unit: 'Count',
+    service: 'scan',
+    description: 'Checks still incomplete after 5 minutes',
+  },
+  messagesByCategory: {
+    name: 'MessagesClassified',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Category',
+    description: 'Tagged copies placed, by category',
+  },
+  messagesByProvider: {
+    name: 'MessagesClassified',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Provider',
+    description: 'Tagged copies placed, by provider',
+  },
+  detectionLatency: {
+    name: 'DetectionLatency',
+    unit: 'Milliseconds',
+    service: 'scan',
+    description: 'From the copy reaching the mailbox (INTERNALDATE) to its result being written',
+  },
+  imapFailures: {
+    name: 'ImapFailures',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Account',
+    description: 'Failed account sweeps (login, connection, read), by account',
+  },
+  consecutiveImapFailures: {
+    name: 'ImapConsecutiveFailures',
+    unit: 'Count',
+    service: 'scan',
+    description: 'How many sweeps in a row an account has failed, emitted on each failure; alarm on its maximum',
+  },
+  sweepDuration: {
+    name: 'SweepDuration',
+    unit: 'Milliseconds',
+    service: 'scan',
+    description: 'One account sweep, login to last write',
+  },
+  activeChecks: {
+    name: 'ActiveChecks',
+    unit: 'Count',
+    service: 'scan',
+    description: 'Checks under 5 minutes old still waiting for an account',
+  },
+} as const satisfies Record<string, MetricSpec>;
+
+export type MetricKey = keyof typeof METRICS;
