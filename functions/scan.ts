@@ -1,18 +1,24 @@
-// Lambda run every minute by EventBridge and kicked by start: sweeps the test mailboxes until shortly before its deadline.
+// Lambda woken every minute by EventBridge, at once by the table's stream when a check starts, or by itself to
+// hand over: sweeps the test mailboxes until shortly before its deadline.
 import { randomUUID } from 'node:crypto';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { SecretsManagerCredentialSource } from '../shared/adapters/credentials/SecretsManagerCredentialSource';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
+import { LambdaScanTrigger } from '../shared/adapters/LambdaScanTrigger';
+import { createMetrics, createPowertoolsLogger, scanMetrics } from '../shared/adapters/telemetry/powertools';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
-import { createLogger } from '../shared/log';
 import { createScanner } from '../shared/runtime/scanner';
+import { wakeOf } from '../shared/scanner/scanEvent';
 import { runScanLoop } from '../shared/scanner/scanLoop';
+import { SERVICES } from '../shared/telemetry/metrics';
 
 const config = loadScanConfig();
-const log = createLogger('scan', config.LOG_LEVEL);
+const log = createPowertoolsLogger(SERVICES.scan, config.LOG_LEVEL);
+const metrics = scanMetrics(createMetrics(SERVICES.scan));
 const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
 const credentials = new SecretsManagerCredentialSource(
   new SecretsManagerClient({ region: config.AWS_REGION }),
@@ -25,14 +31,21 @@ const { scanner, lease } = createScanner({
   credentials,
   clock: systemClock,
   log,
+  events: metrics,
 });
+const handOver = new LambdaScanTrigger(
+  new LambdaClient({ region: config.AWS_REGION }),
+  config.AWS_LAMBDA_FUNCTION_NAME,
+  log,
+);
 
-/** Stop this long before the Lambda deadline: a sweep in flight and the logout must fit in it. */
-const DEADLINE_MARGIN_MS = 20_000;
-/** After a kick from start, wait this long for the new check to show in the (eventually consistent) index. */
-const KICK_IDLE_GRACE_MS = 10_000;
+/** Stop this long before the Lambda deadline: a sweep in flight and the logouts must fit in it. */
+export const DEADLINE_MARGIN_MS = 20_000;
+/** After a new check, wait this long for it to show in the (eventually consistent) index before giving up. */
+const NEW_CHECK_IDLE_GRACE_MS = 10_000;
 
-export const handler = middy(async (event: { kick?: boolean } | undefined, context: Context) => {
+export const handler = middy(async (event: unknown, context: Context) => {
+  const wake = wakeOf(event);
   const report = await runScanLoop(
     { scanner, lease, clock: systemClock, log },
     {
@@ -40,9 +53,14 @@ export const handler = middy(async (event: { kick?: boolean } | undefined, conte
       intervalMs: config.SCAN_INTERVAL_MS,
       deadline: Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
       leaseTtlMs: config.SCAN_INTERVAL_MS * 5 + DEADLINE_MARGIN_MS,
-      idleGraceMs: event?.kick === true ? KICK_IDLE_GRACE_MS : 0,
+      idleGraceMs: wake === 'schedule' ? 0 : NEW_CHECK_IDLE_GRACE_MS,
     },
+    undefined,
+    () => metrics.flush(),
   );
-  log.info('scan loop ended', { ...report });
+  metrics.flush();
+  // Checks are still active but this invocation is out of time: a fresh one continues without waiting a minute.
+  if (report.stoppedBecause === 'deadline') await handOver.kick();
+  log.info('scan loop ended', { wake, ...report });
   return report;
 });

@@ -6,6 +6,8 @@ const apiEnv = z.object({
   AWS_REGION: z.string().min(1),
   DYNAMODB_ENDPOINT: z.url().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** Set by the Lambda runtime only: switches logs and metrics to Powertools. */
+  AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
 });
 
 export type ApiConfig = z.infer<typeof apiEnv>;

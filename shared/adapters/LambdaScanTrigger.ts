@@ -4,7 +4,6 @@ import type { ScanTrigger } from '../domain/ports';
 import type { Logger } from '../log';
 import { HAND_OVER_EVENT } from '../scanner/scanEvent';
 
-
 export class LambdaScanTrigger implements ScanTrigger {
   constructor(
     private readonly client: LambdaClient,

@@ -7,7 +7,6 @@ import { mailboxCredentialsSchema } from '../adapters/credentials/credentialsFil
 /** One test account: its registration (provider, scope, active) plus the credentials only the scanner reads. */
 export const localAccountSchema = mailboxCredentialsSchema
   .extend({
-    provider: z.string().default('imap'),
     scope: z.string().default('default'),
     active: z.boolean().default(true),
   })

@@ -4,10 +4,12 @@ import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
+import { createMetrics, createPowertoolsLogger, emitNow } from '../adapters/telemetry/powertools';
 import { loadApiConfig } from '../config';
 import { type Clock, systemClock } from '../domain/clock';
 import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
 import { createLogger, type Logger } from '../log';
+import { SERVICES } from '../telemetry/metrics';
 
 export interface ApiDeps {
   keys: ApiKeyStore;
@@ -20,6 +22,7 @@ export interface ApiDeps {
    * on every new check, so start needs no permission beyond the table.
    */
   trigger?: ScanTrigger | undefined;
+  onStarted?: (() => void) | undefined;
 }
 
 let memo: ApiDeps | undefined;
@@ -29,13 +32,19 @@ export const apiDeps = (): ApiDeps => {
   if (memo) return memo;
   const config = loadApiConfig();
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
-  const log = createLogger('api', config.LOG_LEVEL);
+  // On Lambda: Powertools logs and EMF metrics. Elsewhere (npm start, tests): plain JSON lines and no metrics.
+  const onLambda = config.AWS_LAMBDA_FUNCTION_NAME !== undefined;
+  const log = onLambda
+    ? createPowertoolsLogger(SERVICES.api, config.LOG_LEVEL)
+    : createLogger('api', config.LOG_LEVEL);
+  const metrics = onLambda ? createMetrics(SERVICES.api) : undefined;
   memo = {
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
     checks: new DynamoCheckStore(client, config.TABLE_NAME),
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
     clock: systemClock,
     log,
+    onStarted: metrics && (() => emitNow(metrics, 'checksStarted', 1)),
   };
   return memo;
 };

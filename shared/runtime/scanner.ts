@@ -12,7 +12,7 @@ import {
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { CredentialSource } from '../scanner/ports';
-import { Scanner, type ScannerDeps } from '../scanner/Scanner';
+import { type ScanEvents, Scanner } from '../scanner/Scanner';
 
 export const SCANNER_LEASE = 'scanner';
 
@@ -24,7 +24,7 @@ export interface ScannerParts {
   log: Logger;
   timeouts?: ImapTimeouts;
   onCommand?: CommandListener;
-  onPlacement?: ScannerDeps['onPlacement'];
+  events?: ScanEvents;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
@@ -35,7 +35,7 @@ export const createScanner = (parts: ScannerParts) => ({
     connector: new ImapConnector(parts.log, parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS, parts.onCommand),
     clock: parts.clock,
     log: parts.log,
-    ...(parts.onPlacement ? { onPlacement: parts.onPlacement } : {}),
+    ...(parts.events ? { events: parts.events } : {}),
   }),
   lease: new DynamoLease(parts.client, parts.tableName, SCANNER_LEASE),
 });

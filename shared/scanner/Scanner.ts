@@ -13,12 +13,16 @@ import type {
   FolderCursor,
   FolderState,
   MailboxConnector,
+  MailboxCredentials,
   MailboxSession,
+  SettledCheck,
 } from './ports';
 
 /** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
 export const LOOKBACK_MS = 10 * 60 * 1000;
 const MAX_BACKOFF_MS = 60_000;
+/** Completions and timeouts are counted this often; they only feed metrics, so a few seconds late is fine. */
+const SETTLE_EVERY_MS = 15_000;
 
 export interface ScannerDeps {
   checks: ActiveChecks & Pick<CheckStore, 'recordResult'>;
@@ -27,13 +31,25 @@ export interface ScannerDeps {
   connector: MailboxConnector;
   clock: Clock;
   log: Logger;
-  /** Told about every tagged copy found, recorded or not; for metrics and tests. */
-  onPlacement?: (placement: Placement) => void;
+  /** Told what the scanner does, for metrics and tests; every hook is optional. */
+  events?: ScanEvents;
+}
+
+export interface ScanEvents {
+  /** Every tagged copy found, recorded or not. */
+  placed?(placement: Placement): void;
+  /** Every account sweep, successful or not. */
+  swept?(sweep: AccountSweep): void;
+  /** Every tick, with the number of checks still waiting. */
+  ticked?(tick: { activeChecks: number; pendingAccounts: number }): void;
+  /** Every check this scanner settled as complete or timed out (each check is settled once, by one scanner). */
+  settled?(check: SettledCheck): void;
 }
 
 export interface Placement {
   checkId: string;
   email: string;
+  provider: string;
   folder: string;
   category: DetectedCategory;
   outcome: RecordOutcome;
@@ -55,6 +71,9 @@ export interface AccountSweep {
   foldersRead: number;
   messagesFetched: number;
   placements: number;
+  durationMs: number;
+  /** Sweeps of this account that failed in a row, this one included; 0 after a success. */
+  consecutiveFailures: number;
 }
 
 interface AccountState {
@@ -69,14 +88,20 @@ interface AccountState {
 export class Scanner {
   private readonly accounts = new Map<string, AccountState>();
   private readonly inflight = new Set<Promise<AccountSweep>>();
+  private lastSettle = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: ScannerDeps) {}
 
   /** Starts a sweep of every account that a live check still waits for, without waiting for any of them. */
   async tick(): Promise<TickReport> {
     const now = this.deps.clock.now();
+    if (now - this.lastSettle >= SETTLE_EVERY_MS) {
+      this.lastSettle = now;
+      for (const settled of await this.deps.checks.settle(now)) this.deps.events?.settled?.(settled);
+    }
     const active = await this.deps.checks.listActive(now);
     const pending = new Set(active.flatMap((check) => check.pending));
+    this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
     const started: Promise<AccountSweep>[] = [];
     for (const email of pending) {
       const state = this.stateOf(email);
@@ -120,7 +145,16 @@ export class Scanner {
   }
 
   private async sweepAccount(email: string, state: AccountState): Promise<AccountSweep> {
-    const report: AccountSweep = { email, ok: false, foldersRead: 0, messagesFetched: 0, placements: 0 };
+    const startedAt = Date.now();
+    const report: AccountSweep = {
+      email,
+      ok: false,
+      foldersRead: 0,
+      messagesFetched: 0,
+      placements: 0,
+      durationMs: 0,
+      consecutiveFailures: 0,
+    };
     try {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
@@ -133,7 +167,13 @@ export class Scanner {
         if (!read) continue;
         report.foldersRead++;
         report.messagesFetched += read.messages.length;
-        report.placements += await this.place(email, session, folder.category, read.messages, folder.path);
+        report.placements += await this.place(
+          credentials,
+          session,
+          folder.category,
+          read.messages,
+          folder.path,
+        );
         // Results are written before the cursor moves, so a crash in between re-reads, never skips.
         await this.deps.cursors.put(email, folder.path, read.cursor);
         state.cursors.set(folder.path, read.cursor);
@@ -155,6 +195,9 @@ export class Scanner {
         code: (error as { code?: unknown }).code,
       });
     }
+    report.durationMs = Date.now() - startedAt;
+    report.consecutiveFailures = state.failures;
+    this.deps.events?.swept?.(report);
     return report;
   }
 
@@ -181,7 +224,7 @@ export class Scanner {
   }
 
   private async place(
-    email: string,
+    { email, provider }: MailboxCredentials,
     session: MailboxSession,
     folderCategory: DetectedCategory,
     messages: FetchedHeaders[],
@@ -199,9 +242,10 @@ export class Scanner {
         session.gmail && folderCategory === 'primary' ? (tabs.get(message.uid) ?? 'unknown') : folderCategory;
       const now = this.deps.clock.now();
       const outcome = await this.deps.checks.recordResult(checkId, email, category, now);
-      this.deps.onPlacement?.({
+      this.deps.events?.placed?.({
         checkId,
         email,
+        provider,
         folder: path,
         category,
         outcome,

@@ -14,6 +14,8 @@ export type MailboxAuth = { user: string; pass: string };
 
 export interface MailboxCredentials {
   email: string;
+  /** gmail, outlook, imap, …: for metrics by provider and, later, provider presets. */
+  provider: string;
   imap: MailboxServer;
   auth: MailboxAuth;
   /** Folder name -> category, overriding discovery. */
@@ -74,9 +76,20 @@ export interface PendingAccounts {
   pending: string[];
 }
 
+export interface SettledCheck {
+  checkId: string;
+  status: 'complete' | 'timeout';
+  createdAt: number;
+}
+
 export interface ActiveChecks {
   /** Checks still within their active minutes at `now`, with the accounts still pending in each. */
   listActive(now: number): Promise<PendingAccounts[]>;
+  /**
+   * Marks every check of the last 10 minutes that has become complete or timed out as settled, each exactly once
+   * (a conditional write), and returns the ones this call settled: for counting completions and timeouts.
+   */
+  settle(now: number): Promise<SettledCheck[]>;
 }
 
 export interface Lease {

@@ -40,6 +40,8 @@ export const runScanLoop = async (
   deps: { scanner: Scanner; lease: Lease; clock: Clock; log: Logger },
   options: ScanLoopOptions,
   signal?: AbortSignal,
+  /** Called after every tick, e.g. to publish buffered metrics from a long loop. */
+  afterTick?: () => void,
 ): Promise<ScanLoopReport> => {
   const { scanner, lease, clock, log } = deps;
   if (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
@@ -56,6 +58,7 @@ export const runScanLoop = async (
       }
       const tick = await scanner.tick();
       ticks++;
+      afterTick?.();
       if (tick.activeChecks > 0) idleSince = undefined;
       else {
         idleSince ??= Date.now();

@@ -65,7 +65,8 @@ export const METRICS = {
     name: 'ImapConsecutiveFailures',
     unit: 'Count',
     service: 'scan',
-    description: 'How many sweeps in a row an account has failed, emitted on each failure; alarm on its maximum',
+    description:
+      'How many sweeps in a row an account has failed, emitted on each failure; alarm on its maximum',
   },
   sweepDuration: {
     name: 'SweepDuration',

@@ -13,6 +13,8 @@ export interface StartCheckDeps {
   clock: Clock;
   newId?: () => string;
   trigger?: ScanTrigger | undefined;
+  /** Told about every started check, e.g. to count them. */
+  onStarted?: ((check: StartedCheck) => void) | undefined;
 }
 
 export interface StartedCheck {
@@ -34,7 +36,12 @@ export const startCheck = async (deps: StartCheckDeps, principal: Principal): Pr
     try {
       await deps.checks.create(check);
       await deps.trigger?.kick();
-      return { check_id: check.checkId, accounts: emails.map((email) => tagAddress(email, check.checkId)) };
+      const started = {
+        check_id: check.checkId,
+        accounts: emails.map((email) => tagAddress(email, check.checkId)),
+      };
+      deps.onStarted?.(started);
+      return started;
     } catch (error) {
       if (!(error instanceof ConflictError) || attempt >= ID_ATTEMPTS) throw error;
     }

@@ -9,7 +9,7 @@ import { newCheckId } from '../../shared/domain/checkId';
 import { ManualClock } from '../../shared/domain/clock';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
-import type { CursorStore, FolderCursor, PendingAccounts } from '../../shared/scanner/ports';
+import type { CursorStore, FolderCursor, PendingAccounts, SettledCheck } from '../../shared/scanner/ports';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
 import {
   type GmailTabName,
@@ -37,6 +37,11 @@ class FakeChecks {
         pending: accounts.filter((email) => !this.recorded.has(`${checkId} ${email}`)),
       }))
       .filter((check) => check.pending.length > 0);
+  }
+
+  /** Completion and timeout counting is DynamoDB's business; nothing to settle here. */
+  async settle(_now: number): Promise<SettledCheck[]> {
+    return [];
   }
 
   async recordResult(
@@ -114,6 +119,7 @@ const setUp = async (
           ACCOUNT,
           {
             email: ACCOUNT,
+            provider: 'gmail',
             imap: { host: server.host, port: server.port, secure: false },
             auth: { user: ACCOUNT, pass },
             folders: {},
@@ -294,7 +300,15 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     const reports: AccountSweep[] = await scanner.sweepOnce();
 
     expect(reports).toEqual([
-      { email: ACCOUNT, ok: false, foldersRead: 0, messagesFetched: 0, placements: 0 },
+      {
+        email: ACCOUNT,
+        ok: false,
+        foldersRead: 0,
+        messagesFetched: 0,
+        placements: 0,
+        durationMs: expect.any(Number),
+        consecutiveFailures: 1,
+      },
     ]);
     expect(server.commands.filter((command) => command.startsWith('LOGIN '))).toHaveLength(1);
     expect(server.commands.some((command) => command.startsWith('LIST '))).toBe(false);

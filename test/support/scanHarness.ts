@@ -7,6 +7,7 @@ import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import type { LocalAccount } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import { createScanner } from '../../shared/runtime/scanner';
+import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from './clocks';
@@ -18,6 +19,7 @@ export const FAST_TIMEOUTS: ImapTimeouts = { connectMs: 1000, greetingMs: 3000, 
 export interface ScanHarness {
   service: TestService & { clock: OffsetClock };
   placements: Placement[];
+  settled: SettledCheck[];
   commands: { account: string; command: string }[];
   /** Everything the scanner logged, parsed, with the time it was written. */
   logs: { at: number; message: string; account?: string; error?: string }[];
@@ -41,6 +43,7 @@ export const startScanHarness = async (accounts: LocalAccount[]): Promise<ScanHa
   }
   const credentials = new StaticCredentialSource(indexCredentials(accounts));
   const placements: Placement[] = [];
+  const settled: SettledCheck[] = [];
   const commands: { account: string; command: string }[] = [];
   const logs: ScanHarness['logs'] = [];
   const log = createLogger('test-scan', 'debug', (line) =>
@@ -56,11 +59,12 @@ export const startScanHarness = async (accounts: LocalAccount[]): Promise<ScanHa
       log,
       timeouts: FAST_TIMEOUTS,
       onCommand: (account, command) => commands.push({ account, command }),
-      onPlacement: (placement) => placements.push(placement),
+      events: { placed: (placement) => placements.push(placement), settled: (check) => settled.push(check) },
     });
   return {
     service,
     placements,
+    settled,
     commands,
     logs,
     newScanner,

@@ -6,6 +6,7 @@ import type { MailboxCredentials } from '../../scanner/ports';
 
 export const mailboxCredentialsSchema = z.object({
   email: z.string().min(3),
+  provider: z.string().default('imap'),
   imap: z.strictObject({
     host: z.string().min(1),
     port: z.number().int().min(1).max(65535),
@@ -24,6 +25,7 @@ export type StoredCredentials = z.infer<typeof mailboxCredentialsSchema>;
 
 export const toMailboxCredentials = (stored: StoredCredentials): MailboxCredentials => ({
   email: normaliseAccountEmail(stored.email),
+  provider: stored.provider,
   imap: stored.imap,
   auth: stored.auth,
   folders: stored.folders as Record<string, DetectedCategory>,

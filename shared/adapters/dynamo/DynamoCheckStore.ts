@@ -2,9 +2,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
-import { activeCutoff, type Check } from '../../domain/check';
+import { activeCutoff, type Check, isActive } from '../../domain/check';
+import { RETENTION_MS } from '../../domain/limits';
 import type { CheckStore, RecordOutcome } from '../../domain/ports';
-import type { ActiveChecks, PendingAccounts } from '../../scanner/ports';
+import type { ActiveChecks, PendingAccounts, SettledCheck } from '../../scanner/ports';
 import {
   CHECKS_BY_TIME,
   checkFromItem,
@@ -90,5 +91,49 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks {
       }
     }
     return active;
+  }
+
+  async settle(now: number): Promise<SettledCheck[]> {
+    const { index } = TABLE_SCHEMA;
+    const candidates: { checkId: string; createdAt: number; status: SettledCheck['status'] }[] = [];
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#pk = :pk AND #sk >= :from',
+        FilterExpression: 'attribute_not_exists(settledAs)',
+        ProjectionExpression: 'checkId, createdAt, emails, received',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': CHECKS_BY_TIME, ':from': checkTimeSortKey(now - RETENTION_MS) },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
+        const total = Array.isArray(item.emails) ? item.emails.length : 0;
+        const status = check.received >= total ? 'complete' : isActive(check, now) ? undefined : 'timeout';
+        if (status) candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status });
+      }
+    }
+    const settled: SettledCheck[] = [];
+    for (const candidate of candidates) {
+      try {
+        // Once per check, whichever scanner gets there first: the metric it feeds must not double-count.
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: checkKey(candidate.checkId),
+            UpdateExpression: 'SET settledAs = :status, settledAt = :now',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
+            ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
+          }),
+        );
+        settled.push(candidate);
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    return settled;
   }
 }

@@ -1,0 +1,63 @@
+// Owns Powertools on Lambda: structured logs through its Logger and metrics as CloudWatch EMF, named only from
+// shared/telemetry/metrics.ts.
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Logger } from '../../log';
+import type { ScanEvents } from '../../scanner/Scanner';
+import { METRICS, METRICS_NAMESPACE, type MetricKey } from '../../telemetry/metrics';
+
+export const createPowertoolsLogger = (service: string, level: string): Logger => {
+  const logger = new PowertoolsLogger({ serviceName: service, logLevel: level.toUpperCase() as 'INFO' });
+  return {
+    debug: (message, fields) => logger.debug(message, fields ?? {}),
+    info: (message, fields) => logger.info(message, fields ?? {}),
+    warn: (message, fields) => logger.warn(message, fields ?? {}),
+    error: (message, fields) => logger.error(message, fields ?? {}),
+  };
+};
+
+export const createMetrics = (service: string): Metrics =>
+  new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service });
+
+const unitOf = (key: MetricKey) =>
+  METRICS[key].unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count;
+
+/** Adds one value of a metric; a metric with its own dimension goes out at once as its own EMF record. */
+export const emit = (metrics: Metrics, key: MetricKey, value: number, dimensionValue?: string): void => {
+  const spec = METRICS[key];
+  if ('dimension' in spec && dimensionValue !== undefined) {
+    metrics
+      .singleMetric()
+      .addDimension(spec.dimension, dimensionValue)
+      .addMetric(spec.name, unitOf(key), value);
+    return;
+  }
+  metrics.addMetric(spec.name, unitOf(key), value);
+};
+
+/** Emits one value as its own EMF record at once, for short invocations that do not flush a buffer. */
+export const emitNow = (metrics: Metrics, key: MetricKey, value: number): void => {
+  metrics.singleMetric().addMetric(METRICS[key].name, unitOf(key), value);
+};
+
+/** The scanner's events as metrics; call flush() after each tick so a long loop does not sit on them. */
+export const scanMetrics = (metrics: Metrics): Required<ScanEvents> & { flush(): void } => ({
+  placed: (placement) => {
+    if (placement.outcome !== 'recorded') return;
+    emit(metrics, 'messagesByCategory', 1, placement.category);
+    emit(metrics, 'messagesByProvider', 1, placement.provider);
+    emit(metrics, 'detectionLatency', Math.max(0, placement.recordedAt - placement.deliveredAt));
+  },
+  swept: (sweep) => {
+    emit(metrics, 'sweepDuration', sweep.durationMs);
+    if (!sweep.ok) {
+      emit(metrics, 'imapFailures', 1, sweep.email);
+      emit(metrics, 'consecutiveImapFailures', sweep.consecutiveFailures);
+    }
+  },
+  ticked: ({ activeChecks }) => emit(metrics, 'activeChecks', activeChecks),
+  settled: (check) => emit(metrics, check.status === 'complete' ? 'checksCompleted' : 'checksTimedOut', 1),
+  flush: () => {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  },
+});

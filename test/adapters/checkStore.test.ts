@@ -1,0 +1,60 @@
+// The check store on a real dynalite: the active index, exactly-once results and exactly-once settling.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/domain/clock';
+import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
+import { startTestService, type TestService } from '../support/testService';
+
+let service: TestService & { clock: ManualClock };
+beforeAll(async () => {
+  service = await startTestService(new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)));
+  await service.addAccounts({ email: 'a@mail.test' }, { email: 'b@mail.test' });
+});
+afterAll(async () => service.close());
+
+const start = async () => {
+  const key = await service.issueKey('default');
+  const response = await service.request('POST', '/api/spam-check/start', { authorization: `Bearer ${key}` });
+  return (response.body as { check_id: string }).check_id;
+};
+
+describe('DynamoCheckStore', () => {
+  it('lists a check as active with its pending accounts until it completes or its 5 minutes pass', async () => {
+    const checks = service.deps.checks as typeof service.deps.checks & {
+      listActive(now: number): Promise<{ checkId: string; pending: string[] }[]>;
+    };
+    const id = await start();
+    const mine = async () =>
+      (await checks.listActive(service.clock.now())).find((check) => check.checkId === id);
+    expect((await mine())?.pending).toEqual(['a@mail.test', 'b@mail.test']);
+    await checks.recordResult(id, 'a@mail.test', 'spam', service.clock.now());
+    expect((await mine())?.pending).toEqual(['b@mail.test']);
+    service.clock.advance(ACTIVE_MS + 1);
+    expect(await mine()).toBeUndefined();
+  });
+
+  it('settles each check once: complete as soon as every account is in, timeout after 5 minutes', async () => {
+    service.clock.set(Date.UTC(2026, 10, 22, 13, 0, 0));
+    const store = service.deps.checks as typeof service.deps.checks & {
+      settle(now: number): Promise<{ checkId: string; status: string }[]>;
+    };
+    const complete = await start();
+    const late = await start();
+    await store.recordResult(complete, 'a@mail.test', 'primary', service.clock.now());
+    await store.recordResult(complete, 'b@mail.test', 'updates', service.clock.now());
+    await store.recordResult(late, 'a@mail.test', 'primary', service.clock.now());
+
+    const first = await store.settle(service.clock.now());
+    expect(first.filter((c) => [complete, late].includes(c.checkId))).toEqual([
+      expect.objectContaining({ checkId: complete, status: 'complete' }),
+    ]);
+    expect((await store.settle(service.clock.now())).map((c) => c.checkId)).not.toContain(complete);
+
+    service.clock.advance(ACTIVE_MS + 1);
+    const [a, b] = await Promise.all([store.settle(service.clock.now()), store.settle(service.clock.now())]);
+    const timedOut = [...a, ...b].filter((c) => c.checkId === late);
+    expect(timedOut).toEqual([expect.objectContaining({ checkId: late, status: 'timeout' })]);
+
+    service.clock.advance(RETENTION_MS);
+    expect(await store.settle(service.clock.now())).toEqual([]);
+  });
+});
