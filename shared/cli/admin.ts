@@ -1,11 +1,15 @@
-// Owns `npm run admin -- …`: the operator's commands for API keys and the account registry, on the local store.
+// Owns `npm run admin -- …`: the operator's commands for API keys and the account registry, on the local store
+// or, with --table, on a deployed stack's DynamoDB table.
 import { parseArgs } from 'node:util';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { type ApiKey, generateApiKey, isUsable, newApiKeyRecord } from '../domain/apiKey';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
-import { ensureTable } from '../local/bootstrap';
+import { ensureTable, syncAccounts } from '../local/bootstrap';
+import { readLocalConfig } from '../local/localConfig';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
 import { parseExpiry } from './duration';
 import { formatTable } from './table';
@@ -17,9 +21,13 @@ const USAGE = `usage: npm run admin -- <command> [options]
   keys list               label, scope, created, expiry and state of every key (never the key)
   keys revoke <key-id>    revoke a key at once
   accounts list           the registered test accounts (non-secret fields)
+  accounts sync <file>    make the registry hold exactly the accounts of a config/credentials file
+                          ({"accounts": [...]}, the format of config/local.json); secrets are not stored
 
-options: --json  machine-readable output
-env:     DATA_DIR  the local store (default .data); shared with a running npm start`;
+options: --json            machine-readable output
+         --table NAME      a deployed stack's table (the TableName output) instead of the local store;
+         --region R        its region (default: AWS_REGION); AWS credentials come from the usual places
+env:     DATA_DIR          the local store (default .data); shared with a running npm start`;
 
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
 
@@ -38,6 +46,24 @@ const keyJson = (key: ApiKey, now: number) => ({
   state: keyState(key, now),
 });
 
+interface AdminStore {
+  client: DynamoDBDocumentClient;
+  table: string;
+  close(): Promise<void>;
+}
+
+const openAdminStore = async (table: string | undefined, region: string | undefined): Promise<AdminStore> => {
+  if (table) {
+    const awsRegion = region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+    if (!awsRegion) throw new InvalidInputError('--table needs --region (or AWS_REGION)');
+    const client = createDocumentClient({ region: awsRegion });
+    return { client, table, close: async () => client.destroy() };
+  }
+  const local = await openLocalStore(process.env.DATA_DIR ?? '.data');
+  await ensureTable(local.client, LOCAL_TABLE);
+  return { client: local.client, table: LOCAL_TABLE, close: () => local.close() };
+};
+
 export const runAdmin = async (argv: string[], out: (text: string) => void): Promise<number> => {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -47,6 +73,8 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
       label: { type: 'string' },
       expires: { type: 'string' },
       json: { type: 'boolean', default: false },
+      table: { type: 'string' },
+      region: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -55,11 +83,10 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
     out(USAGE);
     return values.help ? 0 : 2;
   }
-  const store = await openLocalStore(process.env.DATA_DIR ?? '.data');
+  const store = await openAdminStore(values.table, values.region);
   try {
-    await ensureTable(store.client, LOCAL_TABLE);
-    const keys = new DynamoApiKeyStore(store.client, LOCAL_TABLE);
-    const accounts = new DynamoAccountRegistry(store.client, LOCAL_TABLE);
+    const keys = new DynamoApiKeyStore(store.client, store.table);
+    const accounts = new DynamoAccountRegistry(store.client, store.table);
     const now = systemClock.now();
     const command = `${noun} ${verb ?? ''}`.trim();
     switch (command) {
@@ -112,6 +139,17 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
           values.json
             ? JSON.stringify(await accounts.list())
             : formatTable(rows, ['email', 'provider', 'scope', 'active']),
+        );
+        return 0;
+      }
+      case 'accounts sync': {
+        const file = rest[0];
+        if (!file) throw new InvalidInputError('accounts sync needs a file ({"accounts": [...]})');
+        const count = await syncAccounts(accounts, readLocalConfig(file));
+        out(
+          values.json
+            ? JSON.stringify({ accounts: count })
+            : `the registry now holds the ${count} account(s) of ${file}`,
         );
         return 0;
       }

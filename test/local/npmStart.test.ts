@@ -99,6 +99,28 @@ describe('npm start', () => {
     expect(run.stderr).toMatch(/bad\.json is not a valid local config: accounts\.0\.imap/);
   });
 
+  it('admin syncs the registry to an accounts file, taking no secret into the table', async () => {
+    const adminEnv = { ...env, DATA_DIR: join(dir, 'sync-data') };
+    const file = join(dir, 'sync.json');
+    const entry = (email: string) => ({
+      email,
+      provider: 'gmail',
+      scope: 'acme',
+      imap: { host: 'imap.gmail.com', port: 993, secure: true },
+      auth: { user: email, pass: 'app-password-not-for-the-table' },
+    });
+    writeFileSync(file, JSON.stringify({ accounts: [entry('One@Example.com'), entry('two@example.com')] }));
+    const synced = await runEntry(ADMIN, ['accounts', 'sync', file, '--json'], adminEnv);
+    expect(JSON.parse(synced.stdout)).toEqual({ accounts: 2 });
+    writeFileSync(file, JSON.stringify({ accounts: [entry('two@example.com')] }));
+    await runEntry(ADMIN, ['accounts', 'sync', file], adminEnv);
+    const listed = await runEntry(ADMIN, ['accounts', 'list', '--json'], adminEnv);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { email: 'two@example.com', provider: 'gmail', scope: 'acme', active: true },
+    ]);
+    expect(listed.stdout).not.toContain('app-password');
+  });
+
   it('admin answers usage errors with exit code 2 and one clear line', async () => {
     const run = await runEntry(ADMIN, ['keys', 'revoke', 'nosuchkey'], {
       ...env,
