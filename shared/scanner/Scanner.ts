@@ -23,6 +23,8 @@ export const LOOKBACK_MS = 10 * 60 * 1000;
 const MAX_BACKOFF_MS = 60_000;
 /** Completions and timeouts are counted this often; they only feed metrics, so a few seconds late is fine. */
 const SETTLE_EVERY_MS = 15_000;
+/** How long close() waits for sweeps in flight; with the logout bound it stays well inside the Lambda's margin. */
+const CLOSE_GRACE_MS = 5000;
 
 export interface ScannerDeps {
   checks: ActiveChecks & Pick<CheckStore, 'recordResult'>;
@@ -89,6 +91,8 @@ export class Scanner {
   private readonly accounts = new Map<string, AccountState>();
   private readonly inflight = new Set<Promise<AccountSweep>>();
   private lastSettle = Number.NEGATIVE_INFINITY;
+  /** Aborted by close() to end connection attempts still waiting on a server; replaced so the scanner is reusable. */
+  private closing = new AbortController();
 
   constructor(private readonly deps: ScannerDeps) {}
 
@@ -128,11 +132,20 @@ export class Scanner {
     await Promise.allSettled([...this.inflight]);
   }
 
-  async close(): Promise<void> {
-    await this.settle();
+  /**
+   * Lets sweeps in flight finish for up to `graceMs`, then closes every session, which also ends any sweep still
+   * stuck on a slow server: the Lambda deadline must hold whatever a mailbox does.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settle(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
     const sessions = [...this.accounts.values()].flatMap((state) => (state.session ? [state.session] : []));
     this.accounts.clear();
+    this.closing.abort();
     await Promise.allSettled(sessions.map((session) => session.close()));
+    await this.settle();
+    this.closing = new AbortController();
   }
 
   private stateOf(email: string): AccountState {
@@ -158,7 +171,7 @@ export class Scanner {
     try {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
-      state.session ??= await this.deps.connector.open(credentials);
+      state.session ??= await this.deps.connector.open(credentials, this.closing.signal);
       const session = state.session;
       const folders = await session.folders();
       for (const folder of scanFolders(folders, credentials.folders)) {

@@ -57,7 +57,8 @@ export interface MailboxSession {
 }
 
 export interface MailboxConnector {
-  open(credentials: MailboxCredentials): Promise<MailboxSession>;
+  /** Connects and logs in; aborting `signal` ends a connection attempt still waiting on the server. */
+  open(credentials: MailboxCredentials, signal?: AbortSignal): Promise<MailboxSession>;
 }
 
 export interface FolderCursor {

@@ -26,6 +26,7 @@ export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs
 // Header blocks beyond this are not read at all; the parser refuses anything over 1 MB anyway.
 const MAX_LITERAL_BYTES = 4 * 1024 * 1024;
 const DAY_MS = 86_400_000;
+const LOGOUT_WAIT_MS = 2000;
 /** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
 const MAX_FIRST_SIGHT_MESSAGES = 500;
 
@@ -44,7 +45,7 @@ export class ImapConnector implements MailboxConnector {
     private readonly onCommand?: CommandListener,
   ) {}
 
-  async open(credentials: MailboxCredentials): Promise<MailboxSession> {
+  async open(credentials: MailboxCredentials, signal?: AbortSignal): Promise<MailboxSession> {
     const account = credentials.email;
     const onCommand = this.onCommand;
     const options: ImapFlowOptions = {
@@ -73,11 +74,16 @@ export class ImapConnector implements MailboxConnector {
     client.on('error', (error: Error) =>
       this.log.debug('imap connection error', { account, error: error.message }),
     );
+    const abort = () => client.close();
+    signal?.addEventListener('abort', abort, { once: true });
     try {
+      if (signal?.aborted) throw new Error('scanner closing');
       await client.connect();
     } catch (error) {
       client.close();
       throw error;
+    } finally {
+      signal?.removeEventListener('abort', abort);
     }
     return new ImapSession(client);
   }
@@ -148,11 +154,14 @@ class ImapSession implements MailboxSession {
   }
 
   async close(): Promise<void> {
-    try {
-      await this.client.logout();
-    } catch {
-      this.client.close();
-    }
+    // LOGOUT politely, but never wait on a server that has stopped answering.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.client.logout().catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, LOGOUT_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    this.client.close();
   }
 
   private async withFolder<T>(path: string, read: () => Promise<T>): Promise<T> {
