@@ -5,7 +5,8 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { SecretsManagerCredentialSource } from '../shared/adapters/credentials/SecretsManagerCredentialSource';
+import { AccountEntriesCredentialSource } from '../shared/adapters/credentials/AccountEntriesCredentialSource';
+import { SecretAccountEntries } from '../shared/adapters/credentials/accountEntries';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { LambdaScanTrigger } from '../shared/adapters/LambdaScanTrigger';
 import { createMetrics, createPowertoolsLogger, scanMetrics } from '../shared/adapters/telemetry/powertools';
@@ -20,9 +21,8 @@ const config = loadScanConfig();
 const log = createPowertoolsLogger(SERVICES.scan, config.LOG_LEVEL);
 const metrics = scanMetrics(createMetrics(SERVICES.scan));
 const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
-const credentials = new SecretsManagerCredentialSource(
-  new SecretsManagerClient({ region: config.AWS_REGION }),
-  config.CREDENTIALS_SECRET_ID,
+const credentials = new AccountEntriesCredentialSource(
+  new SecretAccountEntries(new SecretsManagerClient({ region: config.AWS_REGION }), config.CREDENTIALS_SECRET_ID),
   systemClock,
 );
 const { scanner, lease } = createScanner({

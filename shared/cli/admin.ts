@@ -1,7 +1,13 @@
 // Owns `npm run admin -- …`: the operator's commands for API keys and the account registry, on the local store
 // or, with --table, on a deployed stack's DynamoDB table.
 import { parseArgs } from 'node:util';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  type AccountEntries,
+  FileAccountEntries,
+  SecretAccountEntries,
+} from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
@@ -11,7 +17,9 @@ import { InvalidInputError } from '../domain/errors';
 import { ensureTable, syncAccounts } from '../local/bootstrap';
 import { readLocalConfig } from '../local/localConfig';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
+import { addAccount, removeAccount, setActive, testAccount } from './accountCommands';
 import { parseExpiry } from './duration';
+import { readSecret } from './prompt';
 import { formatTable } from './table';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -21,13 +29,26 @@ const USAGE = `usage: npm run admin -- <command> [options]
   keys list               label, scope, created, expiry and state of every key (never the key)
   keys revoke <key-id>    revoke a key at once
   accounts list           the registered test accounts (non-secret fields)
+  accounts add <email> --host H [--port N] [--no-secure] [--user U] [--provider P] [--scope S]
+                       [--folder Name=category …] [--inactive] [--password-stdin]
+                          register a mailbox and store its credentials; the password is asked for
+                          (hidden), or read from stdin with --password-stdin, never taken from argv
+  accounts disable|enable|remove <email>
+  accounts test <email> [--send-via smtp://host:port] [--wait 60]
+                          log in, show each folder's category, X-GM-EXT-1 and the round trip; with
+                          --send-via, deliver one plus-addressed message and watch for it (an account
+                          that never receives it is switched off; exit 4)
   accounts sync <file>    make the registry hold exactly the accounts of a config/credentials file
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored
 
 options: --json            machine-readable output
          --table NAME      a deployed stack's table (the TableName output) instead of the local store;
-         --region R        its region (default: AWS_REGION); AWS credentials come from the usual places
-env:     DATA_DIR          the local store (default .data); shared with a running npm start`;
+         --secret ID       and its credentials secret (the CredentialsSecretArn output), for accounts add/test;
+         --region R        their region (default: AWS_REGION); AWS credentials come from the usual places
+env:     DATA_DIR          the local store (default .data); shared with a running npm start
+         LOCAL_CONFIG      the local credentials file (default config/local.json)
+
+exit:    0 done, 1 failed, 2 wrong command or input, 4 account test failed`;
 
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
 
@@ -49,19 +70,42 @@ const keyJson = (key: ApiKey, now: number) => ({
 interface AdminStore {
   client: DynamoDBDocumentClient;
   table: string;
+  /** Where credentials live: the local config file, or the deployed stack's secret. */
+  entries: AccountEntries;
   close(): Promise<void>;
 }
 
-const openAdminStore = async (table: string | undefined, region: string | undefined): Promise<AdminStore> => {
+const noSecret: AccountEntries = {
+  read: async () => {
+    throw new InvalidInputError(
+      'this command needs the credentials secret: add --secret (the CredentialsSecretArn output)',
+    );
+  },
+  update: async () => {
+    throw new InvalidInputError(
+      'this command needs the credentials secret: add --secret (the CredentialsSecretArn output)',
+    );
+  },
+};
+
+const openAdminStore = async (
+  table: string | undefined,
+  secret: string | undefined,
+  region: string | undefined,
+): Promise<AdminStore> => {
   if (table) {
     const awsRegion = region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
     if (!awsRegion) throw new InvalidInputError('--table needs --region (or AWS_REGION)');
     const client = createDocumentClient({ region: awsRegion });
-    return { client, table, close: async () => client.destroy() };
+    const entries = secret
+      ? new SecretAccountEntries(new SecretsManagerClient({ region: awsRegion }), secret)
+      : noSecret;
+    return { client, table, entries, close: async () => client.destroy() };
   }
   const local = await openLocalStore(process.env.DATA_DIR ?? '.data');
   await ensureTable(local.client, LOCAL_TABLE);
-  return { client: local.client, table: LOCAL_TABLE, close: () => local.close() };
+  const entries = new FileAccountEntries(process.env.LOCAL_CONFIG ?? 'config/local.json');
+  return { client: local.client, table: LOCAL_TABLE, entries, close: () => local.close() };
 };
 
 export const runAdmin = async (argv: string[], out: (text: string) => void): Promise<number> => {
@@ -74,7 +118,19 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
       expires: { type: 'string' },
       json: { type: 'boolean', default: false },
       table: { type: 'string' },
+      secret: { type: 'string' },
       region: { type: 'string' },
+      provider: { type: 'string', default: 'imap' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      secure: { type: 'boolean', default: true },
+      'no-secure': { type: 'boolean', default: false },
+      user: { type: 'string' },
+      folder: { type: 'string', multiple: true, default: [] },
+      inactive: { type: 'boolean', default: false },
+      'password-stdin': { type: 'boolean', default: false },
+      'send-via': { type: 'string' },
+      wait: { type: 'string', default: '60' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -83,10 +139,16 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
     out(USAGE);
     return values.help ? 0 : 2;
   }
-  const store = await openAdminStore(values.table, values.region);
+  const store = await openAdminStore(values.table, values.secret, values.region);
   try {
     const keys = new DynamoApiKeyStore(store.client, store.table);
     const accounts = new DynamoAccountRegistry(store.client, store.table);
+    const accountContext = { registry: accounts, entries: store.entries, out, json: values.json };
+    const email = rest[0];
+    const needEmail = () => {
+      if (!email) throw new InvalidInputError(`${noun} ${verb} needs an account address`);
+      return email;
+    };
     const now = systemClock.now();
     const command = `${noun} ${verb ?? ''}`.trim();
     switch (command) {
@@ -141,6 +203,35 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
             : formatTable(rows, ['email', 'provider', 'scope', 'active']),
         );
         return 0;
+      }
+      case 'accounts add': {
+        const password = await readSecret(`IMAP password for ${needEmail()}: `, values['password-stdin']);
+        return await addAccount(accountContext, needEmail(), {
+          provider: values.provider,
+          scope: values.scope ?? 'default',
+          host: values.host,
+          port: values.port,
+          secure: values.secure && !values['no-secure'],
+          user: values.user,
+          folders: values.folder,
+          active: !values.inactive,
+          password,
+        });
+      }
+      case 'accounts disable':
+        return await setActive(accountContext, needEmail(), false);
+      case 'accounts enable':
+        return await setActive(accountContext, needEmail(), true);
+      case 'accounts remove':
+        return await removeAccount(accountContext, needEmail());
+      case 'accounts test': {
+        const waitSeconds = Number(values.wait);
+        if (!Number.isFinite(waitSeconds) || waitSeconds <= 0)
+          throw new InvalidInputError('--wait takes seconds, e.g. 60');
+        return await testAccount(accountContext, needEmail(), {
+          sendVia: values['send-via'],
+          waitMs: waitSeconds * 1000,
+        });
       }
       case 'accounts sync': {
         const file = rest[0];

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { indexCredentials } from '../adapters/credentials/credentialsFile';
-import { StaticCredentialSource } from '../adapters/credentials/StaticCredentialSource';
+import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
+import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { parseEnv } from '../config';
@@ -56,7 +56,12 @@ const main = async () => {
   const { scanner, lease } = createScanner({
     client: store.client,
     tableName: LOCAL_TABLE,
-    credentials: new StaticCredentialSource(indexCredentials(config.accounts)),
+    // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
+    credentials: new AccountEntriesCredentialSource(
+      new FileAccountEntries(configPath.path),
+      systemClock,
+      5000,
+    ),
     clock: systemClock,
     log: createLogger('scan', env.LOG_LEVEL),
   });

@@ -1,7 +1,8 @@
 // Mailbox credentials from Secrets Manager: parsed once, cached for a short time, and never echoed in errors.
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
-import { SecretsManagerCredentialSource } from '../../shared/adapters/credentials/SecretsManagerCredentialSource';
+import { AccountEntriesCredentialSource } from '../../shared/adapters/credentials/AccountEntriesCredentialSource';
+import { SecretAccountEntries } from '../../shared/adapters/credentials/accountEntries';
 import { ManualClock } from '../../shared/domain/clock';
 
 const account = (email: string, pass: string) => ({
@@ -23,12 +24,12 @@ const fakeClient = (secret: () => string) => {
   return { client, calls };
 };
 
-describe('SecretsManagerCredentialSource', () => {
+describe('credentials from the Secrets Manager secret', () => {
   it('reads the secret once per minute and finds accounts by normalised address', async () => {
     let value = JSON.stringify({ accounts: [account('Inbox@Example.com', 'app-password-1')] });
     const { client, calls } = fakeClient(() => value);
     const clock = new ManualClock(0);
-    const source = new SecretsManagerCredentialSource(client, 'mailboxes', clock);
+    const source = new AccountEntriesCredentialSource(new SecretAccountEntries(client, 'mailboxes'), clock);
 
     expect((await source.get('inbox@example.com'))?.auth.pass).toBe('app-password-1');
     expect(await source.get('other@example.com')).toBeUndefined();
@@ -48,7 +49,7 @@ describe('SecretsManagerCredentialSource', () => {
         accounts: [{ ...account('a@example.com', 'hunter2-secret'), imap: { host: 'x', port: 'nope' } }],
       }),
     );
-    const source = new SecretsManagerCredentialSource(client, 'mailboxes', new ManualClock(0));
+    const source = new AccountEntriesCredentialSource(new SecretAccountEntries(client, 'mailboxes'), new ManualClock(0));
     const error = await source.get('a@example.com').catch((caught: unknown) => caught as Error);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toContain('accounts.0.imap');

@@ -38,6 +38,29 @@ const commandVerb = (line: string): string => {
   return first.toUpperCase() === 'UID' ? `UID ${second.toUpperCase()}` : first.toUpperCase();
 };
 
+/** A failed connect or login, described for a person: what failed, where, and the server's own words. */
+export class ImapConnectError extends Error {
+  readonly code: string | undefined;
+  readonly authenticationFailed: boolean;
+
+  constructor(cause: unknown, host: string, port: number) {
+    const details = (cause ?? {}) as {
+      code?: string;
+      authenticationFailed?: boolean;
+      responseText?: string;
+      message?: string;
+    };
+    const server = details.responseText ? ` (server said: ${details.responseText})` : '';
+    const what = details.authenticationFailed
+      ? `authentication failed at ${host}:${port}, check the user and the (app) password${server}`
+      : `could not connect to ${host}:${port}: ${details.code ?? details.message ?? String(cause)}${server}`;
+    super(what);
+    this.name = 'ImapConnectError';
+    this.code = details.code;
+    this.authenticationFailed = details.authenticationFailed === true;
+  }
+}
+
 export class ImapConnector implements MailboxConnector {
   constructor(
     private readonly log: Logger,
@@ -81,7 +104,7 @@ export class ImapConnector implements MailboxConnector {
       await client.connect();
     } catch (error) {
       client.close();
-      throw error;
+      throw new ImapConnectError(error, credentials.imap.host, credentials.imap.port);
     } finally {
       signal?.removeEventListener('abort', abort);
     }

@@ -1,0 +1,251 @@
+// Owns the operator's `accounts …` commands: registering test mailboxes with their credentials, switching them on
+// and off, and proving over IMAP (and optionally SMTP) that one works before a check relies on it.
+
+import type { AccountEntries } from '../adapters/credentials/accountEntries';
+import { toMailboxCredentials } from '../adapters/credentials/credentialsFile';
+import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
+import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
+import { validateAccount } from '../domain/account';
+import { normaliseAccountEmail, tagAddress } from '../domain/address';
+import { type DetectedCategory, isDetectedCategory } from '../domain/categories';
+import { newCheckId } from '../domain/checkId';
+import { InvalidInputError } from '../domain/errors';
+import type { LocalAccount } from '../local/localConfig';
+import { createLogger } from '../log';
+import { scanFolders } from '../scanner/folders';
+import { tagsInMessage } from '../scanner/headers';
+import { formatTable } from './table';
+
+export interface AccountContext {
+  registry: DynamoAccountRegistry;
+  entries: AccountEntries;
+  out: (text: string) => void;
+  json: boolean;
+}
+
+export interface AddOptions {
+  provider: string;
+  scope: string;
+  host: string | undefined;
+  port: string | undefined;
+  secure: boolean;
+  user: string | undefined;
+  folders: string[];
+  active: boolean;
+  password: string;
+}
+
+const parseFolders = (pairs: string[]): Record<string, DetectedCategory> =>
+  Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.lastIndexOf('=');
+      const [name, category] = [pair.slice(0, at), pair.slice(at + 1)];
+      if (at <= 0 || !isDetectedCategory(category)) {
+        throw new InvalidInputError(
+          `--folder takes Name=category with a category like promotions or spam; got "${pair}"`,
+        );
+      }
+      return [name, category];
+    }),
+  );
+
+export const addAccount = async (
+  ctx: AccountContext,
+  emailArg: string,
+  options: AddOptions,
+): Promise<number> => {
+  const email = normaliseAccountEmail(emailArg);
+  if (!options.host) throw new InvalidInputError('accounts add needs --host (the IMAP server)');
+  const port = Number(options.port ?? (options.secure ? 993 : 143));
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new InvalidInputError(`--port ${options.port} is not a port`);
+  const registration = validateAccount({
+    email,
+    provider: options.provider,
+    scope: options.scope,
+    active: options.active,
+  });
+  const entry: LocalAccount = {
+    ...registration,
+    imap: { host: options.host, port, secure: options.secure },
+    auth: { user: options.user ?? email, pass: options.password },
+    folders: parseFolders(options.folders),
+  };
+  await ctx.entries.update((accounts) => [...accounts.filter((account) => account.email !== email), entry]);
+  await ctx.registry.put(registration);
+  ctx.out(
+    ctx.json
+      ? JSON.stringify({ ...registration, imap: entry.imap })
+      : `registered ${email} (${registration.provider}, scope ${registration.scope}, ${registration.active ? 'active' : 'inactive'}); credentials stored, never shown again`,
+  );
+  return 0;
+};
+
+const findEntry = async (ctx: AccountContext, emailArg: string): Promise<LocalAccount> => {
+  const email = normaliseAccountEmail(emailArg);
+  const entry = (await ctx.entries.read()).find((account) => normaliseAccountEmail(account.email) === email);
+  if (!entry) throw new InvalidInputError(`no account ${email} in the credentials store`);
+  return entry;
+};
+
+export const setActive = async (ctx: AccountContext, emailArg: string, active: boolean): Promise<number> => {
+  const email = normaliseAccountEmail(emailArg);
+  const registered = (await ctx.registry.list()).find((account) => account.email === email);
+  if (!registered) throw new InvalidInputError(`no registered account ${email}`);
+  await ctx.registry.put({ ...registered, active });
+  await ctx.entries.update((accounts) =>
+    accounts.map((account) =>
+      normaliseAccountEmail(account.email) === email ? { ...account, active } : account,
+    ),
+  );
+  ctx.out(ctx.json ? JSON.stringify({ email, active }) : `${email} is now ${active ? 'active' : 'inactive'}`);
+  return 0;
+};
+
+export const removeAccount = async (ctx: AccountContext, emailArg: string): Promise<number> => {
+  const email = normaliseAccountEmail(emailArg);
+  await ctx.registry.remove(email);
+  await ctx.entries.update((accounts) =>
+    accounts.filter((account) => normaliseAccountEmail(account.email) !== email),
+  );
+  ctx.out(ctx.json ? JSON.stringify({ email, removed: true }) : `removed ${email} and its credentials`);
+  return 0;
+};
+
+export interface TestOptions {
+  sendVia: string | undefined;
+  waitMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Logs in, lists what each folder means, and with --send-via delivers one tagged message and watches for it.
+ * An account whose mailbox never shows the tagged copy cannot serve checks, so it is switched off.
+ */
+export const testAccount = async (
+  ctx: AccountContext,
+  emailArg: string,
+  options: TestOptions,
+): Promise<number> => {
+  const entry = await findEntry(ctx, emailArg);
+  const credentials = toMailboxCredentials(entry);
+  const log = createLogger('accounts-test', 'error', () => undefined);
+  const connector = new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS);
+  const loginStarted = Date.now();
+  const session = await connector.open(credentials).catch((error: unknown) => {
+    throw new Error(
+      `IMAP login to ${entry.imap.host}:${entry.imap.port} as ${entry.auth.user} failed: ${(error as Error).message}`,
+    );
+  });
+  try {
+    const loginMs = Date.now() - loginStarted;
+    const listStarted = Date.now();
+    const folders = await session.folders();
+    const roundTripMs = Date.now() - listStarted;
+    const read = scanFolders(folders, credentials.folders);
+    const folderRows = folders.map((folder) => ({
+      folder: folder.path,
+      special_use: folder.specialUse ?? '',
+      category: read.find((candidate) => candidate.path === folder.path)?.category ?? '(not read)',
+    }));
+    const report: Record<string, unknown> = {
+      email: credentials.email,
+      login_ms: loginMs,
+      round_trip_ms: roundTripMs,
+      gmail_extension: session.gmail,
+      folders: folderRows,
+    };
+    let exitCode = 0;
+    if (options.sendVia) {
+      const checkId = newCheckId();
+      const address = tagAddress(credentials.email, checkId);
+      const sentAt = Date.now();
+      await sendProbe(options.sendVia, address, checkId);
+      let found: { folder: string; category: string } | undefined;
+      while (!found && Date.now() - sentAt < options.waitMs) {
+        for (const folder of read) {
+          const messages = await session.headersSince(folder.path, sentAt - 60_000);
+          if (messages.some((message) => tagsInMessage(message.headers, credentials.email).has(checkId))) {
+            found = { folder: folder.path, category: folder.category };
+            break;
+          }
+        }
+        if (!found) await sleep(1000);
+      }
+      report.plus_address = address;
+      report.delivered = found ? { ...found, after_ms: Date.now() - sentAt } : null;
+      if (!found) {
+        // No check may rely on a mailbox that does not receive plus-addressed mail.
+        await setActive({ ...ctx, out: () => undefined }, credentials.email, false);
+        report.active = false;
+        exitCode = 4;
+      }
+    }
+    if (ctx.json) ctx.out(JSON.stringify(report));
+    else {
+      const lines = [
+        `${credentials.email}: logged in over IMAP in ${loginMs} ms; one round trip (LIST) ${roundTripMs} ms`,
+        `Gmail extension (X-GM-EXT-1): ${session.gmail ? 'yes, INBOX tabs come from X-GM-RAW' : 'no'}`,
+        '',
+        formatTable(folderRows, ['folder', 'special_use', 'category']),
+      ];
+      if (options.sendVia) {
+        const delivered = report.delivered as { folder: string; category: string; after_ms: number } | null;
+        lines.push(
+          '',
+          delivered
+            ? `a message to ${report.plus_address} arrived in ${delivered.folder} (${delivered.category}) after ${delivered.after_ms} ms`
+            : `no message to ${report.plus_address} arrived within ${options.waitMs} ms: this mailbox does not take plus addresses, so it is now inactive`,
+        );
+      }
+      ctx.out(lines.join('\n'));
+    }
+    return exitCode;
+  } finally {
+    await session.close();
+  }
+};
+
+const smtpPassword = (url: URL): string => {
+  const password = url.password ? decodeURIComponent(url.password) : process.env.SMTP_PASSWORD;
+  if (!password)
+    throw new InvalidInputError(
+      `no SMTP password for ${url.username}: put it in the URL or in SMTP_PASSWORD`,
+    );
+  return password;
+};
+
+const sendProbe = async (smtpUrl: string, to: string, checkId: string): Promise<void> => {
+  const { default: nodemailer } = await import('nodemailer');
+  let url: URL;
+  try {
+    url = new URL(smtpUrl);
+  } catch {
+    throw new InvalidInputError(
+      `--send-via takes smtp://[user:pass@]host:port or smtps://…; got "${smtpUrl}"`,
+    );
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new InvalidInputError('--send-via must be smtp:// or smtps://');
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const transport = nodemailer.createTransport({
+    host: url.hostname,
+    port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
+    secure: url.protocol === 'smtps:',
+    ignoreTLS: loopback,
+    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: smtpPassword(url) } } : {}),
+  });
+  try {
+    await transport.sendMail({
+      from: 'inbox-placement account test <postmaster@localhost>',
+      to,
+      subject: `Account test ${checkId}`,
+      text: 'This message checks that the mailbox receives plus-addressed mail. It can be deleted.',
+    });
+  } catch (error) {
+    throw new Error(`SMTP refused the test message: ${(error as Error).message}`);
+  } finally {
+    transport.close();
+  }
+};
