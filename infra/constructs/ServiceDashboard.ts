@@ -1,0 +1,124 @@
+// Owns the one CloudWatch dashboard: the API as API Gateway sees it, each function as Lambda sees it, and the
+// service's own metrics, every one of them built from shared/telemetry/metrics.ts.
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Dashboard,
+  GraphWidget,
+  type HorizontalAnnotation,
+  type IMetric,
+  type MetricOptions,
+  TextWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { serviceMetric, serviceSearch } from './serviceMetrics';
+
+export interface ServiceDashboardProps {
+  dashboardName: string;
+  stage: IHttpStage;
+  /** By the name to show in the legend. */
+  functions: Record<string, IFunction>;
+  /** Drawn on the failures graph: the ImapConsecutiveFailures maximum at which the alarm fires. */
+  imapFailureThreshold: number;
+}
+
+const WIDTH = 8;
+const HEIGHT = 6;
+const FIVE_MINUTES = Duration.minutes(5);
+
+const graph = (
+  title: string,
+  left: IMetric[],
+  extra: Partial<ConstructorParameters<typeof GraphWidget>[0]> = {},
+) => new GraphWidget({ title, left, width: WIDTH, height: HEIGHT, period: FIVE_MINUTES, ...extra });
+
+const perFunction = (
+  functions: Record<string, IFunction>,
+  metric: (fn: IFunction, options: MetricOptions) => IMetric,
+) => Object.entries(functions).map(([label, fn]) => metric(fn, { label, period: FIVE_MINUTES }));
+
+export class ServiceDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
+    super(scope, id);
+    const { stage, functions } = props;
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
+
+    this.dashboard.addWidgets(
+      new TextWidget({ markdown: '## API (HTTP API, stage $default)', width: 24, height: 1 }),
+    );
+    this.dashboard.addWidgets(
+      graph('Requests', [stage.metricCount({ statistic: 'Sum', label: 'Requests' })]),
+      graph('Errors', [
+        stage.metricClientError({ statistic: 'Sum', label: '4xx' }),
+        stage.metricServerError({ statistic: 'Sum', label: '5xx' }),
+      ]),
+      graph('Latency (ms)', [
+        stage.metricLatency({ statistic: 'p50', label: 'p50' }),
+        stage.metricLatency({ statistic: 'p99', label: 'p99' }),
+      ]),
+    );
+
+    this.dashboard.addWidgets(new TextWidget({ markdown: '## Functions', width: 24, height: 1 }));
+    this.dashboard.addWidgets(
+      graph(
+        'Errors',
+        perFunction(functions, (fn, o) => fn.metricErrors({ ...o, statistic: 'Sum' })),
+      ),
+      graph(
+        'Duration p99 (ms)',
+        perFunction(functions, (fn, o) => fn.metricDuration({ ...o, statistic: 'p99' })),
+      ),
+      graph(
+        'Throttles',
+        perFunction(functions, (fn, o) => fn.metricThrottles({ ...o, statistic: 'Sum' })),
+      ),
+    );
+
+    this.dashboard.addWidgets(new TextWidget({ markdown: '## Checks and messages', width: 24, height: 1 }));
+    this.dashboard.addWidgets(
+      graph('Checks', [
+        serviceMetric('checksStarted', { statistic: 'Sum', label: 'started' }),
+        serviceMetric('checksCompleted', { statistic: 'Sum', label: 'completed' }),
+        serviceMetric('checksTimedOut', { statistic: 'Sum', label: 'timed out' }),
+      ]),
+      graph('Messages classified, by category', [serviceSearch('messagesByCategory', 'Sum')], {
+        stacked: true,
+      }),
+      graph('Messages classified, by provider', [serviceSearch('messagesByProvider', 'Sum')], {
+        stacked: true,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph('Detection latency (ms): delivery to result', [
+        serviceMetric('detectionLatency', { statistic: 'p50', label: 'p50' }),
+        serviceMetric('detectionLatency', { statistic: 'p95', label: 'p95' }),
+        serviceMetric('detectionLatency', { statistic: 'Maximum', label: 'max' }),
+      ]),
+      graph('Active checks', [
+        serviceMetric('activeChecks', { statistic: 'Maximum', label: 'active checks' }),
+      ]),
+    );
+
+    this.dashboard.addWidgets(new TextWidget({ markdown: '## Mailboxes (scanner)', width: 24, height: 1 }));
+    const alarmLine: HorizontalAnnotation = {
+      value: props.imapFailureThreshold,
+      label: 'alarm',
+    };
+    this.dashboard.addWidgets(
+      graph('IMAP failures, by account', [serviceSearch('imapFailures', 'Sum')], {
+        right: [
+          serviceMetric('consecutiveImapFailures', { statistic: 'Maximum', label: 'consecutive (max)' }),
+        ],
+        rightAnnotations: [alarmLine],
+      }),
+      graph('Sweep duration (ms), one account', [
+        serviceMetric('sweepDuration', { statistic: 'p50', label: 'p50' }),
+        serviceMetric('sweepDuration', { statistic: 'p99', label: 'p99' }),
+        serviceMetric('sweepDuration', { statistic: 'Maximum', label: 'max' }),
+      ]),
+    );
+  }
+}

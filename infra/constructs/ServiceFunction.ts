@@ -1,0 +1,162 @@
+// Owns how every Lambda of the service is built (runtime, architecture, bundling, log group, Powertools env) and how
+// it is bound to the table, the secret and itself: each bind sets the env var and grants exactly what it needs.
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { METRICS_NAMESPACE, type SERVICES } from '../../shared/telemetry/metrics';
+import { LOCK_FILE, PROJECT_ROOT } from '../paths';
+import type { LogLevel } from '../settings';
+
+export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
+
+type DynamoAction = `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query'}`;
+
+/** What each kind of function may do to the table; no Scan, no batch calls, nothing the code does not send. */
+export const TABLE_ACCESS = {
+  /** TABLE_NAME only: the shared config loader requires it, the code never touches the table. */
+  none: [],
+  /** start and get: API keys (GetItem, UpdateItem), accounts by scope (Query on gsi1), checks (GetItem, PutItem). */
+  api: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+  /** The scanner adds DeleteItem for the lease it gives back. */
+  scanner: [
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:Query',
+  ],
+} as const satisfies Record<string, readonly DynamoAction[]>;
+
+export type TableAccess = (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS];
+
+/**
+ * The AWS SDK is NOT bundled: `@aws-sdk/*` (and, by feature flag, `@smithy/*`) come from the nodejs22.x runtime,
+ * which ships SDK v3. Bundling would pin the exact version the tests run (package.json), but measured once (esbuild
+ * 0.28.2, SDK 3.1162, minified ESM index.mjs) it costs about 335 KB per API function and 425 KB for the scanner:
+ *
+ *   function   SDK bundled   SDK external   (and with `import * as z from 'zod'`, which drops zod's ~350 KB of locales)
+ *   start      827 KB        492 KB         473 KB bundled / 139 KB external
+ *   get        826 KB        491 KB         473 KB / 138 KB
+ *   fallback   825 KB        491 KB         472 KB / 137 KB
+ *   scanner    2026 KB       1602 KB        1676 KB / 1254 KB
+ *
+ * The size goals (API <= 300 KB, scanner <= 1.5 MB) are reachable only with the SDK external (and zod imported as a
+ * namespace); bundled, the API functions stay near 470 KB whatever else shrinks. The price is a runtime SDK older
+ * than the tested one; the code uses only long-stable calls (Get/Put/Update/Delete/Query, GetSecretValue, Invoke).
+ */
+const BUNDLE_AWS_SDK = false;
+
+export interface ServiceFunctionProps
+  extends Omit<
+    NodejsFunctionProps,
+    'runtime' | 'architecture' | 'bundling' | 'logGroup' | 'logRetention' | 'role' | 'handler' | 'entry'
+  > {
+  /** The handler module, which exports `handler`. */
+  entry: string;
+  /** POWERTOOLS_SERVICE_NAME, and the `service` dimension of every metric the function emits. */
+  service: ServiceName;
+  logRetention: RetentionDays;
+  logLevel: LogLevel;
+}
+
+export class ServiceFunction extends NodejsFunction {
+  private readonly selfName: string | undefined;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const { service, logRetention, logLevel, environment, entry, ...rest } = props;
+    // Created beside the function (nothing can be added to `this` before super): its own log group with a retention,
+    // and a role that may write only there, instead of AWSLambdaBasicExecutionRole's logs:* on every log group.
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${id} function`,
+    });
+    logGroup.grantWrite(role);
+    super(scope, id, {
+      timeout: Duration.seconds(10),
+      memorySize: 256,
+      ...rest,
+      entry,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      role,
+      logGroup,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: LOCK_FILE,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        // Stack traces need only the mappings; the sources are in the repository, not worth shipping in every zip.
+        sourcesContent: false,
+        // ESM has no `require`; some CommonJS dependencies call it for Node built-ins.
+        banner: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);",
+        bundleAwsSDK: BUNDLE_AWS_SDK,
+      },
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: service,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        LOG_LEVEL: logLevel,
+        ...environment,
+      },
+    });
+    this.selfName = props.functionName;
+  }
+
+  /** Sets TABLE_NAME and allows exactly `access` on the table and its index (none for TABLE_ACCESS.none). */
+  bindTable(table: ITable, access: TableAccess): this {
+    this.addEnvironment('TABLE_NAME', table.tableName);
+    if (access.length === 0) return this;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...access],
+        resources: [table.tableArn, `${table.tableArn}/index/${TABLE_SCHEMA.index.name}`],
+      }),
+    );
+    // A customer-managed key would need kms:Decrypt/Encrypt too; the table uses the AWS-owned key, so this is a no-op.
+    table.encryptionKey?.grantEncryptDecrypt(this);
+    return this;
+  }
+
+  /** Sets CREDENTIALS_SECRET_ID and allows reading that one secret's value, nothing else about it. */
+  bindSecret(secret: ISecret): this {
+    this.addEnvironment('CREDENTIALS_SECRET_ID', secret.secretArn);
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+    );
+    secret.encryptionKey?.grantDecrypt(this);
+    return this;
+  }
+
+  /**
+   * Allows the function to invoke itself (a loop at its deadline hands over to a fresh asynchronous invocation; the
+   * code finds its own name in AWS_LAMBDA_FUNCTION_NAME). The ARN is built from the physical name, not taken from
+   * the function: the function depends on its role's policy, so a policy naming the function's ARN would be a cycle.
+   */
+  grantInvokeSelf(): this {
+    if (this.selfName === undefined) {
+      throw new Error(`${this.node.path}: grantInvokeSelf needs an explicit functionName`);
+    }
+    const arn = Stack.of(this).formatArn({
+      service: 'lambda',
+      resource: 'function',
+      resourceName: this.selfName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [arn] }));
+    return this;
+  }
+}

@@ -1,0 +1,51 @@
+// Owns turning the service's metric specs (shared/telemetry/metrics.ts) into CloudWatch metrics for the dashboard and
+// the alarms, so a name, namespace or dimension is never spelled twice.
+import { Duration } from 'aws-cdk-lib';
+import { MathExpression, Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  METRICS,
+  METRICS_NAMESPACE,
+  type MetricKey,
+  SERVICE_DIMENSION,
+} from '../../shared/telemetry/metrics';
+
+/** Metrics with only the `service` dimension: one series each, usable in alarms. */
+export type PlainMetricKey = {
+  [K in MetricKey]: (typeof METRICS)[K] extends { dimension: string } ? never : K;
+}[MetricKey];
+
+/** Metrics that also carry a dimension whose values are data (category, provider, account): found by SEARCH. */
+export type DimensionedMetricKey = Exclude<MetricKey, PlainMetricKey>;
+
+export const serviceMetric = (key: PlainMetricKey, options: MetricOptions = {}): Metric => {
+  const spec = METRICS[key];
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: spec.name,
+    dimensionsMap: { [SERVICE_DIMENSION]: spec.service },
+    label: spec.description,
+    period: Duration.minutes(5),
+    ...options,
+  });
+};
+
+/**
+ * One series per value of the metric's own dimension, whatever values the code emits. A dashboard may use SEARCH;
+ * an alarm may not, which is why the alarm on mailbox failures watches ImapConsecutiveFailures instead.
+ */
+export const serviceSearch = (
+  key: DimensionedMetricKey,
+  statistic: string,
+  period: Duration = Duration.minutes(5),
+): MathExpression => {
+  const spec = METRICS[key];
+  const schema = `{${METRICS_NAMESPACE},${SERVICE_DIMENSION},${spec.dimension}}`;
+  const filter = `MetricName="${spec.name}" ${SERVICE_DIMENSION}="${spec.service}"`;
+  return new MathExpression({
+    expression: `SEARCH('${schema} ${filter}', '${statistic}', ${period.toSeconds()})`,
+    usingMetrics: {},
+    // Each series is named after its dimension value (a category, a provider, an address).
+    label: `\${PROP('Dim.${spec.dimension}')}`,
+    period,
+  });
+};

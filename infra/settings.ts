@@ -1,0 +1,99 @@
+// Owns the deploy-time settings read from CDK context (cdk.json or `-c key=value`): validated once, failing at synth
+// with a message naming the key and the value it got.
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Settings {
+  /** Days every log group of the service keeps its logs; one of CloudWatch's allowed retention periods. */
+  logRetentionDays: RetentionDays;
+  /** How often the scanner sweeps while a check is active (the scanner's SCAN_INTERVAL_MS). */
+  scanIntervalMs: number;
+  /** API steady-state requests per second, for the whole stage. */
+  throttleRate: number;
+  /** API burst of requests above the rate. */
+  throttleBurst: number;
+  /** Where alarm notifications go; no subscription without it. */
+  alarmEmail: string | undefined;
+  /** LOG_LEVEL of every function. */
+  logLevel: LogLevel;
+}
+
+export const DEFAULT_SETTINGS = {
+  logRetentionDays: RetentionDays.ONE_MONTH,
+  scanIntervalMs: 3000,
+  throttleRate: 50,
+  throttleBurst: 100,
+  logLevel: 'info',
+} as const satisfies Omit<Settings, 'alarmEmail'>;
+
+export class SettingsError extends Error {}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+const RETENTION_DAYS = new Set<number>(
+  Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'),
+);
+/** Deliberately plain: one @, no spaces, a dot in the domain. SNS sends a confirmation mail that proves the rest. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+type ReadContext = (key: string) => unknown;
+
+const fail = (key: string, value: unknown, expected: string): never => {
+  throw new SettingsError(`context "${key}" must be ${expected}, got ${JSON.stringify(value)}`);
+};
+
+/** Context from cdk.json arrives as JSON values, from `-c key=value` always as strings: accept both spellings. */
+const numberOf = (key: string, value: unknown, expected: string): number => {
+  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof parsed !== 'number' || !Number.isFinite(parsed)) return fail(key, value, expected);
+  return parsed;
+};
+
+const positiveNumber = (read: ReadContext, key: string, fallback: number): number => {
+  const value = read(key);
+  if (value === undefined) return fallback;
+  const parsed = numberOf(key, value, 'a positive number');
+  return parsed > 0 ? parsed : fail(key, value, 'a positive number');
+};
+
+const integerIn = (read: ReadContext, key: string, fallback: number, min: number, max: number): number => {
+  const value = read(key);
+  if (value === undefined) return fallback;
+  const expected = `an integer from ${min} to ${max}`;
+  const parsed = numberOf(key, value, expected);
+  return Number.isInteger(parsed) && parsed >= min && parsed <= max ? parsed : fail(key, value, expected);
+};
+
+const retentionDays = (read: ReadContext): RetentionDays => {
+  const key = 'logRetentionDays';
+  const value = read(key);
+  if (value === undefined) return DEFAULT_SETTINGS.logRetentionDays;
+  const expected = `one of CloudWatch's retention periods (${[...RETENTION_DAYS].sort((a, b) => a - b).join(', ')})`;
+  const parsed = numberOf(key, value, expected);
+  return RETENTION_DAYS.has(parsed) ? (parsed as RetentionDays) : fail(key, value, expected);
+};
+
+const alarmEmail = (read: ReadContext): string | undefined => {
+  const value = read('alarmEmail');
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && EMAIL.test(value.trim())
+    ? value.trim()
+    : fail('alarmEmail', value, 'an email address');
+};
+
+const logLevel = (read: ReadContext): LogLevel => {
+  const value = read('logLevel');
+  if (value === undefined) return DEFAULT_SETTINGS.logLevel;
+  return LOG_LEVELS.find((level) => level === value) ?? fail('logLevel', value, LOG_LEVELS.join(' | '));
+};
+
+/** Reads every setting through `read` (the app's `node.tryGetContext`), so a bad value stops synth before any stack. */
+export const readSettings = (read: ReadContext): Settings => ({
+  logRetentionDays: retentionDays(read),
+  // The same bounds as SCAN_INTERVAL_MS in shared/config.ts, so a value the scanner would refuse fails here first.
+  scanIntervalMs: integerIn(read, 'scanIntervalMs', DEFAULT_SETTINGS.scanIntervalMs, 250, 60_000),
+  throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
+  throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),
+  alarmEmail: alarmEmail(read),
+  logLevel: logLevel(read),
+});

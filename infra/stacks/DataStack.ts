@@ -1,0 +1,67 @@
+// Owns the stateful part: the one DynamoDB table and the secret with the mailbox credentials. Both are retained when
+// the stack is deleted, and nothing here changes when a function does.
+import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+
+/**
+ * The secret's first value: the documented shape with no account, so the scanner finds nothing rather than failing.
+ * It is a constant, not generated: CloudFormation writes SecretString only when this property changes, so the
+ * credentials an operator puts in with `put-secret-value` survive every later deploy. Changing this constant would
+ * overwrite them; it holds no credential, which is why its being in the template is harmless. (generateSecretString
+ * would add a random key nobody reads, and is overwritten the same way when its template changes.)
+ */
+export const CREDENTIALS_PLACEHOLDER = JSON.stringify({ accounts: [] });
+
+export class DataStack extends Stack {
+  readonly table: Table;
+  readonly credentials: Secret;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    const { partitionKey, sortKey, ttlAttribute, index } = TABLE_SCHEMA;
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: partitionKey, type: AttributeType.STRING },
+      sortKey: { name: sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Keys are all the scanner needs: a new check's INSERT wakes it at once, and it reads the check itself.
+      stream: StreamViewType.KEYS_ONLY,
+      removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: true,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+
+    this.credentials = new Secret(this, 'MailboxCredentials', {
+      description:
+        'IMAP credentials of the test mailboxes, {"accounts":[...]} as in config/local.json; read only by the scanner',
+      secretStringValue: SecretValue.unsafePlainText(CREDENTIALS_PLACEHOLDER),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.credentials).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The secret holds app passwords issued by each mailbox provider; no Lambda can rotate them, an operator ' +
+        'replaces them with put-secret-value when the provider does.',
+    });
+
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
+    new CfnOutput(this, 'CredentialsSecretArn', {
+      value: this.credentials.secretArn,
+      description: 'Put the mailbox credentials here: aws secretsmanager put-secret-value --secret-id <arn>',
+    });
+    new CfnOutput(this, 'CredentialsSecretName', {
+      value: this.credentials.secretName,
+      description: 'The same secret',
+    });
+  }
+}

@@ -1,0 +1,160 @@
+// Owns the stateless part: the four functions, the HTTP API, what wakes the scanner, the dashboard and the alarms.
+// It gets the table and the secret from DataStack through props and may be destroyed and redeployed at will.
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { checkKey } from '../../shared/adapters/dynamo/keys';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
+import { DEADLINE_MARGIN_MS } from '../../shared/scanner/scanLoop';
+import { SERVICES } from '../../shared/telemetry/metrics';
+import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
+import { ServiceApi } from '../constructs/ServiceApi';
+import { ServiceDashboard } from '../constructs/ServiceDashboard';
+import { ServiceFunction, TABLE_ACCESS } from '../constructs/ServiceFunction';
+import { functionEntry } from '../paths';
+import type { Settings } from '../settings';
+
+export interface ServiceStackProps extends StackProps {
+  /** From DataStack; must have a stream (it wakes the scanner). */
+  table: ITable;
+  /** From DataStack: the mailbox credentials, read by the scanner only. */
+  credentials: ISecret;
+  settings: Settings;
+}
+
+/**
+ * The scanner stops its loop DEADLINE_MARGIN_MS (20 s) before its deadline to finish a sweep and log out;
+ * 5 minutes leaves it 4 min 40 s of sweeping per invocation before it hands over to the next.
+ */
+const SCANNER_TIMEOUT = Duration.minutes(5);
+if (SCANNER_TIMEOUT.toMilliseconds() <= DEADLINE_MARGIN_MS * 2) {
+  throw new Error('the scanner timeout must leave room for the loop beyond its deadline margin');
+}
+
+const LATEST_RUNTIME_REASON =
+  'nodejs22.x is the runtime the service is built (esbuild target node22) and tested for; moving to a newer ' +
+  'Node.js is a deliberate upgrade with its own test run, not something a deploy should do silently.';
+
+const routesServedBy = (fn: RouteFunction): string =>
+  ROUTES.filter((route) => route.function === fn)
+    .map(routeKeyOf)
+    .join(', ');
+
+export class ServiceStack extends Stack {
+  readonly scanner: ServiceFunction;
+  readonly functions: Record<'start' | 'get' | 'fallback' | 'scanner', ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { table, credentials, settings } = props;
+    const common = { logRetention: settings.logRetentionDays, logLevel: settings.logLevel };
+
+    const start = new ServiceFunction(this, 'Start', {
+      ...common,
+      entry: functionEntry('start'),
+      service: SERVICES.api,
+      description: routesServedBy('start'),
+    }).bindTable(table, TABLE_ACCESS.api);
+    const get = new ServiceFunction(this, 'Get', {
+      ...common,
+      entry: functionEntry('get'),
+      service: SERVICES.api,
+      description: routesServedBy('get'),
+    }).bindTable(table, TABLE_ACCESS.api);
+    const fallback = new ServiceFunction(this, 'Fallback', {
+      ...common,
+      entry: functionEntry('fallback'),
+      service: SERVICES.api,
+      description: 'Unknown paths and wrong methods: JSON 404 and 405',
+    }).bindTable(table, TABLE_ACCESS.none);
+
+    this.scanner = new ServiceFunction(this, 'Scanner', {
+      ...common,
+      entry: functionEntry('scan'),
+      service: SERVICES.scan,
+      description: 'Sweeps the test mailboxes while a check is active',
+      // Named, so its own ARN can be written into its policy without a dependency cycle (see grantInvokeSelf).
+      functionName: `${this.stackName}-scanner`,
+      timeout: SCANNER_TIMEOUT,
+      memorySize: 512,
+      environment: { SCAN_INTERVAL_MS: String(settings.scanIntervalMs) },
+      // Overlapping loops are prevented by the lease item in the table (LEASE#scanner, a conditional write renewed
+      // every sweep), not by reserved concurrency: an invocation that cannot take the lease returns at once, and
+      // reserved concurrency would throttle the stream and schedule triggers instead of letting them return.
+      // A failed run is not retried: the minute schedule is the retry, and a retry would only race for the lease.
+      retryAttempts: 0,
+    })
+      .bindTable(table, TABLE_ACCESS.scanner)
+      .bindSecret(credentials)
+      .grantInvokeSelf();
+
+    // A new check wakes the scanner at once through the table's stream, so start needs no permission to invoke it.
+    // Only the INSERT of a check item passes the filter; the handler treats any event with Records as a new check.
+    this.scanner.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.LATEST,
+        batchSize: 1,
+        retryAttempts: 0,
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('INSERT'),
+            dynamodb: { Keys: { [TABLE_SCHEMA.sortKey]: { S: FilterRule.isEqual(checkKey('').sk) } } },
+          }),
+        ],
+      }),
+    );
+    // DynamoEventSource grants dynamodb:ListStreams on "*" to the scanner's role; every other statement names a resource.
+    const scannerPolicy = this.scanner.role?.node.tryFindChild('DefaultPolicy');
+    if (!scannerPolicy) throw new Error('the scanner role has no DefaultPolicy to acknowledge');
+    Validations.of(scannerPolicy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only dynamodb:ListStreams, which the stream event source needs and which supports no resource-level ' +
+        'permission (IAM allows only "*"); the stream reads themselves are limited to the table\'s stream ARN.',
+    });
+    // And every minute, for checks whose wake-up was lost and for the loop's hand-over failing.
+    new Rule(this, 'ScanSchedule', {
+      description: 'Runs the scanner every minute',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.scanner, { retryAttempts: 0 })],
+    });
+
+    const functions = { start, get, fallback, scanner: this.scanner };
+    this.functions = functions;
+    for (const fn of Object.values(functions)) {
+      Validations.of(fn).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
+    }
+
+    const api = new ServiceApi(this, 'Http', {
+      routes: { start, get },
+      fallback,
+      throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
+      logRetention: settings.logRetentionDays,
+    });
+
+    new ServiceDashboard(this, 'Dashboard', {
+      dashboardName: this.stackName,
+      stage: api.stage,
+      functions,
+      imapFailureThreshold: ALARM_THRESHOLDS.imapConsecutiveFailures,
+    });
+    new ServiceAlarms(this, 'Alarms', {
+      namePrefix: this.stackName,
+      scanner: this.scanner,
+      stage: api.stage,
+      alarmEmail: settings.alarmEmail,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: api.stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'ScannerFunctionName', {
+      value: this.scanner.functionName,
+      description: 'The scanner Lambda, to invoke or tail by hand',
+    });
+  }
+}

@@ -1,0 +1,91 @@
+// Deploy-time settings from CDK context: defaults, what each one changes in the templates, and failing fast.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS, readSettings, SettingsError } from '../../infra/settings';
+import { logicalIdOf, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
+
+const fromContext = (context: Record<string, unknown>) => readSettings((key) => context[key]);
+
+describe('readSettings', () => {
+  it('uses the defaults when nothing is set', () => {
+    expect(fromContext({})).toEqual({ ...DEFAULT_SETTINGS, alarmEmail: undefined });
+    expect(DEFAULT_SETTINGS).toMatchObject({
+      logRetentionDays: 30,
+      scanIntervalMs: 3000,
+      throttleRate: 50,
+      throttleBurst: 100,
+    });
+  });
+
+  it('accepts numbers as JSON (cdk.json) and as strings (-c key=value)', () => {
+    expect(
+      fromContext({ throttleRate: '12.5', throttleBurst: 20, scanIntervalMs: '1000', logRetentionDays: '7' }),
+    ).toMatchObject({ throttleRate: 12.5, throttleBurst: 20, scanIntervalMs: 1000, logRetentionDays: 7 });
+    expect(fromContext({ alarmEmail: ' ops@example.com ' }).alarmEmail).toBe('ops@example.com');
+  });
+
+  it.each([
+    [{ throttleRate: 'fast' }, /context "throttleRate" must be a positive number, got "fast"/],
+    [{ throttleRate: 0 }, /"throttleRate" must be a positive number/],
+    [{ throttleRate: -5 }, /"throttleRate" must be a positive number/],
+    [{ throttleBurst: 1.5 }, /"throttleBurst" must be an integer from 1 to 5000/],
+    [{ scanIntervalMs: 100 }, /"scanIntervalMs" must be an integer from 250 to 60000/],
+    [
+      { logRetentionDays: 10 },
+      /"logRetentionDays" must be one of CloudWatch's retention periods \(1, 3, 5, 7, 14, 30,/,
+    ],
+    [{ alarmEmail: 'not-an-email' }, /context "alarmEmail" must be an email address, got "not-an-email"/],
+    [{ alarmEmail: 42 }, /"alarmEmail" must be an email address, got 42/],
+    [{ logLevel: 'verbose' }, /"logLevel" must be debug \| info \| warn \| error/],
+  ])('refuses %j', (context, message) => {
+    expect(() => fromContext(context)).toThrow(SettingsError);
+    expect(() => fromContext(context)).toThrow(message);
+  });
+
+  it('stops the app before any stack is built', () => {
+    expect(() => synthApp({ throttleRate: 'abc' })).toThrow(
+      /context "throttleRate" must be a positive number/,
+    );
+  });
+});
+
+describe('settings in the templates', () => {
+  let custom: SynthesizedApp;
+  let defaults: SynthesizedApp;
+  beforeAll(() => {
+    custom = synthApp({
+      throttleRate: 7,
+      throttleBurst: 9,
+      alarmEmail: 'alarms@example.com',
+      scanIntervalMs: 1500,
+      logRetentionDays: 14,
+      logLevel: 'debug',
+    });
+    defaults = synthApp();
+  });
+
+  it('throttles the stage with throttleRate and throttleBurst', () => {
+    custom.serviceTemplate.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 },
+    });
+  });
+
+  it('subscribes alarmEmail to the topic only when it is given', () => {
+    custom.serviceTemplate.resourceCountIs('AWS::SNS::Subscription', 1);
+    custom.serviceTemplate.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'alarms@example.com',
+    });
+    defaults.serviceTemplate.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('passes scanIntervalMs and logLevel to the functions, and keeps every log group logRetentionDays', () => {
+    const scanner = resourcesOf(custom.serviceTemplate)[logicalIdOf(custom.service.scanner)];
+    expect(scanner?.Properties?.Environment).toMatchObject({
+      Variables: { SCAN_INTERVAL_MS: '1500', LOG_LEVEL: 'debug' },
+    });
+    const retentions = Object.values(resourcesOf(custom.serviceTemplate, 'AWS::Logs::LogGroup')).map(
+      (logGroup) => logGroup.Properties?.RetentionInDays,
+    );
+    expect(retentions).toEqual([14, 14, 14, 14, 14]);
+  });
+});

@@ -1,0 +1,364 @@
+// The two stacks as CloudFormation will see them: what exists, who may do what, what wakes the scanner, the API.
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CREDENTIALS_PLACEHOLDER } from '../../infra/stacks/DataStack';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { ROUTES, routeKeyOf } from '../../shared/http/routes';
+import { METRICS_NAMESPACE, SERVICES } from '../../shared/telemetry/metrics';
+import {
+  actionsOf,
+  logicalIdOf,
+  propOf,
+  resourcesOf,
+  roleOfFunction,
+  type Statement,
+  type SynthesizedApp,
+  statementsOfRole,
+  synthApp,
+} from './synthApp';
+
+let built: SynthesizedApp;
+beforeAll(() => {
+  built = synthApp();
+});
+
+const functionIds = () => {
+  const { functions } = built.service;
+  return {
+    start: logicalIdOf(functions.start),
+    get: logicalIdOf(functions.get),
+    fallback: logicalIdOf(functions.fallback),
+    scanner: logicalIdOf(functions.scanner),
+  };
+};
+
+const stringify = (value: unknown) => JSON.stringify(value);
+
+describe('resource counts', () => {
+  it('puts the table and the secret in the data stack and nothing else stateful', () => {
+    const data = built.dataTemplate;
+    data.resourceCountIs('AWS::DynamoDB::Table', 1);
+    data.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    expect(Object.keys(resourcesOf(data))).toHaveLength(2);
+  });
+
+  it('puts the functions, API, triggers, alarms, topic and dashboard in the service stack', () => {
+    const service = built.serviceTemplate;
+    service.resourceCountIs('AWS::Lambda::Function', 4);
+    service.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    service.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    service.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + 1);
+    service.resourceCountIs('AWS::Events::Rule', 1);
+    service.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    service.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    service.resourceCountIs('AWS::SNS::Topic', 1);
+    service.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    service.resourceCountIs('AWS::DynamoDB::Table', 0);
+    service.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  });
+});
+
+describe('data stack', () => {
+  it('has the table of TABLE_SCHEMA: on demand, TTL on purgeAt, PITR, a keys-only stream, retained, protected', () => {
+    const { partitionKey, sortKey, ttlAttribute, index } = TABLE_SCHEMA;
+    built.dataTemplate.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        DeletionProtectionEnabled: true,
+        KeySchema: [
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: sortKey, KeyType: 'RANGE' },
+        ],
+        TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        StreamSpecification: { StreamViewType: 'KEYS_ONLY' },
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: index.name,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      },
+    });
+    expect(ttlAttribute).toBe('purgeAt');
+  });
+
+  it('creates the secret with the empty placeholder, never a credential, and retains it', () => {
+    expect(JSON.parse(CREDENTIALS_PLACEHOLDER)).toEqual({ accounts: [] });
+    built.dataTemplate.hasResource('AWS::SecretsManager::Secret', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: { SecretString: CREDENTIALS_PLACEHOLDER, GenerateSecretString: Match.absent() },
+    });
+  });
+
+  it('outputs the table and the secret for the operator', () => {
+    const outputs = built.dataTemplate.toJSON().Outputs as Record<string, unknown>;
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['TableName', 'CredentialsSecretArn', 'CredentialsSecretName']),
+    );
+  });
+
+  it('never refers to the service stack', () => {
+    expect(stringify(built.dataTemplate.toJSON())).not.toContain('InboxPlacementService');
+  });
+});
+
+describe('functions', () => {
+  it('run nodejs22.x on arm64, each with its own log group kept 30 days', () => {
+    const functions = resourcesOf(built.serviceTemplate, 'AWS::Lambda::Function');
+    const logGroups = resourcesOf(built.serviceTemplate, 'AWS::Logs::LogGroup');
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+      const logGroupId = propOf<{ LogGroup: { Ref: string } }>(fn, 'LoggingConfig').LogGroup.Ref;
+      expect(logGroups[logGroupId]?.Properties?.RetentionInDays).toBe(30);
+    }
+    const used = Object.values(functions).map((fn) => stringify(fn.Properties?.LoggingConfig));
+    expect(new Set(used).size).toBe(4);
+  });
+
+  it('set the Powertools, log level and source map env, with the service of each function', () => {
+    const ids = functionIds();
+    const envOf = (id: string) =>
+      propOf<{ Variables: Record<string, unknown> }>(resourcesOf(built.serviceTemplate)[id], 'Environment')
+        .Variables;
+    for (const [name, id] of Object.entries(ids)) {
+      expect(envOf(id)).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: name === 'scanner' ? SERVICES.scan : SERVICES.api,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        LOG_LEVEL: 'info',
+      });
+      expect(envOf(id)).toHaveProperty('TABLE_NAME');
+    }
+    expect(envOf(ids.scanner)).toMatchObject({ SCAN_INTERVAL_MS: '3000' });
+    expect(envOf(ids.scanner)).toHaveProperty('CREDENTIALS_SECRET_ID');
+    for (const id of [ids.start, ids.get, ids.fallback])
+      expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');
+  });
+
+  it('give the scanner a name, 5 minutes, 512 MB and no async retry', () => {
+    const scanner = resourcesOf(built.serviceTemplate)[functionIds().scanner];
+    expect(scanner?.Properties).toMatchObject({
+      FunctionName: 'InboxPlacementService-scanner',
+      Timeout: 300,
+      MemorySize: 512,
+    });
+    built.serviceTemplate.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionIds().scanner },
+      MaximumRetryAttempts: 0,
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const allStatements = () =>
+    [built.dataTemplate, built.serviceTemplate].flatMap((template) =>
+      Object.values(resourcesOf(template))
+        .filter((r) => r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::SNS::TopicPolicy')
+        .flatMap((r) => propOf<{ Statement: Statement[] }>(r, 'PolicyDocument').Statement),
+    );
+
+  it('has no wildcard action in any policy', () => {
+    const actions = allStatements().flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    expect(actions.length).toBeGreaterThan(10);
+    expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+  });
+
+  it('attaches no managed policy to any role (each may write only its own log group)', () => {
+    for (const role of Object.values(resourcesOf(built.serviceTemplate, 'AWS::IAM::Role'))) {
+      expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('lets start and get use the table and its index with four DynamoDB actions, and nothing else', () => {
+    const ids = functionIds();
+    for (const id of [ids.start, ids.get]) {
+      const statements = statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, id));
+      const actions = statements.flatMap(actionsOf).filter((a) => !a.startsWith('logs:'));
+      expect(actions.sort()).toEqual(
+        ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+      );
+      const dynamo = statements.find((s) => actionsOf(s).includes('dynamodb:Query'));
+      expect(stringify(dynamo?.Resource)).toContain(`/index/${TABLE_SCHEMA.index.name}`);
+      expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    }
+  });
+
+  it('gives the fallback TABLE_NAME but no access to anything but its logs', () => {
+    const id = functionIds().fallback;
+    const statements = statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, id));
+    expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+  });
+
+  it('lets the scanner read and write the table, read the one secret, read the stream, and invoke itself', () => {
+    const statements = statementsOfRole(
+      built.serviceTemplate,
+      roleOfFunction(built.serviceTemplate, functionIds().scanner),
+    );
+    expect(statements.flatMap(actionsOf).sort()).toEqual(
+      [
+        'dynamodb:DeleteItem',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetItem',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:ListStreams',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'lambda:InvokeFunction',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'secretsmanager:GetSecretValue',
+      ].sort(),
+    );
+    const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'));
+    expect(stringify(invoke?.Resource)).toMatch(/:function:InboxPlacementService-scanner"\]\]\}$/);
+  });
+
+  it('lets only the scanner role read the secret', () => {
+    const secretId = logicalIdOf(built.data.credentials);
+    const readers = Object.values(resourcesOf(built.serviceTemplate, 'AWS::IAM::Policy')).filter((policy) =>
+      propOf<{ Statement: Statement[] }>(policy, 'PolicyDocument').Statement.some(
+        (s) => stringify(s.Action).includes('secretsmanager:') || stringify(s.Resource).includes(secretId),
+      ),
+    );
+    expect(readers.map((policy) => policy.Properties?.Roles)).toEqual([
+      [{ Ref: roleOfFunction(built.serviceTemplate, functionIds().scanner) }],
+    ]);
+  });
+});
+
+describe('what wakes the scanner', () => {
+  it('runs it every minute from an EventBridge rule', () => {
+    built.serviceTemplate.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionIds().scanner, 'Arn'] } })],
+    });
+  });
+
+  it('runs it on the INSERT of a check item in the table stream, one record, no retry', () => {
+    const [mapping] = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventSourceMapping'));
+    expect(mapping?.Properties).toMatchObject({
+      FunctionName: { Ref: functionIds().scanner },
+      StartingPosition: 'LATEST',
+      BatchSize: 1,
+      MaximumRetryAttempts: 0,
+    });
+    expect(stringify(mapping?.Properties?.EventSourceArn)).toContain('StreamArn');
+    const filters = propOf<{ Filters: { Pattern: string }[] }>(mapping, 'FilterCriteria').Filters;
+    expect(filters.map((f) => JSON.parse(f.Pattern))).toEqual([
+      { eventName: ['INSERT'], dynamodb: { Keys: { [TABLE_SCHEMA.sortKey]: { S: ['CHECK'] } } } },
+    ]);
+  });
+});
+
+describe('HTTP API', () => {
+  it('has exactly the routes of ROUTES plus $default, each to its function', () => {
+    const routes = Object.values(resourcesOf(built.serviceTemplate, 'AWS::ApiGatewayV2::Route'));
+    expect(routes.map((r) => r.Properties?.RouteKey).sort()).toEqual(
+      [...ROUTES.map(routeKeyOf), '$default'].sort(),
+    );
+    const integrations = resourcesOf(built.serviceTemplate, 'AWS::ApiGatewayV2::Integration');
+    const ids = functionIds();
+    const expected: Record<string, string> = { $default: ids.fallback };
+    for (const route of ROUTES) expected[routeKeyOf(route)] = ids[route.function];
+    for (const route of routes) {
+      const target = stringify(route.Properties?.Target);
+      const [integrationId] = Object.keys(integrations).filter((id) => target.includes(`"Ref":"${id}"`));
+      const uri = stringify(integrations[integrationId ?? '']?.Properties?.IntegrationUri);
+      expect(uri).toContain(`"${expected[String(route.Properties?.RouteKey)]}"`);
+    }
+  });
+
+  it('throttles the $default stage with the default rate and burst and logs every request as JSON', () => {
+    const [stage] = Object.values(resourcesOf(built.serviceTemplate, 'AWS::ApiGatewayV2::Stage'));
+    expect(stage?.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
+    const format = JSON.parse(propOf<{ Format: string }>(stage, 'AccessLogSettings').Format);
+    expect(Object.keys(format)).toEqual([
+      'requestId',
+      'ip',
+      'requestTime',
+      'httpMethod',
+      'routeKey',
+      'status',
+      'protocol',
+      'responseLength',
+      'integrationLatency',
+    ]);
+    expect(format.requestId).toBe('$context.requestId');
+  });
+
+  it('outputs the API URL and the scanner name', () => {
+    const outputs = built.serviceTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(stringify(outputs.ApiUrl?.Value)).toContain('execute-api');
+    expect(outputs.ScannerFunctionName?.Value).toEqual({ Ref: functionIds().scanner });
+  });
+});
+
+describe('dependencies', () => {
+  /** Ref, GetAtt and DependsOn between the resources of one template, which CloudFormation refuses if cyclic. */
+  const edgesOf = (resources: Record<string, { DependsOn?: string | string[] }>) => {
+    const ids = Object.keys(resources);
+    return new Map(
+      ids.map((id) => {
+        const body = stringify({ ...resources[id], DependsOn: undefined });
+        const refs = ids.filter(
+          (other) => body.includes(`"Ref":"${other}"`) || body.includes(`"Fn::GetAtt":["${other}"`),
+        );
+        const dependsOn = resources[id]?.DependsOn ?? [];
+        return [id, new Set([...refs, ...(Array.isArray(dependsOn) ? dependsOn : [dependsOn])])];
+      }),
+    );
+  };
+
+  const findCycle = (edges: Map<string, Set<string>>): string[] | undefined => {
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (id: string, path: string[]): string[] | undefined => {
+      if (state.get(id) === 'done') return undefined;
+      if (state.get(id) === 'visiting') return [...path, id];
+      state.set(id, 'visiting');
+      for (const next of edges.get(id) ?? []) {
+        const cycle = visit(next, [...path, id]);
+        if (cycle) return cycle;
+      }
+      state.set(id, 'done');
+      return undefined;
+    };
+    for (const id of edges.keys()) {
+      const cycle = visit(id, []);
+      if (cycle) return cycle;
+    }
+    return undefined;
+  };
+
+  it('finds a cycle when there is one (the check itself works)', () => {
+    expect(findCycle(edgesOf({ A: { DependsOn: 'B' }, B: { DependsOn: ['A'] } }))).toEqual(['A', 'B', 'A']);
+  });
+
+  it('has no cycle in either stack, though the scanner may invoke itself', () => {
+    for (const template of [built.dataTemplate, built.serviceTemplate]) {
+      expect(findCycle(edgesOf(resourcesOf(template)))).toBeUndefined();
+    }
+  });
+
+  it('makes the service stack depend on the data stack and not the other way', () => {
+    expect(built.service.dependencies).toContain(built.data);
+    expect(built.data.dependencies).toEqual([]);
+  });
+});
