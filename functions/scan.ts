@@ -14,7 +14,7 @@ import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
 import { createScanner } from '../shared/runtime/scanner';
 import { wakeOf } from '../shared/scanner/scanEvent';
-import { runScanLoop } from '../shared/scanner/scanLoop';
+import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
 import { SERVICES } from '../shared/telemetry/metrics';
 
 const config = loadScanConfig();
@@ -22,7 +22,10 @@ const log = createPowertoolsLogger(SERVICES.scan, config.LOG_LEVEL);
 const metrics = scanMetrics(createMetrics(SERVICES.scan));
 const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
 const credentials = new AccountEntriesCredentialSource(
-  new SecretAccountEntries(new SecretsManagerClient({ region: config.AWS_REGION }), config.CREDENTIALS_SECRET_ID),
+  new SecretAccountEntries(
+    new SecretsManagerClient({ region: config.AWS_REGION }),
+    config.CREDENTIALS_SECRET_ID,
+  ),
   systemClock,
 );
 const { scanner, lease } = createScanner({
@@ -39,8 +42,6 @@ const handOver = new LambdaScanTrigger(
   log,
 );
 
-/** Stop this long before the Lambda deadline: a sweep in flight and the logouts must fit in it. */
-export const DEADLINE_MARGIN_MS = 20_000;
 /** After a new check, wait this long for it to show in the (eventually consistent) index before giving up. */
 const NEW_CHECK_IDLE_GRACE_MS = 10_000;
 

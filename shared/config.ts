@@ -1,5 +1,5 @@
 // Owns reading configuration from the environment: validated once at load, failing with the variable's name.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const apiEnv = z.object({
   TABLE_NAME: z.string().min(1),

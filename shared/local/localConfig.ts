@@ -1,7 +1,7 @@
 // Owns the local config file (config/local.json): test accounts with their credentials, and optional API keys.
 // On AWS the same credentials live in Secrets Manager; this file stands in for it on one machine.
 import { existsSync, readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { mailboxCredentialsSchema } from '../adapters/credentials/credentialsFile';
 
 /** One test account: its registration (provider, scope, active) plus the credentials only the scanner reads. */

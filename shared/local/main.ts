@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
 import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';

@@ -4,6 +4,12 @@ import type { Logger } from '../log';
 import type { Lease } from './ports';
 import type { Scanner } from './Scanner';
 
+/**
+ * The scanner Lambda stops its loop this long before its deadline: Scanner.close() waits at most 5 s for sweeps
+ * in flight and 2 s per logout, so this leaves room; the CDK stack sets the function timeout well above it.
+ */
+export const DEADLINE_MARGIN_MS = 20_000;
+
 export interface ScanLoopOptions {
   owner: string;
   intervalMs: number;

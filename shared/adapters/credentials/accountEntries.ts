@@ -6,7 +6,7 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LocalAccount } from '../../local/localConfig';
 import { localAccountSchema, parseLocalConfig } from '../../local/localConfig';
 

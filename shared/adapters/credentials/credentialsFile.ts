@@ -1,5 +1,5 @@
 // Owns the shape of stored mailbox credentials, shared by the local config file and the Secrets Manager secret.
-import { z } from 'zod';
+import * as z from 'zod';
 import { normaliseAccountEmail } from '../../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../../domain/categories';
 import type { MailboxCredentials } from '../../scanner/ports';
