@@ -22,6 +22,7 @@ import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
 import { createLogger } from '../../shared/log';
 import type { ApiDeps } from '../../shared/runtime/apiDeps';
+import { validateResponse } from './openapi';
 import { rawRequest } from './rawRequest';
 
 const TABLE = 'test-table';
@@ -110,6 +111,8 @@ export const startTestService = async <C extends TestClock = ManualClock>(
       } catch {
         body = undefined;
       }
+      // Every response any test receives must be one openapi.yaml documents, body and headers.
+      validateResponse(method, path, response.status, body, response.headers);
       return { status: response.status, headers: response.headers, body, text };
     },
     close: async () => {
