@@ -49,7 +49,10 @@ describe('credentials from the Secrets Manager secret', () => {
         accounts: [{ ...account('a@example.com', 'hunter2-secret'), imap: { host: 'x', port: 'nope' } }],
       }),
     );
-    const source = new AccountEntriesCredentialSource(new SecretAccountEntries(client, 'mailboxes'), new ManualClock(0));
+    const source = new AccountEntriesCredentialSource(
+      new SecretAccountEntries(client, 'mailboxes'),
+      new ManualClock(0),
+    );
     const error = await source.get('a@example.com').catch((caught: unknown) => caught as Error);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toContain('accounts.0.imap');

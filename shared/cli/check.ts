@@ -1,0 +1,206 @@
+// Owns `npm run check -- …` (and `inbox-placement check …`): start a check, send ONE message to all its addresses,
+// poll at the spec's interval until it settles, print where the message landed and exit by the inbox rate.
+import {
+  ApiError,
+  type Check,
+  CheckNotFoundError,
+  createClient,
+  type InboxPlacementClient,
+  InvalidApiKeyError,
+  inboxRate,
+  NetworkError,
+  NoAccountsError,
+  WaitTimeoutError,
+} from '../client';
+import { type LoadedMessage, loadMessage, MessageError, mailFor } from './check/message';
+import {
+  type CheckOptions,
+  DEFAULT_TIMEOUT_S,
+  DEFAULT_URL,
+  parseCheckOptions,
+  UsageError,
+} from './check/options';
+import { createProgress, jsonReport, type ProgressStream, percent, tableReport } from './check/report';
+import { createSender, parseSmtpUrl, SmtpError, type SmtpTarget } from './check/smtp';
+
+export const USAGE = `usage: npm run check -- [options]        (or: npx inbox-placement check [options])
+
+Starts a check, sends ONE message to all of its test addresses, polls until every account has it (or the check
+times out), then prints each account's category and the inbox rate (primary and updates count as inbox).
+
+service:  --url URL           the service (default: $INBOX_PLACEMENT_URL, else ${DEFAULT_URL})
+          --key KEY           the API key (default: $INBOX_PLACEMENT_API_KEY; prefer it: argv is visible to others)
+message:  --eml FILE          send this RFC 5322 file unchanged; the addresses go only in the envelope
+                              (--from then sets only the envelope sender, default the file's From address)
+      or  --from ADDR --subject S  and  --text T | --text-file F  and/or  --html H | --html-file F
+sending:  --smtp URL          smtp://[user[:pass]@]host[:port] (default port 587; STARTTLS when offered) or
+                              smtps://… (TLS, default port 465); the password may come from $SMTP_PASSWORD.
+                              A login is only sent over TLS, except to a loopback host.
+          --to                all addresses in To (default: all in BCC, no header names them)
+          --no-send           send nothing: print the addresses (one per line; with --json a first JSON line
+                              {check_id, accounts}) and only wait; send ONE message to all of them at once
+result:   --json              one JSON object on stdout instead of the table:
+                              {check_id, status, received, total, inbox_rate, results, elapsed_ms}
+          --min-inbox R       exit 3 when the inbox rate is below R (0 to 1, or a percentage such as 80%)
+          --interval S        seconds between polls, 5 to 15 as the spec asks (default 5)
+          --timeout S         stop waiting after S seconds (default ${DEFAULT_TIMEOUT_S}; the service times a check out
+                              after 5 minutes)
+testing:  --poll-ms N         poll every N ms, even below the spec's 5 s: a testing aid for a local service only
+          -h, --help          this text
+
+Progress goes to stderr (one live line on a terminal); results go to stdout.
+
+exit:     0 done (inbox rate at or above --min-inbox, if given)
+          1 failed: service unreachable, API key refused, no test accounts, SMTP refusal, unreadable file, …
+          2 wrong command line
+          3 inbox rate below --min-inbox
+          4 timed out: some account never received the message (checked before --min-inbox), or --timeout passed
+          130 interrupted (Ctrl-C); the check goes on at the service`;
+
+export interface CheckIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: ProgressStream;
+  /** Aborts the wait (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+const EXIT = { ok: 0, failed: 1, usage: 2, belowThreshold: 3, timedOut: 4, interrupted: 130 } as const;
+
+/** One line saying what went wrong, in the words of someone running the command. */
+const describe = (error: unknown, options: CheckOptions): string => {
+  if (error instanceof InvalidApiKeyError)
+    return `the service at ${options.url} refused the API key (${error.status} ${error.detail}): check --key or INBOX_PLACEMENT_API_KEY`;
+  if (error instanceof NoAccountsError)
+    return `the service has no test accounts for this API key's scope (${error.status} ${error.detail})`;
+  if (error instanceof CheckNotFoundError)
+    return `check ${error.checkId} is gone (${error.status} ${error.detail}): a check lasts 10 minutes and not across a restart of the service`;
+  if (error instanceof ApiError) return `the service at ${options.url} answered ${error.message}`;
+  if (error instanceof NetworkError)
+    return `${error.message} (is the service running? --url or INBOX_PLACEMENT_URL say where)`;
+  return error instanceof Error ? error.message : String(error);
+};
+
+const isAbort = (error: unknown, signal: AbortSignal | undefined) =>
+  signal?.aborted === true || (error instanceof Error && error.name === 'AbortError');
+
+export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => {
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  const fail = (code: number, message: string) => {
+    say(`check: ${message}`);
+    return code;
+  };
+
+  let options: CheckOptions;
+  let smtp: SmtpTarget | undefined;
+  let client: InboxPlacementClient;
+  try {
+    options = parseCheckOptions(argv, io.env);
+    if (options.help) {
+      io.stdout(USAGE);
+      return EXIT.ok;
+    }
+    smtp = options.send && parseSmtpUrl(options.send.smtp, options.send.smtpPassword);
+    client = createClient({ baseUrl: options.url, apiKey: options.key });
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof TypeError)
+      return fail(EXIT.usage, `${error.message} (see --help)`);
+    throw error;
+  }
+
+  const sender = smtp && createSender(smtp);
+  let checkId: string | undefined;
+  try {
+    // Everything that can fail before the send is done before the check starts: the spec asks for the message
+    // right after the addresses are handed out.
+    const message: LoadedMessage | undefined = options.send && (await loadMessage(options.send.message));
+    await sender?.verify();
+    const started = await client.startCheck({ signal: io.signal });
+    const startedAt = Date.now();
+    checkId = started.check_id;
+    const count = started.accounts.length;
+    if (sender && message && smtp) {
+      const inTo = options.send?.to === true;
+      await sender.send(mailFor(message, started.accounts, inTo));
+      say(
+        `check ${checkId}: sent one message to ${count} addresses (${inTo ? 'To' : 'BCC'}) through ${smtp.label}`,
+      );
+    } else {
+      io.stdout(options.json ? JSON.stringify(started) : started.accounts.join('\n'));
+      say(`check ${checkId}: send ONE message to these ${count} addresses now; waiting for it`);
+    }
+
+    const progress = createProgress(io.stderr, checkId, startedAt);
+    let check: Check;
+    let gaveUp = false;
+    try {
+      check = await client.waitForCheck(checkId, {
+        signal: io.signal,
+        intervalMs: options.intervalMs,
+        ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
+        timeoutMs: options.timeoutMs,
+        onProgress: (current) => progress.update(current),
+      });
+    } catch (error) {
+      if (!(error instanceof WaitTimeoutError) || !error.lastCheck) throw error;
+      check = error.lastCheck;
+      gaveUp = true;
+    } finally {
+      progress.stop();
+    }
+
+    const elapsedMs = Date.now() - startedAt;
+    io.stdout(options.json ? jsonReport(check, elapsedMs) : tableReport(check, elapsedMs));
+    const missing = check.total - check.received;
+    if (gaveUp)
+      return fail(
+        EXIT.timedOut,
+        `stopped waiting after ${options.timeoutMs / 1000} s (--timeout): ${missing} of ${check.total} accounts still pending`,
+      );
+    if (check.status === 'timeout')
+      return fail(
+        EXIT.timedOut,
+        `check ${checkId} timed out: ${missing} of ${check.total} accounts never received the message`,
+      );
+    const rate = inboxRate(check);
+    if (options.minInbox !== undefined && rate < options.minInbox)
+      return fail(
+        EXIT.belowThreshold,
+        `inbox rate ${percent(rate)} is below --min-inbox ${percent(options.minInbox)}`,
+      );
+    return EXIT.ok;
+  } catch (error) {
+    if (isAbort(error, io.signal))
+      return fail(
+        EXIT.interrupted,
+        checkId
+          ? `interrupted; check ${checkId} goes on at the service`
+          : 'interrupted before a check started',
+      );
+    if (error instanceof WaitTimeoutError)
+      return fail(EXIT.timedOut, `stopped waiting after ${options.timeoutMs / 1000} s (--timeout)`);
+    if (error instanceof SmtpError || error instanceof MessageError) return fail(EXIT.failed, error.message);
+    return fail(EXIT.failed, describe(error, options));
+  } finally {
+    sender?.close();
+  }
+};
+
+/** Runs the command as a process: Ctrl-C aborts the wait, the exit code is the command's. */
+export const main = async (argv: string[]): Promise<never> => {
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  const code = await runCheck(argv, {
+    env: process.env,
+    stdout: (text) => process.stdout.write(`${text}\n`),
+    stderr: process.stderr,
+    signal: controller.signal,
+  }).catch((error: unknown) => {
+    process.stderr.write(`check: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.failed;
+  });
+  process.exit(code);
+};
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) await main(process.argv.slice(2));

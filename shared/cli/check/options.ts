@@ -1,0 +1,187 @@
+// Owns reading the check command's argv and environment into validated options; every mistake is a UsageError
+// (exit 2) whose message names the option.
+import { parseArgs } from 'node:util';
+import { POLL_INTERVAL_MS } from '../../client';
+
+export const DEFAULT_URL = 'http://127.0.0.1:3000';
+/** The service times a check out after 5 minutes; wait a little longer than that by default. */
+export const DEFAULT_TIMEOUT_S = 360;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export type MessageSource =
+  | { kind: 'eml'; path: string; envelopeFrom: string | undefined }
+  | {
+      kind: 'compose';
+      from: string;
+      subject: string;
+      html: { inline: string } | { file: string } | undefined;
+      text: { inline: string } | { file: string } | undefined;
+    };
+
+export interface CheckOptions {
+  help: boolean;
+  url: string;
+  key: string;
+  /** Undefined with --no-send: the addresses are printed and someone else sends. */
+  send: { smtp: string; smtpPassword: string | undefined; message: MessageSource; to: boolean } | undefined;
+  json: boolean;
+  minInbox: number | undefined;
+  intervalMs: number;
+  /** Set only by --poll-ms, the testing aid that may go below the spec's 5 s. */
+  minIntervalMs: number | undefined;
+  timeoutMs: number;
+}
+
+const number = (option: string, raw: string, min: number, max: number, unit: string): number => {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max)
+    throw new UsageError(`--${option} takes ${unit} from ${min} to ${max}, not "${raw}"`);
+  return value;
+};
+
+/** A fraction (0.8) or a percentage (80%). */
+const rate = (raw: string): number => {
+  const percent = raw.endsWith('%');
+  const value = Number(percent ? raw.slice(0, -1) : raw) / (percent ? 100 : 1);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1)
+    throw new UsageError(`--min-inbox takes a rate from 0 to 1 (or 0% to 100%), not "${raw}"`);
+  return value;
+};
+
+const body = (option: string, inline: string | undefined, file: string | undefined) => {
+  if (inline !== undefined && file !== undefined)
+    throw new UsageError(`--${option} and --${option}-file cannot be used together`);
+  if (inline !== undefined) return { inline };
+  if (file !== undefined) return { file };
+  return undefined;
+};
+
+const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+
+export const parseCheckOptions = (argv: string[], env: NodeJS.ProcessEnv): CheckOptions => {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(argv).values;
+  } catch (error) {
+    // parseArgs says what was wrong (unknown option, missing value, stray argument) in one sentence.
+    throw new UsageError((error as Error).message.split('\n')[0] ?? String(error));
+  }
+  const help = values.help;
+  const url = nonEmpty(values.url) ?? nonEmpty(env.INBOX_PLACEMENT_URL) ?? DEFAULT_URL;
+  const key = nonEmpty(values.key) ?? nonEmpty(env.INBOX_PLACEMENT_API_KEY);
+  if (help) return { ...defaults(), help, url, key: key ?? '' };
+  if (!key) throw new UsageError('no API key: set INBOX_PLACEMENT_API_KEY (or pass --key)');
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new UsageError(`--url must be an http(s) URL, not "${url}"`);
+  }
+
+  const messageOptions = ['eml', 'from', 'subject', 'html', 'html-file', 'text', 'text-file'] as const;
+  const given = messageOptions.filter((option) => values[option] !== undefined);
+  let send: CheckOptions['send'];
+  if (values['no-send']) {
+    const extra = [...given, ...(['smtp', 'to'] as const).filter((option) => values[option])];
+    if (extra.length > 0)
+      throw new UsageError(`--no-send sends nothing, so --${extra[0]} has no use; drop one of them`);
+  } else {
+    if (!values.smtp)
+      throw new UsageError('--smtp smtp://host:port is needed to send (or --no-send to send it yourself)');
+    send = {
+      smtp: values.smtp,
+      smtpPassword: nonEmpty(env.SMTP_PASSWORD),
+      message: message(values),
+      to: values.to,
+    };
+  }
+
+  let intervalMs: number = POLL_INTERVAL_MS.default;
+  let minIntervalMs: number | undefined;
+  if (values['poll-ms'] !== undefined && values.interval !== undefined)
+    throw new UsageError('--interval and --poll-ms cannot be used together');
+  if (values.interval !== undefined)
+    intervalMs =
+      number(
+        'interval',
+        values.interval,
+        POLL_INTERVAL_MS.min / 1000,
+        POLL_INTERVAL_MS.max / 1000,
+        'seconds (the spec’s poll interval)',
+      ) * 1000;
+  if (values['poll-ms'] !== undefined) {
+    intervalMs = Math.round(number('poll-ms', values['poll-ms'], 10, POLL_INTERVAL_MS.max, 'milliseconds'));
+    minIntervalMs = intervalMs;
+  }
+  return {
+    help,
+    url,
+    key,
+    send,
+    json: values.json,
+    minInbox: values['min-inbox'] === undefined ? undefined : rate(values['min-inbox']),
+    intervalMs,
+    minIntervalMs,
+    timeoutMs: number('timeout', values.timeout ?? String(DEFAULT_TIMEOUT_S), 1, 3600, 'seconds') * 1000,
+  };
+};
+
+const defaults = (): Omit<CheckOptions, 'help' | 'url' | 'key'> => ({
+  send: undefined,
+  json: false,
+  minInbox: undefined,
+  intervalMs: POLL_INTERVAL_MS.default,
+  minIntervalMs: undefined,
+  timeoutMs: DEFAULT_TIMEOUT_S * 1000,
+});
+
+const message = (values: ReturnType<typeof parse>['values']): MessageSource => {
+  if (values.eml !== undefined) {
+    const composed = (['subject', 'html', 'html-file', 'text', 'text-file'] as const).find(
+      (option) => values[option] !== undefined,
+    );
+    if (composed)
+      throw new UsageError(`--eml sends the file unchanged, so --${composed} cannot be used with it`);
+    if (values.to)
+      throw new UsageError(
+        '--eml sends the file unchanged, so --to cannot add the addresses to its To header (they go in the envelope)',
+      );
+    return { kind: 'eml', path: values.eml, envelopeFrom: values.from };
+  }
+  if (!values.from) throw new UsageError('the message needs --eml FILE, or --from, --subject and a body');
+  if (values.subject === undefined) throw new UsageError('the message needs --subject');
+  const html = body('html', values.html, values['html-file']);
+  const text = body('text', values.text, values['text-file']);
+  if (!html && !text)
+    throw new UsageError('the message needs a body: --text, --text-file, --html or --html-file');
+  return { kind: 'compose', from: values.from, subject: values.subject, html, text };
+};
+
+const parse = (argv: string[]) =>
+  parseArgs({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      url: { type: 'string' },
+      key: { type: 'string' },
+      eml: { type: 'string' },
+      from: { type: 'string' },
+      subject: { type: 'string' },
+      html: { type: 'string' },
+      'html-file': { type: 'string' },
+      text: { type: 'string' },
+      'text-file': { type: 'string' },
+      smtp: { type: 'string' },
+      to: { type: 'boolean', default: false },
+      'no-send': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      'min-inbox': { type: 'string' },
+      interval: { type: 'string' },
+      timeout: { type: 'string' },
+      'poll-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });

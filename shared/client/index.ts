@@ -1,0 +1,29 @@
+// Owns the client's public surface: what an API consumer imports to start, read and wait for checks.
+export {
+  type AccountResult,
+  type Category,
+  CHECK_STATUSES,
+  type Check,
+  type CheckStatus,
+  inboxRate,
+  type StartedCheck,
+} from './check';
+export {
+  type ClientOptions,
+  createClient,
+  type InboxPlacementClient,
+  type RequestOptions,
+  type WaitOptions,
+} from './createClient';
+export {
+  ApiError,
+  type ApiErrorKind,
+  BadResponseError,
+  CheckNotFoundError,
+  InboxPlacementError,
+  InvalidApiKeyError,
+  NetworkError,
+  NoAccountsError,
+  WaitTimeoutError,
+} from './errors';
+export { POLL_INTERVAL_MS, type PollIntervalOptions, pollIntervalOf } from './pollInterval';
