@@ -1,6 +1,7 @@
 // Owns `npm run admin -- …`: the operator's commands for API keys and the account registry, on the local store
 // or, with --table, on a deployed stack's DynamoDB table.
 import { parseArgs } from 'node:util';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
@@ -20,6 +21,7 @@ import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
 import { addAccount, removeAccount, setActive, testAccount } from './accountCommands';
 import { parseExpiry } from './duration';
 import { readSecret } from './prompt';
+import { findDeployedStore } from './stackOutputs';
 import { formatTable } from './table';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -42,7 +44,9 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored
 
 options: --json            machine-readable output
-         --table NAME      a deployed stack's table (the TableName output) instead of the local store;
+         --stack NAME      a deployed stack instead of the local store: its table and credentials secret are
+                           read from the outputs of the data stack (normally InboxPlacementData);
+         --table NAME      or name the deployed table (the TableName output) yourself,
          --secret ID       and its credentials secret (the CredentialsSecretArn output), for accounts add/test;
          --region R        their region (default: AWS_REGION); AWS credentials come from the usual places
 env:     DATA_DIR          the local store (default .data); shared with a running npm start
@@ -89,13 +93,21 @@ const noSecret: AccountEntries = {
 };
 
 const openAdminStore = async (
-  table: string | undefined,
-  secret: string | undefined,
+  stack: string | undefined,
+  tableFlag: string | undefined,
+  secretFlag: string | undefined,
   region: string | undefined,
 ): Promise<AdminStore> => {
-  if (table) {
+  if (stack !== undefined || tableFlag) {
     const awsRegion = region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-    if (!awsRegion) throw new InvalidInputError('--table needs --region (or AWS_REGION)');
+    if (!awsRegion) throw new InvalidInputError('a deployed stack needs --region (or AWS_REGION)');
+    const deployed =
+      stack !== undefined
+        ? await findDeployedStore(new CloudFormationClient({ region: awsRegion }), stack)
+        : undefined;
+    const table = tableFlag ?? deployed?.table;
+    if (!table) throw new InvalidInputError('no table: give --stack or --table');
+    const secret = secretFlag ?? deployed?.secret;
     const client = createDocumentClient({ region: awsRegion });
     const entries = secret
       ? new SecretAccountEntries(new SecretsManagerClient({ region: awsRegion }), secret)
@@ -117,6 +129,7 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
       label: { type: 'string' },
       expires: { type: 'string' },
       json: { type: 'boolean', default: false },
+      stack: { type: 'string' },
       table: { type: 'string' },
       secret: { type: 'string' },
       region: { type: 'string' },
@@ -139,7 +152,7 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
     out(USAGE);
     return values.help ? 0 : 2;
   }
-  const store = await openAdminStore(values.table, values.secret, values.region);
+  const store = await openAdminStore(values.stack, values.table, values.secret, values.region);
   try {
     const keys = new DynamoApiKeyStore(store.client, store.table);
     const accounts = new DynamoAccountRegistry(store.client, store.table);

@@ -1,0 +1,47 @@
+// The operator CLI finds a deployed table and secret from the data stack's outputs, whose names infra publishes.
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { DataStack } from '../../infra/stacks/DataStack';
+import { DATA_STACK, findDeployedStore } from '../../shared/cli/stackOutputs';
+import { InvalidInputError } from '../../shared/domain/errors';
+
+const answering = (outputs: { OutputKey: string; OutputValue: string }[] | Error) =>
+  ({
+    send: async () => {
+      if (outputs instanceof Error) throw outputs;
+      return { Stacks: [{ Outputs: outputs }] };
+    },
+  }) as unknown as CloudFormationClient;
+
+describe('findDeployedStore', () => {
+  it('reads the TableName and CredentialsSecretArn outputs', async () => {
+    const store = await findDeployedStore(
+      answering([
+        { OutputKey: 'TableName', OutputValue: 'InboxPlacementData-Table' },
+        { OutputKey: 'CredentialsSecretArn', OutputValue: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' },
+      ]),
+      DATA_STACK,
+    );
+    expect(store).toEqual({
+      table: 'InboxPlacementData-Table',
+      secret: 'arn:aws:secretsmanager:eu-west-1:1:secret:x',
+    });
+  });
+
+  it('says plainly when the stack is the wrong one or cannot be read', async () => {
+    await expect(
+      findDeployedStore(answering([{ OutputKey: 'ApiUrl', OutputValue: 'x' }]), 'InboxPlacementService'),
+    ).rejects.toThrow(/has no TableName\/CredentialsSecretArn outputs/);
+    await expect(
+      findDeployedStore(answering(new Error('Stack does not exist')), 'nope'),
+    ).rejects.toBeInstanceOf(InvalidInputError);
+  });
+
+  it('matches what the data stack really outputs', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const outputs = Template.fromStack(new DataStack(app, DATA_STACK)).findOutputs('*');
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['TableName', 'CredentialsSecretArn']));
+  });
+});
