@@ -9,7 +9,7 @@
 #   spamd (SpamAssassin)   127.0.0.1:7830   called from junk@'s Sieve script via spamc
 #
 # Runtime state lives in ${MAILSTACK_DIR:-<repo>/.mailstack}; `start` wipes it and
-# writes accounts.json there. MAILSTACK_EXTRA_USERS=N adds user001..userNNN.
+# writes accounts.json there. MAILSTACK_EXTRA_USERS=N (default 2) adds user001..userNNN.
 # Needs root (Dovecot must switch to the mail user, Postfix to "postfix").
 set -euo pipefail
 
@@ -17,7 +17,7 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
 TEMPLATE_DIR="$SCRIPT_DIR/mail-stack"
 D="${MAILSTACK_DIR:-$REPO_DIR/.mailstack}"
-EXTRA_USERS="${MAILSTACK_EXTRA_USERS:-0}"
+EXTRA_USERS="${MAILSTACK_EXTRA_USERS:-2}"
 
 HOST=127.0.0.1
 SMTP_PORT=2525

@@ -1,6 +1,7 @@
 // Owns the local config file (config/local.json): test accounts with their credentials, and optional API keys.
 // On AWS the same credentials live in Secrets Manager; this file stands in for it on one machine.
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import * as z from 'zod';
 import { mailboxCredentialsSchema } from '../adapters/credentials/credentialsFile';
 
@@ -48,9 +49,14 @@ export const parseLocalConfig = (text: string, source: string): LocalConfig => {
 export const readLocalConfig = (path: string): LocalConfig =>
   parseLocalConfig(readFileSync(path, 'utf8'), path);
 
-/** The config file to use: the given one, else the committed example so that a fresh clone still starts. */
-export const resolveLocalConfigPath = (
-  requested: string,
-  fallback: string,
-): { path: string; fallback: boolean } =>
-  existsSync(requested) ? { path: requested, fallback: false } : { path: fallback, fallback: true };
+/**
+ * Makes sure the config file exists: on a first run it starts as a copy of the committed example (the loopback
+ * mail stack's accounts), so a fresh clone runs at once and `npm run admin -- accounts …` edits the same file.
+ */
+export const ensureLocalConfig = (path: string, example: string): boolean => {
+  if (existsSync(path)) return false;
+  mkdirSync(dirname(path), { recursive: true });
+  copyFileSync(example, path);
+  chmodSync(path, 0o600);
+  return true;
+};

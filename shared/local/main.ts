@@ -16,7 +16,7 @@ import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
 import type { HandlerTable } from './httpAdapter';
 import { createLocalServer } from './httpAdapter';
 import { LocalScanRunner } from './LocalScanRunner';
-import { readLocalConfig, resolveLocalConfigPath } from './localConfig';
+import { ensureLocalConfig, readLocalConfig } from './localConfig';
 import { LOCAL_REGION, LOCAL_TABLE, openLocalStore } from './localStore';
 
 const localEnv = z.object({
@@ -31,14 +31,11 @@ const localEnv = z.object({
 const main = async () => {
   const env = parseEnv(localEnv, process.env);
   const log = createLogger('local', env.LOG_LEVEL);
-  const configPath = resolveLocalConfigPath(resolve(env.LOCAL_CONFIG), resolve('config/local.example.json'));
-  if (configPath.fallback) {
-    log.warn('no local config; using the committed example (copy it to config/local.json to change it)', {
-      requested: env.LOCAL_CONFIG,
-      using: configPath.path,
-    });
+  const configPath = resolve(env.LOCAL_CONFIG);
+  if (ensureLocalConfig(configPath, resolve('config/local.example.json'))) {
+    log.info('created the local config from config/local.example.json', { config: env.LOCAL_CONFIG });
   }
-  const config = readLocalConfig(configPath.path);
+  const config = readLocalConfig(configPath);
   const store = await openLocalStore(resolve(env.DATA_DIR));
   if (!store.owned)
     throw new Error(`another local service is already using ${env.DATA_DIR} (${store.endpoint})`);
@@ -57,11 +54,7 @@ const main = async () => {
     client: store.client,
     tableName: LOCAL_TABLE,
     // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
-    credentials: new AccountEntriesCredentialSource(
-      new FileAccountEntries(configPath.path),
-      systemClock,
-      5000,
-    ),
+    credentials: new AccountEntriesCredentialSource(new FileAccountEntries(configPath), systemClock, 5000),
     clock: systemClock,
     log: createLogger('scan', env.LOG_LEVEL),
   });
@@ -89,7 +82,7 @@ const main = async () => {
     // Printed once: only its hash is stored. Shown as plain lines so a person can copy it and a script can grep it.
     process.stdout.write(`\nAPI key for scope "${scope}" (shown once, save it): ${key}\n`);
   }
-  log.info('listening', { baseUrl, accounts, config: configPath.path, dataDir: env.DATA_DIR });
+  log.info('listening', { baseUrl, accounts, config: configPath, dataDir: env.DATA_DIR });
   process.stdout.write(`\nInbox placement service listening on ${baseUrl}\n`);
 
   const stop = async (signal: string) => {

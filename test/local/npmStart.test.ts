@@ -1,6 +1,6 @@
 // `npm start` as a newcomer runs it: a real process over a persisted dynalite, the README's curl walk-through,
 // a restart that keeps the check, and the admin commands against the same store.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +86,16 @@ describe('npm start', () => {
       'two@mail.test',
     ]);
     expect(await second.stop()).toBe(0);
+  });
+
+  it('creates the config file from the committed example on a first run', async () => {
+    const fresh = join(dir, 'fresh', 'local.json');
+    const started = await spawnEntry(MAIN, { ...env, DATA_DIR: join(dir, 'fresh-data'), LOCAL_CONFIG: fresh }, ready);
+    expect(await started.stop()).toBe(0);
+    const created = JSON.parse(readFileSync(fresh, 'utf8')) as { accounts: { email: string }[] };
+    const example = JSON.parse(readFileSync('config/local.example.json', 'utf8')) as typeof created;
+    expect(created).toEqual(example);
+    expect(created.accounts.length).toBeGreaterThan(0);
   });
 
   it('refuses a broken config file with a message that names the problem', async () => {
