@@ -90,7 +90,11 @@ describe('npm start', () => {
 
   it('creates the config file from the committed example on a first run', async () => {
     const fresh = join(dir, 'fresh', 'local.json');
-    const started = await spawnEntry(MAIN, { ...env, DATA_DIR: join(dir, 'fresh-data'), LOCAL_CONFIG: fresh }, ready);
+    const started = await spawnEntry(
+      MAIN,
+      { ...env, DATA_DIR: join(dir, 'fresh-data'), LOCAL_CONFIG: fresh },
+      ready,
+    );
     expect(await started.stop()).toBe(0);
     const created = JSON.parse(readFileSync(fresh, 'utf8')) as { accounts: { email: string }[] };
     const example = JSON.parse(readFileSync('config/local.example.json', 'utf8')) as typeof created;
