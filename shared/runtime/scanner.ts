@@ -11,7 +11,7 @@ import {
 } from '../adapters/imap/ImapConnector';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
-import type { CredentialSource } from '../scanner/ports';
+import type { AccessTokens, CredentialSource } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
 
 export const SCANNER_LEASE = 'scanner';
@@ -25,6 +25,8 @@ export interface ScannerParts {
   timeouts?: ImapTimeouts;
   onCommand?: CommandListener;
   events?: ScanEvents;
+  /** Access tokens for OAuth2 mailboxes; without it only password accounts can be read. */
+  tokens?: AccessTokens;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
@@ -32,7 +34,12 @@ export const createScanner = (parts: ScannerParts) => ({
     checks: new DynamoCheckStore(parts.client, parts.tableName),
     cursors: new DynamoCursorStore(parts.client, parts.tableName),
     credentials: parts.credentials,
-    connector: new ImapConnector(parts.log, parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS, parts.onCommand),
+    connector: new ImapConnector(
+      parts.log,
+      parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS,
+      parts.onCommand,
+      parts.tokens,
+    ),
     clock: parts.clock,
     log: parts.log,
     ...(parts.events ? { events: parts.events } : {}),

@@ -9,8 +9,23 @@ export interface MailboxServer {
   secure: boolean;
 }
 
-/** How the scanner logs in. Only app passwords for now; OAuth2 tokens plug in here as another variant. */
-export type MailboxAuth = { user: string; pass: string };
+/** OAuth2 client settings and the long-lived refresh token from the account owner's consent. */
+export interface OAuth2Grant {
+  clientId: string;
+  clientSecret?: string | undefined;
+  refreshToken: string;
+  tokenEndpoint: string;
+  scope?: string | undefined;
+}
+
+/** How the scanner logs in: an (app) password, or XOAUTH2 with an access token got from the refresh token. */
+export type MailboxAuth = { user: string; pass: string } | { user: string; oauth2: OAuth2Grant };
+
+/** Turns an account's auth into what IMAP needs at login: the password, or a fresh access token. */
+export interface AccessTokens {
+  /** An access token valid for at least a minute; refreshes (and persists a rotated refresh token) as needed. */
+  accessToken(email: string, grant: OAuth2Grant): Promise<string>;
+}
 
 export interface MailboxCredentials {
   email: string;

@@ -31,15 +31,21 @@ describe('credentials from the Secrets Manager secret', () => {
     const clock = new ManualClock(0);
     const source = new AccountEntriesCredentialSource(new SecretAccountEntries(client, 'mailboxes'), clock);
 
-    expect((await source.get('inbox@example.com'))?.auth.pass).toBe('app-password-1');
+    expect(((await source.get('inbox@example.com'))?.auth as { pass: string } | undefined)?.pass).toBe(
+      'app-password-1',
+    );
     expect(await source.get('other@example.com')).toBeUndefined();
     expect(calls).toEqual([{ SecretId: 'mailboxes' }]);
 
     value = JSON.stringify({ accounts: [account('inbox@example.com', 'app-password-2')] });
     clock.advance(59_000);
-    expect((await source.get('inbox@example.com'))?.auth.pass).toBe('app-password-1');
+    expect(((await source.get('inbox@example.com'))?.auth as { pass: string } | undefined)?.pass).toBe(
+      'app-password-1',
+    );
     clock.advance(2000);
-    expect((await source.get('inbox@example.com'))?.auth.pass).toBe('app-password-2');
+    expect(((await source.get('inbox@example.com'))?.auth as { pass: string } | undefined)?.pass).toBe(
+      'app-password-2',
+    );
     expect(calls).toHaveLength(2);
   });
 

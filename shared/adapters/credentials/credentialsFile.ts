@@ -12,7 +12,19 @@ export const mailboxCredentialsSchema = z.object({
     port: z.number().int().min(1).max(65535),
     secure: z.boolean(),
   }),
-  auth: z.strictObject({ user: z.string().min(1), pass: z.string().min(1) }),
+  auth: z.union([
+    z.strictObject({ user: z.string().min(1), pass: z.string().min(1) }),
+    z.strictObject({
+      user: z.string().min(1),
+      oauth2: z.strictObject({
+        clientId: z.string().min(1),
+        clientSecret: z.string().min(1).optional(),
+        refreshToken: z.string().min(1),
+        tokenEndpoint: z.url(),
+        scope: z.string().min(1).optional(),
+      }),
+    }),
+  ]),
   folders: z
     .record(
       z.string(),

@@ -3,12 +3,14 @@ import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import type { Logger } from '../../log';
 import { ADDRESS_HEADERS } from '../../scanner/headers';
 import {
+  type AccessTokens,
   type FetchedHeaders,
   type FolderState,
   GMAIL_TABS,
   type GmailTab,
   type MailboxConnector,
   type MailboxCredentials,
+  type MailboxServer,
   type MailboxSession,
 } from '../../scanner/ports';
 
@@ -36,6 +38,21 @@ export type CommandListener = (account: string, command: string) => void;
 const commandVerb = (line: string): string => {
   const [, first = '', second = ''] = line.split(' ');
   return first.toUpperCase() === 'UID' ? `UID ${second.toUpperCase()}` : first.toUpperCase();
+};
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i;
+
+/**
+ * TLS with certificate verification for every host but loopback test servers: TLS from the first byte when
+ * `secure`, else STARTTLS is required (imapflow fails the connection when the server does not offer it).
+ */
+export const transportSecurity = (server: MailboxServer): Pick<ImapFlowOptions, 'tls' | 'doSTARTTLS'> => {
+  if (LOOPBACK.test(server.host))
+    return server.secure ? { tls: { rejectUnauthorized: false } } : { doSTARTTLS: false };
+  return {
+    tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+    ...(server.secure ? {} : { doSTARTTLS: true }),
+  };
 };
 
 /** A failed connect or login, described for a person: what failed, where, and the server's own words. */
@@ -66,7 +83,17 @@ export class ImapConnector implements MailboxConnector {
     private readonly log: Logger,
     private readonly timeouts: ImapTimeouts = DEFAULT_IMAP_TIMEOUTS,
     private readonly onCommand?: CommandListener,
+    private readonly tokens?: AccessTokens,
   ) {}
+
+  private async loginOf({
+    email,
+    auth,
+  }: MailboxCredentials): Promise<{ user: string; pass?: string; accessToken?: string }> {
+    if ('pass' in auth) return { user: auth.user, pass: auth.pass };
+    if (!this.tokens) throw new Error(`${email} uses OAuth2, but this scanner has no token provider`);
+    return { user: auth.user, accessToken: await this.tokens.accessToken(email, auth.oauth2) };
+  }
 
   async open(credentials: MailboxCredentials, signal?: AbortSignal): Promise<MailboxSession> {
     const account = credentials.email;
@@ -75,7 +102,8 @@ export class ImapConnector implements MailboxConnector {
       host: credentials.imap.host,
       port: credentials.imap.port,
       secure: credentials.imap.secure,
-      auth: { user: credentials.auth.user, pass: credentials.auth.pass },
+      auth: await this.loginOf(credentials),
+      ...transportSecurity(credentials.imap),
       disableAutoIdle: true,
       connectionTimeout: this.timeouts.connectMs,
       greetingTimeout: this.timeouts.greetingMs,
