@@ -35,6 +35,7 @@ const { scanner, lease } = createScanner({
   clock: systemClock,
   log,
   events: metrics,
+  unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
 });
 const handOver = new LambdaScanTrigger(
   new LambdaClient({ region: config.AWS_REGION }),

@@ -1,5 +1,6 @@
 // Owns reading configuration from the environment: validated once at load, failing with the variable's name.
 import * as z from 'zod';
+import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
 
 const apiEnv = z.object({
   TABLE_NAME: z.string().min(1),
@@ -29,6 +30,8 @@ const scanEnv = z.object({
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
   CREDENTIALS_SECRET_ID: z.string().min(1),
   SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(3000),
+  /** Failed sweeps in a row after which an account is left out of new checks until it works again. */
+  UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
   /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */
   AWS_LAMBDA_FUNCTION_NAME: z.string().min(1),
 });

@@ -31,6 +31,7 @@ export const ALARM_THRESHOLDS = {
   imapConsecutiveFailures: 3,
   api5xx: 5,
   timedOutShare: 0.2,
+  unhealthyAccounts: 1,
 } as const;
 
 export class ServiceAlarms extends Construct {
@@ -62,6 +63,14 @@ export class ServiceAlarms extends Construct {
         'ImapFailures graph on the dashboard shows which account.',
       metric: serviceMetric('consecutiveImapFailures', { statistic: 'Maximum', period: fiveMinutes }),
       threshold: ALARM_THRESHOLDS.imapConsecutiveFailures,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    this.add('UnhealthyAccounts', {
+      description:
+        'At least one test mailbox is out of new checks after failing sweeps in a row (wrong password, revoked ' +
+        'OAuth consent, dead server). `npm run admin -- accounts list --stack …` shows which and why.',
+      metric: serviceMetric('unhealthyAccounts', { statistic: 'Maximum', period: fiveMinutes }),
+      threshold: ALARM_THRESHOLDS.unhealthyAccounts,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     });
     this.add('Api5xx', {

@@ -114,6 +114,11 @@ export class ServiceDashboard extends Construct {
         ],
         rightAnnotations: [alarmLine],
       }),
+      graph('Accounts out of new checks', [
+        serviceMetric('unhealthyAccounts', { statistic: 'Maximum', label: 'unhealthy accounts' }),
+        serviceSearch('accountsUnhealthy', 'Sum'),
+        serviceSearch('consentRequired', 'Sum'),
+      ]),
       graph('Sweep duration (ms), one account', [
         serviceMetric('sweepDuration', { statistic: 'p50', label: 'p50' }),
         serviceMetric('sweepDuration', { statistic: 'p99', label: 'p99' }),

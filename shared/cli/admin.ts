@@ -12,6 +12,7 @@ import {
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { type AccountHealth, isHealthy } from '../domain/account';
 import { type ApiKey, generateApiKey, isUsable, newApiKeyRecord } from '../domain/apiKey';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
@@ -55,6 +56,13 @@ env:     DATA_DIR          the local store (default .data); shared with a runnin
 exit:    0 done, 1 failed, 2 wrong command or input, 4 account test failed`;
 
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
+
+const healthText = (health: AccountHealth): string => {
+  if (health.unhealthySince !== undefined) {
+    return `UNHEALTHY since ${iso(health.unhealthySince)} (${health.failures} failures): ${health.lastError ?? ''}`;
+  }
+  return health.failures > 0 ? `ok, ${health.failures} recent failure(s): ${health.lastError ?? ''}` : 'ok';
+};
 
 const keyState = (key: ApiKey, now: number) => {
   if (key.revoked) return 'revoked';
@@ -206,14 +214,24 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
         return 0;
       }
       case 'accounts list': {
-        const rows = (await accounts.list()).map((account) => ({
+        const registered = await accounts.list();
+        const rows = registered.map(({ health, ...account }) => ({
           ...account,
           active: String(account.active),
+          health: healthText(health),
         }));
         out(
           values.json
-            ? JSON.stringify(await accounts.list())
-            : formatTable(rows, ['email', 'provider', 'scope', 'active']),
+            ? JSON.stringify(
+                registered.map(({ health, ...account }) => ({
+                  ...account,
+                  healthy: isHealthy(health),
+                  failures: health.failures,
+                  unhealthy_since: health.unhealthySince === undefined ? null : iso(health.unhealthySince),
+                  last_error: health.lastError ?? null,
+                })),
+              )
+            : formatTable(rows, ['email', 'provider', 'scope', 'active', 'health']),
         );
         return 0;
       }

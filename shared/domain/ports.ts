@@ -1,5 +1,5 @@
 // Owns what the domain needs from storage, stated as small interfaces; adapters in shared/adapters implement them.
-import type { TestAccount } from './account';
+import type { RegisteredAccount, TestAccount } from './account';
 import type { ApiKey } from './apiKey';
 import type { DetectedCategory } from './categories';
 import type { Check } from './check';
@@ -30,8 +30,9 @@ export interface ApiKeyStore {
 }
 
 export interface AccountRegistry {
+  /** Active and healthy accounts of a scope: the ones a new check may use. */
   activeInScope(scope: string): Promise<TestAccount[]>;
-  list(): Promise<TestAccount[]>;
+  list(): Promise<RegisteredAccount[]>;
   put(account: TestAccount): Promise<void>;
   remove(email: string): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { parseEnv } from '../config';
+import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import { systemClock } from '../domain/clock';
 import { createLogger } from '../log';
 import { apiDeps } from '../runtime/apiDeps';
@@ -26,6 +27,7 @@ const localEnv = z.object({
   LOCAL_CONFIG: z.string().default('config/local.json'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(3000),
+  UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
 });
 
 const main = async () => {
@@ -57,6 +59,7 @@ const main = async () => {
     credentials: new AccountEntriesCredentialSource(new FileAccountEntries(configPath), systemClock, 5000),
     clock: systemClock,
     log: createLogger('scan', env.LOG_LEVEL),
+    unhealthyAfter: env.UNHEALTHY_AFTER_FAILURES,
   });
   const runner = new LocalScanRunner(
     { scanner, lease, clock: systemClock, log },

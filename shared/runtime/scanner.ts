@@ -1,5 +1,6 @@
 // Owns assembling a scanner over DynamoDB and IMAP, the same way for the Lambda, npm start and the tests.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoCursorStore } from '../adapters/dynamo/DynamoCursorStore';
 import { DynamoLease } from '../adapters/dynamo/DynamoLease';
@@ -27,12 +28,16 @@ export interface ScannerParts {
   events?: ScanEvents;
   /** Access tokens for OAuth2 mailboxes; without it only password accounts can be read. */
   tokens?: AccessTokens;
+  /** Failed sweeps in a row after which an account leaves new checks. */
+  unhealthyAfter?: number;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
     checks: new DynamoCheckStore(parts.client, parts.tableName),
     cursors: new DynamoCursorStore(parts.client, parts.tableName),
+    health: new DynamoAccountRegistry(parts.client, parts.tableName),
+    ...(parts.unhealthyAfter === undefined ? {} : { unhealthyAfter: parts.unhealthyAfter }),
     credentials: parts.credentials,
     connector: new ImapConnector(
       parts.log,

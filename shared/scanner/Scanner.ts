@@ -1,4 +1,6 @@
 // Owns sweeping the test mailboxes: which accounts to read, reading only what is new, recording each placement once.
+
+import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import type { DetectedCategory } from '../domain/categories';
 import type { Clock } from '../domain/clock';
 import type { CheckStore, RecordOutcome } from '../domain/ports';
@@ -6,6 +8,7 @@ import type { Logger } from '../log';
 import { scanFolders } from './folders';
 import { tagsInMessage } from './headers';
 import type {
+  AccountHealthStore,
   ActiveChecks,
   CredentialSource,
   CursorStore,
@@ -23,6 +26,8 @@ export const LOOKBACK_MS = 10 * 60 * 1000;
 const MAX_BACKOFF_MS = 60_000;
 /** Completions and timeouts are counted this often; they only feed metrics, so a few seconds late is fine. */
 const SETTLE_EVERY_MS = 15_000;
+/** Unhealthy accounts are tried this often, so one that works again comes back without anyone's help. */
+const PROBE_EVERY_MS = 60_000;
 /** How long close() waits for sweeps in flight; with the logout bound it stays well inside the Lambda's margin. */
 const CLOSE_GRACE_MS = 5000;
 
@@ -30,6 +35,10 @@ export interface ScannerDeps {
   checks: ActiveChecks & Pick<CheckStore, 'recordResult'>;
   cursors: CursorStore;
   credentials: CredentialSource;
+  /** Where failures in a row are counted; without it (tests of other parts) health is not tracked. */
+  health?: AccountHealthStore;
+  /** Failed sweeps in a row after which an account leaves new checks (default DEFAULT_UNHEALTHY_AFTER). */
+  unhealthyAfter?: number;
   connector: MailboxConnector;
   clock: Clock;
   log: Logger;
@@ -44,6 +53,10 @@ export interface ScanEvents {
   swept?(sweep: AccountSweep): void;
   /** Every tick, with the number of checks still waiting. */
   ticked?(tick: { activeChecks: number; pendingAccounts: number }): void;
+  /** Every probe of the accounts taken out of new checks, with how many there are. */
+  probed?(probe: { unhealthyAccounts: number }): void;
+  /** An account just left new checks (`unhealthy`) or came back (`recovered`). */
+  healthChanged?(change: { email: string; state: 'unhealthy' | 'recovered'; error?: string }): void;
   /** Every check this scanner settled as complete or timed out (each check is settled once, by one scanner). */
   settled?(check: SettledCheck): void;
 }
@@ -84,6 +97,8 @@ interface AccountState {
   cursors: Map<string, FolderCursor>;
   busy: boolean;
   failures: number;
+  /** Whether this scanner has told the health store about a success yet. */
+  healthChecked: boolean;
   retryAt: number;
 }
 
@@ -91,6 +106,7 @@ export class Scanner {
   private readonly accounts = new Map<string, AccountState>();
   private readonly inflight = new Set<Promise<AccountSweep>>();
   private lastSettle = Number.NEGATIVE_INFINITY;
+  private lastProbe = Number.NEGATIVE_INFINITY;
   /** Aborted by close() to end connection attempts still waiting on a server; replaced so the scanner is reusable. */
   private closing = new AbortController();
 
@@ -106,8 +122,15 @@ export class Scanner {
     const active = await this.deps.checks.listActive(now);
     const pending = new Set(active.flatMap((check) => check.pending));
     this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
+    const toSweep = new Set(pending);
+    if (this.deps.health && now - this.lastProbe >= PROBE_EVERY_MS) {
+      this.lastProbe = now;
+      const unhealthy = await this.deps.health.listUnhealthy();
+      this.deps.events?.probed?.({ unhealthyAccounts: unhealthy.length });
+      for (const email of unhealthy) toSweep.add(email);
+    }
     const started: Promise<AccountSweep>[] = [];
-    for (const email of pending) {
+    for (const email of toSweep) {
       const state = this.stateOf(email);
       if (state.busy || state.retryAt > now) continue;
       state.busy = true;
@@ -151,7 +174,7 @@ export class Scanner {
   private stateOf(email: string): AccountState {
     let state = this.accounts.get(email);
     if (!state) {
-      state = { busy: false, failures: 0, retryAt: 0, cursors: new Map() };
+      state = { busy: false, failures: 0, healthChecked: false, retryAt: 0, cursors: new Map() };
       this.accounts.set(email, state);
     }
     return state;
@@ -191,27 +214,55 @@ export class Scanner {
         await this.deps.cursors.put(email, folder.path, read.cursor);
         state.cursors.set(folder.path, read.cursor);
       }
+      const hadFailures = state.failures > 0 || !state.healthChecked;
       state.failures = 0;
       state.retryAt = 0;
       report.ok = true;
+      // Once per loop (or after a failure) tell the store; it writes only if there is something to clear.
+      if (hadFailures && this.deps.health) {
+        state.healthChecked = true;
+        if (await this.deps.health.recordSuccess(email).catch(() => false)) {
+          this.deps.log.info('account sweeps work again', { account: email });
+          this.deps.events?.healthChanged?.({ email, state: 'recovered' });
+        }
+      }
     } catch (error) {
       state.failures++;
       state.retryAt = this.deps.clock.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (state.failures - 1));
       const session = state.session;
       delete state.session;
       await session?.close().catch(() => undefined);
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       // Never the credentials: only the account and what went wrong.
       this.deps.log.warn('account sweep failed', {
         account: email,
         failures: state.failures,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: message,
         code: (error as { code?: unknown }).code,
       });
+      await this.recordFailure(email, message);
     }
     report.durationMs = Date.now() - startedAt;
     report.consecutiveFailures = state.failures;
     this.deps.events?.swept?.(report);
     return report;
+  }
+
+  private async recordFailure(email: string, message: string): Promise<void> {
+    if (!this.deps.health) return;
+    try {
+      const threshold = this.deps.unhealthyAfter ?? DEFAULT_UNHEALTHY_AFTER;
+      if (await this.deps.health.recordFailure(email, message, this.deps.clock.now(), threshold)) {
+        this.deps.log.warn('account left new checks after failing repeatedly', {
+          account: email,
+          threshold,
+          error: message,
+        });
+        this.deps.events?.healthChanged?.({ email, state: 'unhealthy', error: message });
+      }
+    } catch (caught) {
+      this.deps.log.error('could not record an account failure', { account: email, error: caught });
+    }
   }
 
   /** New messages of a folder since its cursor, or undefined when nothing changed (then nothing is fetched). */

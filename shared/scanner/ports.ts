@@ -113,3 +113,13 @@ export interface Lease {
   acquire(owner: string, now: number, ttlMs: number): Promise<boolean>;
   release(owner: string): Promise<void>;
 }
+
+/** Where the scanner keeps each account's run of failures, so a dead mailbox drops out of new checks. */
+export interface AccountHealthStore {
+  /** Counts a failed sweep; true when this failure made the account unhealthy. */
+  recordFailure(email: string, error: string, now: number, unhealthyAfter: number): Promise<boolean>;
+  /** Clears the failures after a successful sweep; true when there was something to clear. */
+  recordSuccess(email: string): Promise<boolean>;
+  /** Accounts out of new checks, which the scanner still probes so they can come back. */
+  listUnhealthy(): Promise<string[]>;
+}

@@ -68,6 +68,26 @@ export const METRICS = {
     description:
       'How many sweeps in a row an account has failed, emitted on each failure; alarm on its maximum',
   },
+  unhealthyAccounts: {
+    name: 'UnhealthyAccounts',
+    unit: 'Count',
+    service: 'scan',
+    description: 'Accounts left out of new checks after failing sweeps in a row (emitted each minute)',
+  },
+  accountsUnhealthy: {
+    name: 'AccountsTurnedUnhealthy',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Account',
+    description: 'An account left new checks, by account',
+  },
+  consentRequired: {
+    name: 'OAuthConsentRequired',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Account',
+    description: 'An OAuth2 account whose refresh token was refused (invalid_grant): it needs consent again',
+  },
   sweepDuration: {
     name: 'SweepDuration',
     unit: 'Milliseconds',

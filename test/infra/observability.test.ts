@@ -112,7 +112,7 @@ describe('dashboard', () => {
     const expressions = [...dashboardBody(built).matchAll(/"expression":"(SEARCH\(.*?\))"/g)].map(
       (m) => m[1],
     );
-    expect(expressions).toHaveLength(3);
+    expect(expressions).toHaveLength(specs.filter((spec) => spec.dimension !== undefined).length);
     for (const spec of specs.filter((s) => s.dimension !== undefined)) {
       expect(expressions.some((e) => e?.includes(`${SERVICE_DIMENSION},${spec.dimension}}`))).toBe(true);
     }
@@ -154,8 +154,8 @@ describe('alarms', () => {
     return alarm;
   };
 
-  it('are four, each notifying the topic, none breaching on missing data', () => {
-    expect(alarms()).toHaveLength(4);
+  it('are five, each notifying the topic, none breaching on missing data', () => {
+    expect(alarms()).toHaveLength(5);
     for (const alarm of alarms()) {
       expect(alarm.Properties).toMatchObject({
         AlarmActions: [topicRef()],
@@ -175,6 +175,13 @@ describe('alarms', () => {
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
+  });
+
+  it('fires while any account is out of new checks (UnhealthyAccounts maximum)', () => {
+    const props = alarmNamed('UnhealthyAccounts').Properties;
+    expect(props).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(JSON.stringify(props?.Metrics)).toContain(`"MetricName":"${METRICS.unhealthyAccounts.name}"`);
+    expect(JSON.stringify(props?.Metrics)).toContain('"Stat":"Maximum"');
   });
 
   it('fires when an account failed 3 sweeps in a row (ImapConsecutiveFailures maximum)', () => {

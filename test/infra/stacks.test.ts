@@ -50,7 +50,7 @@ describe('resource counts', () => {
     service.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + 1);
     service.resourceCountIs('AWS::Events::Rule', 1);
     service.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    service.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    service.resourceCountIs('AWS::CloudWatch::Alarm', 5);
     service.resourceCountIs('AWS::SNS::Topic', 1);
     service.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     service.resourceCountIs('AWS::DynamoDB::Table', 0);

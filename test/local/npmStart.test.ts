@@ -130,7 +130,16 @@ describe('npm start', () => {
     await runEntry(ADMIN, ['accounts', 'sync', file], adminEnv);
     const listed = await runEntry(ADMIN, ['accounts', 'list', '--json'], adminEnv);
     expect(JSON.parse(listed.stdout)).toEqual([
-      { email: 'two@example.com', provider: 'gmail', scope: 'acme', active: true },
+      {
+        email: 'two@example.com',
+        provider: 'gmail',
+        scope: 'acme',
+        active: true,
+        healthy: true,
+        failures: 0,
+        unhealthy_since: null,
+        last_error: null,
+      },
     ]);
     expect(listed.stdout).not.toContain('app-password');
   });

@@ -74,7 +74,18 @@ describe('npm run admin -- accounts', () => {
     expect(report.delivered).toMatchObject({ folder: 'Promotions', category: 'promotions' });
 
     const listed = JSON.parse((await admin(['accounts', 'list', '--json'])).stdout) as unknown[];
-    expect(listed).toEqual([{ email: 'promo@mail.test', provider: 'imap', scope: 'default', active: true }]);
+    expect(listed).toEqual([
+      {
+        email: 'promo@mail.test',
+        provider: 'imap',
+        scope: 'default',
+        active: true,
+        healthy: true,
+        failures: 0,
+        unhealthy_since: null,
+        last_error: null,
+      },
+    ]);
     expect(JSON.stringify(listed)).not.toContain('secret');
   });
 

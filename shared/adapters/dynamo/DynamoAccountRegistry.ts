@@ -1,12 +1,20 @@
-// Owns the registry of test accounts (non-secret fields only) in DynamoDB.
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import type { TestAccount } from '../../domain/account';
+// Owns the registry of test accounts (non-secret fields only) and their health in DynamoDB.
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  paginateQuery,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { RegisteredAccount, TestAccount } from '../../domain/account';
 import type { AccountRegistry } from '../../domain/ports';
+import type { AccountHealthStore } from '../../scanner/ports';
 import { accountFromItem, accountKey, accountToItem, scopeAccountsKey } from './keys';
 import { scanItemsOfType } from './scanAll';
 import { TABLE_SCHEMA } from './table';
 
-export class DynamoAccountRegistry implements AccountRegistry {
+const MAX_ERROR_LENGTH = 300;
+
+export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -21,25 +29,106 @@ export class DynamoAccountRegistry implements AccountRegistry {
         TableName: this.tableName,
         IndexName: index.name,
         KeyConditionExpression: '#pk = :pk',
-        FilterExpression: 'active = :true',
+        FilterExpression: 'active = :true AND attribute_not_exists(unhealthySince)',
         ExpressionAttributeNames: { '#pk': index.partitionKey },
         ExpressionAttributeValues: { ':pk': scopeAccountsKey(scope).gsi1pk, ':true': true },
       },
     );
-    for await (const page of pages) accounts.push(...(page.Items ?? []).map(accountFromItem));
+    for await (const page of pages) {
+      accounts.push(...(page.Items ?? []).map(accountFromItem).map(({ health: _, ...account }) => account));
+    }
     return accounts;
   }
 
-  async list(): Promise<TestAccount[]> {
+  async list(): Promise<RegisteredAccount[]> {
     const items = await scanItemsOfType(this.client, this.tableName, 'account');
     return items.map(accountFromItem).sort((a, b) => a.email.localeCompare(b.email));
   }
 
+  /** Registers or updates an account's fields, leaving its health as the scanner last wrote it. */
   async put(account: TestAccount): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: accountToItem(account) }));
+    const { pk: _pk, sk: _sk, ...fields } = accountToItem(account);
+    const names = Object.keys(fields);
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: accountKey(account.email),
+        UpdateExpression: `SET ${names.map((_name, index) => `#f${index} = :f${index}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(
+          names.map((name, index) => [`:f${index}`, fields[name]]),
+        ),
+      }),
+    );
   }
 
   async remove(email: string): Promise<void> {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: accountKey(email) }));
+  }
+
+  async recordFailure(email: string, error: string, now: number, unhealthyAfter: number): Promise<boolean> {
+    const { Attributes } = await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: accountKey(email),
+          UpdateExpression: 'ADD failures :one SET lastError = :error, lastFailureAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1, ':error': error.slice(0, MAX_ERROR_LENGTH), ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      )
+      .catch((caught: Error) => {
+        // A removed account has no health to keep.
+        if (caught.name === 'ConditionalCheckFailedException') return { Attributes: undefined };
+        throw caught;
+      });
+    if (
+      !Attributes ||
+      Number(Attributes.failures) < unhealthyAfter ||
+      Attributes.unhealthySince !== undefined
+    ) {
+      return false;
+    }
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: accountKey(email),
+          UpdateExpression: 'SET unhealthySince = :now',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(unhealthySince)',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      )
+      .catch((caught: Error) => {
+        if (caught.name !== 'ConditionalCheckFailedException') throw caught;
+      });
+    return true;
+  }
+
+  async recordSuccess(email: string): Promise<boolean> {
+    try {
+      // Only writes when there is something to clear, so healthy accounts cost nothing.
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: accountKey(email),
+          UpdateExpression: 'SET failures = :zero REMOVE unhealthySince, lastError',
+          ConditionExpression:
+            'attribute_exists(pk) AND (failures > :zero OR attribute_exists(unhealthySince))',
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      );
+      return true;
+    } catch (caught) {
+      if ((caught as Error).name === 'ConditionalCheckFailedException') return false;
+      throw caught;
+    }
+  }
+
+  async listUnhealthy(): Promise<string[]> {
+    return (await this.list())
+      .filter((account) => account.health.unhealthySince !== undefined)
+      .map((a) => a.email);
   }
 }

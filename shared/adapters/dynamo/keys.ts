@@ -1,5 +1,5 @@
 // Owns every key format in the table and the item <-> domain mapping, so no other module spells `CHECK#…`.
-import type { TestAccount } from '../../domain/account';
+import type { RegisteredAccount, TestAccount } from '../../domain/account';
 import type { ApiKey } from '../../domain/apiKey';
 import { type Category, isCategory } from '../../domain/categories';
 import type { Check } from '../../domain/check';
@@ -108,9 +108,14 @@ export const accountToItem = (account: TestAccount): Item => ({
   active: account.active,
 });
 
-export const accountFromItem = (item: Item): TestAccount => ({
+export const accountFromItem = (item: Item): RegisteredAccount => ({
   email: str(item, 'email'),
   provider: str(item, 'provider'),
   scope: str(item, 'scope'),
   active: item.active === true,
+  health: {
+    failures: typeof item.failures === 'number' ? item.failures : 0,
+    unhealthySince: typeof item.unhealthySince === 'number' ? item.unhealthySince : undefined,
+    lastError: typeof item.lastError === 'string' ? item.lastError : undefined,
+  },
 });

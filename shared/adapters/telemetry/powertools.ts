@@ -56,6 +56,10 @@ export const scanMetrics = (metrics: Metrics): Required<ScanEvents> & { flush():
     }
   },
   ticked: ({ activeChecks }) => emit(metrics, 'activeChecks', activeChecks),
+  probed: ({ unhealthyAccounts }) => emit(metrics, 'unhealthyAccounts', unhealthyAccounts),
+  healthChanged: ({ email, state }) => {
+    if (state === 'unhealthy') emit(metrics, 'accountsUnhealthy', 1, email);
+  },
   settled: (check) => emit(metrics, check.status === 'complete' ? 'checksCompleted' : 'checksTimedOut', 1),
   flush: () => {
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
