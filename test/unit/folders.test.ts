@@ -99,16 +99,15 @@ describe('scanFolders on providers’ folder lists', () => {
     });
   });
 
-  it('reads Outlook by name: Inbox in any case, Junk Email, Deleted Items, not Sent Items, Drafts or Outbox', () => {
+  it('reads Outlook by name: Inbox in any case, Junk Email, Deleted Items, not Sent Items, Drafts, Outbox or Notes', () => {
     const chosen = scanFolders(OUTLOOK);
     expect(byPath(chosen)).toEqual({
       Inbox: 'primary',
       'Junk Email': 'spam',
       'Deleted Items': 'trash',
       Archive: 'unknown',
-      Notes: 'unknown',
     });
-    expect(categories(chosen)).toEqual(['primary', 'spam', 'trash', 'unknown', 'unknown']);
+    expect(categories(chosen)).toEqual(['primary', 'spam', 'trash', 'unknown']);
   });
 
   it('reads Yahoo’s Bulk as spam', () => {
