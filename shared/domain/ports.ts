@@ -17,6 +17,7 @@ export interface CheckStore {
     email: string,
     category: DetectedCategory,
     now: number,
+    details?: PlacementDetails,
   ): Promise<RecordOutcome>;
 }
 
@@ -35,6 +36,13 @@ export interface AccountRegistry {
   list(): Promise<RegisteredAccount[]>;
   put(account: TestAccount): Promise<void>;
   remove(email: string): Promise<void>;
+}
+
+/** Kept with a result for diagnosis, never shown by the API (the spec's AccountResult has two fields). */
+export interface PlacementDetails {
+  folder?: string | undefined;
+  /** The provider's own verdict where it stamps one (Outlook's X-Microsoft-Antispam-Mailbox-Delivery). */
+  providerVerdict?: string | undefined;
 }
 
 export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';

@@ -5,8 +5,9 @@ import type { DetectedCategory } from '../domain/categories';
 import type { Clock } from '../domain/clock';
 import type { CheckStore, RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
+import { type MsDelivery, msDeliveryOf } from '../providers/msDelivery';
 import { scanFolders } from './folders';
-import { tagsInMessage } from './headers';
+import { headerValue, MS_DELIVERY_HEADER, tagsInMessage } from './headers';
 import type {
   AccountHealthStore,
   ActiveChecks,
@@ -71,7 +72,12 @@ export interface Placement {
   /** When the copy reached the mailbox (INTERNALDATE), ms since the epoch. */
   deliveredAt: number;
   recordedAt: number;
+  /** Outlook's X-Microsoft-Antispam-Mailbox-Delivery verdict, where the copy carries one. */
+  providerVerdict?: MsDelivery;
 }
+
+const disagrees = (verdict: MsDelivery, category: DetectedCategory): boolean =>
+  verdict === 'junk' ? category !== 'spam' : category === 'spam' || category === 'trash';
 
 export interface TickReport {
   activeChecks: number;
@@ -304,8 +310,21 @@ export class Scanner {
     for (const { checkId, message } of tagged) {
       const category =
         session.gmail && folderCategory === 'primary' ? (tabs.get(message.uid) ?? 'unknown') : folderCategory;
+      const verdict = msDeliveryOf(headerValue(message.headers, MS_DELIVERY_HEADER));
+      if (verdict && disagrees(verdict, category)) {
+        // The folder decides the category; a mismatch with Outlook's own stamp is worth a look, not a correction.
+        this.deps.log.warn('provider verdict disagrees with the folder', {
+          account: email,
+          folder: path,
+          category,
+          verdict,
+        });
+      }
       const now = this.deps.clock.now();
-      const outcome = await this.deps.checks.recordResult(checkId, email, category, now);
+      const outcome = await this.deps.checks.recordResult(checkId, email, category, now, {
+        folder: path,
+        providerVerdict: verdict,
+      });
       this.deps.events?.placed?.({
         checkId,
         email,
@@ -315,6 +334,7 @@ export class Scanner {
         outcome,
         deliveredAt: message.internalDate,
         recordedAt: now,
+        ...(verdict ? { providerVerdict: verdict } : {}),
       });
     }
     return tagged.length;

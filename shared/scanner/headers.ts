@@ -15,6 +15,12 @@ export const ADDRESS_HEADERS = [
   'received',
 ] as const;
 
+/** Outlook's own verdict on a delivered copy (`dest:I` inbox, `dest:J` junk), recorded next to the folder. */
+export const MS_DELIVERY_HEADER = 'x-microsoft-antispam-mailbox-delivery';
+
+/** What the scanner fetches of each new message: the recipient headers and the provider's verdict. */
+export const FETCHED_HEADERS = [...ADDRESS_HEADERS, MS_DELIVERY_HEADER] as const;
+
 export interface Header {
   name: string;
   value: string;
@@ -112,3 +118,7 @@ export const tagsInMessage = (raw: Buffer | string, account: string): Set<string
   const headers = parseHeaderBlock(raw);
   return headers ? tagsForAccount(headers, account) : new Set();
 };
+
+/** The first (topmost, so latest) value of a header, if any. */
+export const headerValue = (raw: Buffer | string, name: string): string | undefined =>
+  parseHeaderBlock(raw)?.find((header) => header.name === name)?.value;

@@ -4,7 +4,7 @@ import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand }
 import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check, isActive } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
-import type { CheckStore, RecordOutcome } from '../../domain/ports';
+import type { CheckStore, PlacementDetails, RecordOutcome } from '../../domain/ports';
 import type { ActiveChecks, PendingAccounts, SettledCheck } from '../../scanner/ports';
 import {
   CHECKS_BY_TIME,
@@ -40,7 +40,9 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks {
     email: string,
     category: DetectedCategory,
     now: number,
+    details: PlacementDetails = {},
   ): Promise<RecordOutcome> {
+    const extra = Object.entries(details).filter(([, value]) => value !== undefined);
     try {
       // One conditional UpdateItem: the category and the counter move together or not at all, so rescans,
       // duplicate deliveries and racing scanners can never count an account twice.
@@ -48,8 +50,9 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks {
         new UpdateCommand({
           TableName: this.tableName,
           Key: checkKey(checkId),
-          UpdateExpression:
-            'SET results.#email.category = :category, results.#email.recordedAt = :now ADD received :one',
+          UpdateExpression: `SET results.#email.category = :category, results.#email.recordedAt = :now${extra
+            .map(([name]) => `, results.#email.${name} = :${name}`)
+            .join('')} ADD received :one`,
           ConditionExpression: 'results.#email.category = :pending AND createdAt >= :cutoff',
           ExpressionAttributeNames: { '#email': email },
           ExpressionAttributeValues: {
@@ -58,6 +61,7 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks {
             ':one': 1,
             ':pending': 'pending',
             ':cutoff': activeCutoff(now),
+            ...Object.fromEntries(extra.map(([name, value]) => [`:${name}`, value])),
           },
         }),
       );

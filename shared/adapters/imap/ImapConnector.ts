@@ -1,7 +1,7 @@
 // Owns talking IMAP with imapflow: one connection per mailbox, read-only folder locks, every timeout bounded.
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import type { Logger } from '../../log';
-import { ADDRESS_HEADERS } from '../../scanner/headers';
+import { FETCHED_HEADERS } from '../../scanner/headers';
 import {
   type AccessTokens,
   type FetchedHeaders,
@@ -230,7 +230,7 @@ class ImapSession implements MailboxSession {
   private async fetchHeaders(range: string): Promise<FetchedHeaders[]> {
     const messages = await this.client.fetchAll(
       range,
-      { uid: true, internalDate: true, headers: [...ADDRESS_HEADERS] },
+      { uid: true, internalDate: true, headers: [...FETCHED_HEADERS] },
       { uid: true },
     );
     return messages.map((message) => ({
