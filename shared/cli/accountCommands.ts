@@ -12,8 +12,10 @@ import { newCheckId } from '../domain/checkId';
 import { InvalidInputError } from '../domain/errors';
 import type { LocalAccount } from '../local/localConfig';
 import { createLogger } from '../log';
+import { applyPreset, presetFor } from '../providers/presets';
 import { scanFolders } from '../scanner/folders';
 import { tagsInMessage } from '../scanner/headers';
+import type { OAuth2Grant } from '../scanner/ports';
 import { formatTable } from './table';
 
 export interface AccountContext {
@@ -28,11 +30,13 @@ export interface AddOptions {
   scope: string;
   host: string | undefined;
   port: string | undefined;
-  secure: boolean;
+  /** Undefined when not given, so the provider's preset decides. */
+  secure: boolean | undefined;
   user: string | undefined;
   folders: string[];
   active: boolean;
-  password: string;
+  /** An (app) password, or an OAuth2 grant for providers that take only OAuth2. */
+  credential: { pass: string } | { oauth2: OAuth2Grant };
 }
 
 const parseFolders = (pairs: string[]): Record<string, DetectedCategory> =>
@@ -49,34 +53,68 @@ const parseFolders = (pairs: string[]): Record<string, DetectedCategory> =>
     }),
   );
 
+const parsePort = (port: string | undefined): number | undefined => {
+  if (port === undefined) return undefined;
+  const value = Number(port);
+  if (!Number.isInteger(value) || value < 1 || value > 65535)
+    throw new InvalidInputError(`--port ${port} is not a port`);
+  return value;
+};
+
+/** What `accounts add` will do for a provider before asking for any secret: preset, auth kind, warnings. */
+export const planAccount = (emailArg: string, options: Omit<AddOptions, 'credential'>) => {
+  const applied = applyPreset(options.provider, {
+    email: emailArg,
+    host: options.host,
+    port: parsePort(options.port),
+    secure: options.secure,
+    user: options.user,
+    folders: parseFolders(options.folders),
+  });
+  const preset = presetFor(options.provider);
+  const warnings =
+    preset.quirks.plusAddressing.value === 'unsupported'
+      ? [
+          `${preset.provider} is reported not to deliver plus-addressed mail (${preset.quirks.plusAddressing.note}); ` +
+            'run `accounts test --send-via …` before any check relies on this account',
+        ]
+      : [];
+  return { applied, takesPassword: applied.authMethods.some((method) => method !== 'oauth2'), warnings };
+};
+
 export const addAccount = async (
   ctx: AccountContext,
   emailArg: string,
   options: AddOptions,
 ): Promise<number> => {
-  const email = normaliseAccountEmail(emailArg);
-  if (!options.host) throw new InvalidInputError('accounts add needs --host (the IMAP server)');
-  const port = Number(options.port ?? (options.secure ? 993 : 143));
-  if (!Number.isInteger(port) || port < 1 || port > 65535)
-    throw new InvalidInputError(`--port ${options.port} is not a port`);
+  const { applied, takesPassword, warnings } = planAccount(emailArg, options);
+  if ('pass' in options.credential && !takesPassword) {
+    throw new InvalidInputError(
+      `${applied.provider} accepts only OAuth2 for IMAP: add the account with --oauth`,
+    );
+  }
+  const email = applied.email;
   const registration = validateAccount({
     email,
-    provider: options.provider,
+    provider: applied.provider,
     scope: options.scope,
     active: options.active,
   });
   const entry: LocalAccount = {
     ...registration,
-    imap: { host: options.host, port, secure: options.secure },
-    auth: { user: options.user ?? email, pass: options.password },
+    imap: applied.imap,
+    auth: { user: applied.user, ...options.credential },
     folders: parseFolders(options.folders),
   };
   await ctx.entries.update((accounts) => [...accounts.filter((account) => account.email !== email), entry]);
   await ctx.registry.put(registration);
   ctx.out(
     ctx.json
-      ? JSON.stringify({ ...registration, imap: entry.imap })
-      : `registered ${email} (${registration.provider}, scope ${registration.scope}, ${registration.active ? 'active' : 'inactive'}); credentials stored, never shown again`,
+      ? JSON.stringify({ ...registration, imap: entry.imap, user: applied.user, warnings })
+      : [
+          `registered ${email} (${registration.provider} at ${applied.imap.host}:${applied.imap.port}, scope ${registration.scope}, ${registration.active ? 'active' : 'inactive'}); credentials stored, never shown again`,
+          ...warnings.map((warning) => `warning: ${warning}`),
+        ].join('\n'),
   );
   return 0;
 };

@@ -19,7 +19,7 @@ import { InvalidInputError } from '../domain/errors';
 import { ensureTable, syncAccounts } from '../local/bootstrap';
 import { readLocalConfig } from '../local/localConfig';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
-import { addAccount, removeAccount, setActive, testAccount } from './accountCommands';
+import { addAccount, planAccount, removeAccount, setActive, testAccount } from './accountCommands';
 import { parseExpiry } from './duration';
 import { readSecret } from './prompt';
 import { findDeployedStore } from './stackOutputs';
@@ -32,10 +32,12 @@ const USAGE = `usage: npm run admin -- <command> [options]
   keys list               label, scope, created, expiry and state of every key (never the key)
   keys revoke <key-id>    revoke a key at once
   accounts list           the registered test accounts (non-secret fields)
-  accounts add <email> --host H [--port N] [--no-secure] [--user U] [--provider P] [--scope S]
-                       [--folder Name=category …] [--inactive] [--password-stdin]
-                          register a mailbox and store its credentials; the password is asked for
-                          (hidden), or read from stdin with --password-stdin, never taken from argv
+  accounts add <email> [--provider gmail|outlook|microsoft365|yahoo|aol|icloud|imap] [--scope S]
+                       [--host H] [--port N] [--no-secure] [--user U] [--folder Name=category …]
+                       [--inactive] [--password-stdin]
+                          register a mailbox and store its credentials; a provider preset fills in the
+                          server, TLS, user name and folder names (imap needs --host); the password is
+                          asked for (hidden), or read from stdin with --password-stdin, never from argv
   accounts disable|enable|remove <email>
   accounts test <email> [--send-via smtp://host:port] [--wait 60]
                           log in, show each folder's category, X-GM-EXT-1 and the round trip; with
@@ -144,7 +146,7 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
       provider: { type: 'string', default: 'imap' },
       host: { type: 'string' },
       port: { type: 'string' },
-      secure: { type: 'boolean', default: true },
+      secure: { type: 'boolean' },
       'no-secure': { type: 'boolean', default: false },
       user: { type: 'string' },
       folder: { type: 'string', multiple: true, default: [] },
@@ -236,18 +238,25 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
         return 0;
       }
       case 'accounts add': {
-        const password = await readSecret(`IMAP password for ${needEmail()}: `, values['password-stdin']);
-        return await addAccount(accountContext, needEmail(), {
+        const plan = {
           provider: values.provider,
           scope: values.scope ?? 'default',
           host: values.host,
           port: values.port,
-          secure: values.secure && !values['no-secure'],
+          secure: values['no-secure'] ? false : values.secure,
           user: values.user,
           folders: values.folder,
           active: !values.inactive,
-          password,
-        });
+        };
+        // Check the settings before asking for any secret.
+        const { takesPassword } = planAccount(needEmail(), plan);
+        if (!takesPassword) {
+          throw new InvalidInputError(
+            `${values.provider} accepts only OAuth2 for IMAP: add the account with --oauth`,
+          );
+        }
+        const pass = await readSecret(`IMAP (app) password for ${needEmail()}: `, values['password-stdin']);
+        return await addAccount(accountContext, needEmail(), { ...plan, credential: { pass } });
       }
       case 'accounts disable':
         return await setActive(accountContext, needEmail(), false);

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEntry, spawnEntry } from '../support/process';
+import { runEntry, runEntryWithStdin, spawnEntry } from '../support/process';
 
 const MAIN = 'shared/local/main.ts';
 const ADMIN = 'shared/cli/admin.ts';
@@ -142,6 +142,34 @@ describe('npm start', () => {
       },
     ]);
     expect(listed.stdout).not.toContain('app-password');
+  });
+
+  it('admin accounts add fills in a provider preset, refuses a password where only OAuth2 works, warns for Yahoo', async () => {
+    const adminEnv = { ...env, DATA_DIR: join(dir, 'preset-data'), LOCAL_CONFIG: join(dir, 'preset.json') };
+    const add = (args: string[]) =>
+      runEntryWithStdin(ADMIN, ['accounts', 'add', ...args, '--password-stdin'], adminEnv, 'app pass word\n');
+    expect((await add(['seed@gmail.com', '--provider', 'gmail'])).code).toBe(0);
+    const icloud = await add(['Seed@iCloud.com', '--provider', 'icloud']);
+    expect(icloud.code).toBe(0);
+    const yahoo = await add(['seed@yahoo.com', '--provider', 'yahoo']);
+    expect(yahoo.stdout).toMatch(/warning: yahoo is reported not to deliver plus-addressed mail/);
+    const outlook = await add(['seed@outlook.com', '--provider', 'outlook']);
+    expect(outlook.code).toBe(2);
+    expect(outlook.stderr).toMatch(/outlook accepts only OAuth2 for IMAP: add the account with --oauth/);
+
+    const stored = JSON.parse(readFileSync(join(dir, 'preset.json'), 'utf8')) as {
+      accounts: { email: string; imap: unknown; auth: { user: string } }[];
+    };
+    const byEmail = Object.fromEntries(stored.accounts.map((account) => [account.email, account]));
+    expect(byEmail['seed@gmail.com']).toMatchObject({
+      imap: { host: 'imap.gmail.com', port: 993, secure: true },
+      auth: { user: 'seed@gmail.com' },
+    });
+    expect(byEmail['seed@icloud.com']).toMatchObject({
+      imap: { host: 'imap.mail.me.com', port: 993, secure: true },
+      auth: { user: 'seed' },
+    });
+    expect(byEmail['seed@outlook.com']).toBeUndefined();
   });
 
   it('admin answers usage errors with exit code 2 and one clear line', async () => {

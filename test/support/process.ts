@@ -48,8 +48,18 @@ export const spawnEntry = async (
   };
 };
 
-export const runEntry = async (entry: string, args: string[], env: Record<string, string>) => {
+export const runEntry = (entry: string, args: string[], env: Record<string, string>) =>
+  runEntryWithStdin(entry, args, env, '');
+
+/** Runs an entry to its end with `stdin` piped in, as `echo … | npm run …` would. */
+export const runEntryWithStdin = async (
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin: string,
+) => {
   const child = spawn(TSX, [entry, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  child.stdin.end(stdin);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

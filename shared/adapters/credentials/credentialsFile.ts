@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { normaliseAccountEmail } from '../../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../../domain/categories';
+import { isProvider, presetFor } from '../../providers/presets';
 import type { MailboxCredentials } from '../../scanner/ports';
 
 export const mailboxCredentialsSchema = z.object({
@@ -40,8 +41,21 @@ export const toMailboxCredentials = (stored: StoredCredentials): MailboxCredenti
   provider: stored.provider,
   imap: stored.imap,
   auth: stored.auth,
-  folders: stored.folders as Record<string, DetectedCategory>,
+  folders: withPresetHints(stored.provider, stored.folders as Record<string, DetectedCategory>),
 });
+
+/** The provider's folder hints under the account's own overrides, merged at load so preset fixes reach old accounts. */
+const withPresetHints = (
+  provider: string,
+  own: Record<string, DetectedCategory>,
+): Record<string, DetectedCategory> => {
+  if (!isProvider(provider)) return own;
+  const ownNames = new Set(Object.keys(own).map((name) => name.toLowerCase()));
+  const hints = Object.entries(presetFor(provider).folderHints).filter(
+    ([name]) => !ownNames.has(name.toLowerCase()),
+  );
+  return { ...Object.fromEntries(hints), ...own };
+};
 
 /** Credentials by normalised address, from a list of stored entries. */
 export const indexCredentials = (entries: readonly StoredCredentials[]): Map<string, MailboxCredentials> =>
