@@ -9,6 +9,8 @@ import { AccountEntriesCredentialSource } from '../shared/adapters/credentials/A
 import { SecretAccountEntries } from '../shared/adapters/credentials/accountEntries';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { LambdaScanTrigger } from '../shared/adapters/LambdaScanTrigger';
+import { OAuthTokens } from '../shared/adapters/oauth/OAuthTokens';
+import { refreshTokenPersister } from '../shared/adapters/oauth/refreshTokenPersister';
 import { createMetrics, createPowertoolsLogger, scanMetrics } from '../shared/adapters/telemetry/powertools';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
@@ -21,13 +23,18 @@ const config = loadScanConfig();
 const log = createPowertoolsLogger(SERVICES.scan, config.LOG_LEVEL);
 const metrics = scanMetrics(createMetrics(SERVICES.scan));
 const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
-const credentials = new AccountEntriesCredentialSource(
-  new SecretAccountEntries(
-    new SecretsManagerClient({ region: config.AWS_REGION }),
-    config.CREDENTIALS_SECRET_ID,
-  ),
-  systemClock,
+const entries = new SecretAccountEntries(
+  new SecretsManagerClient({ region: config.AWS_REGION }),
+  config.CREDENTIALS_SECRET_ID,
 );
+const credentials = new AccountEntriesCredentialSource(entries, systemClock);
+// Rotated refresh tokens are written back to the same secret.
+const tokens = new OAuthTokens({
+  clock: systemClock,
+  log,
+  ...refreshTokenPersister(entries),
+  onConsentRequired: metrics.consentRequired,
+});
 const { scanner, lease } = createScanner({
   client,
   tableName: config.TABLE_NAME,
@@ -35,6 +42,7 @@ const { scanner, lease } = createScanner({
   clock: systemClock,
   log,
   events: metrics,
+  tokens,
   unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
 });
 const handOver = new LambdaScanTrigger(

@@ -4,9 +4,16 @@
 # Usage: scripts/mail-stack.sh install|start|stop|status
 #
 #   SMTP  (Postfix)        127.0.0.1:2525   mail for @mail.test, no auth from loopback
-#   IMAP  (Dovecot)        127.0.0.1:1143   plaintext, password "secret" for every account
+#   IMAP  (Dovecot)        127.0.0.1:1143   plaintext, password "secret" for every account but oauth@
 #   LMTP  (Dovecot)        127.0.0.1:2424   Postfix -> Dovecot, one recipient per transaction
 #   spamd (SpamAssassin)   127.0.0.1:7830   called from junk@'s Sieve script via spamc
+#
+# OAuth2: oauth@mail.test has no password; it logs in with AUTHENTICATE XOAUTH2 or OAUTHBEARER only. Dovecot
+# checks each access token at an RFC 7662 introspection endpoint that the stack does NOT run: whoever tests
+# OAuth2 serves it (test/support/oauthServer.ts), on a fixed address because Dovecot's config is written here:
+#   token introspection    http://127.0.0.1:9931/introspect   (POST token=…; {"active":true,"username":…})
+#   token endpoint         http://127.0.0.1:9931/token        (accounts.json points the account's grant there)
+# With nothing listening there, OAuth2 logins fail as a temporary error; password logins are unaffected.
 #
 # Runtime state lives in ${MAILSTACK_DIR:-<repo>/.mailstack}; `start` wipes it and
 # writes accounts.json there. MAILSTACK_EXTRA_USERS=N (default 2) adds user001..userNNN.
@@ -24,11 +31,18 @@ SMTP_PORT=2525
 IMAP_PORT=1143
 LMTP_PORT=2424
 SPAMD_PORT=7830
+OAUTH_PORT=9931
 DOMAIN=mail.test
 PASSWORD=secret
 # Filtering accounts: name -> Sieve script in $TEMPLATE_DIR/sieve ("" = none).
 FIXED_ACCOUNTS=(inbox junk trash promo archive)
 declare -A SIEVE_OF=([inbox]="" [junk]=junk [trash]=trash [promo]=promo [archive]=archive)
+# OAuth2-only accounts: in Dovecot's userdb (for delivery) but not in its password passdb.
+OAUTH_ACCOUNTS=(oauth)
+# The grant accounts.json gives them; the test's token endpoint knows this client and first refresh token.
+OAUTH_CLIENT_ID=test-client
+OAUTH_CLIENT_SECRET=test-secret
+OAUTH_REFRESH_TOKEN=refresh-0
 START_TIMEOUT=30
 
 PF_DIR="$D/etc/postfix"
@@ -136,7 +150,8 @@ stop_distro_daemons() {
 
 render() { # template -> destination
   sed -e "s|@DIR@|$D|g" -e "s|@SMTP_PORT@|$SMTP_PORT|g" -e "s|@IMAP_PORT@|$IMAP_PORT|g" \
-      -e "s|@LMTP_PORT@|$LMTP_PORT|g" -e "s|@SPAMD_PORT@|$SPAMD_PORT|g" "$1" >"$2"
+      -e "s|@LMTP_PORT@|$LMTP_PORT|g" -e "s|@SPAMD_PORT@|$SPAMD_PORT|g" -e "s|@OAUTH_PORT@|$OAUTH_PORT|g" \
+      "$1" >"$2"
 }
 
 account_names() {
@@ -158,6 +173,7 @@ write_config() {
   render "$TEMPLATE_DIR/postfix-main.cf" "$PF_DIR/main.cf"
   render "$TEMPLATE_DIR/postfix-master.cf" "$PF_DIR/master.cf"
   render "$TEMPLATE_DIR/dovecot.conf" "$DC_CONF"
+  render "$TEMPLATE_DIR/dovecot-oauth2.conf.ext" "$D/etc/dovecot/dovecot-oauth2.conf.ext"
   render "$TEMPLATE_DIR/sieve-filter-spamc" "$D/etc/sieve-bin/spamc"
   chmod 755 "$D/etc/sieve-bin/spamc"
 
@@ -178,7 +194,13 @@ write_config() {
     echo "$name@$DOMAIN:{PLAIN}$PASSWORD:$uid:$gid::$D/mail/$DOMAIN/$name::$extra" >>"$D/etc/dovecot/users"
     echo "$name@$DOMAIN OK" >>"$PF_DIR/vmailbox"
   done < <(account_names)
-  chmod 644 "$D/etc/dovecot/users"
+  # No password field at all: the password passdb never sees these accounts, only the oauth2 one does.
+  : >"$D/etc/dovecot/oauth-users"
+  for name in "${OAUTH_ACCOUNTS[@]}"; do
+    echo "$name@$DOMAIN::$uid:$gid::$D/mail/$DOMAIN/$name::" >>"$D/etc/dovecot/oauth-users"
+    echo "$name@$DOMAIN OK" >>"$PF_DIR/vmailbox"
+  done
+  chmod 644 "$D/etc/dovecot/users" "$D/etc/dovecot/oauth-users"
 
   # Compile now so a broken script fails `start` instead of a delivery.
   local s
@@ -200,6 +222,11 @@ write_accounts_json() {
       printf '  {"email":"%s","provider":"imap","scope":"default","active":true,"imap":{"host":"%s","port":%d,"secure":false},"auth":{"user":"%s","pass":"%s"},"folders":{"Promotions":"promotions"}}' \
         "$email" "$HOST" "$IMAP_PORT" "$email" "$PASSWORD"
     done < <(account_names)
+    for name in "${OAUTH_ACCOUNTS[@]}"; do
+      local email="$name@$DOMAIN"
+      printf ',\n  {"email":"%s","provider":"imap","scope":"default","active":true,"imap":{"host":"%s","port":%d,"secure":false},"auth":{"user":"%s","oauth2":{"clientId":"%s","clientSecret":"%s","refreshToken":"%s","tokenEndpoint":"http://%s:%d/token"}},"folders":{"Promotions":"promotions"}}' \
+        "$email" "$HOST" "$IMAP_PORT" "$email" "$OAUTH_CLIENT_ID" "$OAUTH_CLIENT_SECRET" "$OAUTH_REFRESH_TOKEN" "$HOST" "$OAUTH_PORT"
+    done
     echo
     echo "]"
   } >"$out.tmp"
@@ -324,7 +351,8 @@ cmd_start() {
   log "imap  up on $HOST:$IMAP_PORT (dovecot, log $LOG_DIR/dovecot.log)"
   log "lmtp  up on $HOST:$LMTP_PORT (dovecot)"
   log "spamd up on $HOST:$SPAMD_PORT (log $LOG_DIR/spamd.log)"
-  log "accounts: $D/accounts.json ($((${#FIXED_ACCOUNTS[@]} + EXTRA_USERS)) accounts), started in $((SECONDS - t0))s"
+  log "oauth2 introspection expected at http://$HOST:$OAUTH_PORT/introspect (served by the OAuth2 tests)"
+  log "accounts: $D/accounts.json ($((${#FIXED_ACCOUNTS[@]} + EXTRA_USERS + ${#OAUTH_ACCOUNTS[@]})) accounts), started in $((SECONDS - t0))s"
 }
 
 cmd_stop() {

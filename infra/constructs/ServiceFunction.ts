@@ -132,12 +132,19 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /** Sets CREDENTIALS_SECRET_ID and allows reading that one secret's value, nothing else about it. */
+  /**
+   * Reads the mailbox credentials, and writes them back: a provider that rotates OAuth2 refresh tokens (Microsoft)
+   * hands out a new one at each refresh, which is lost on the next cold start unless it is stored.
+   */
   bindSecret(secret: ISecret): this {
     this.addEnvironment('CREDENTIALS_SECRET_ID', secret.secretArn);
     this.addToRolePolicy(
-      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
+        resources: [secret.secretArn],
+      }),
     );
-    secret.encryptionKey?.grantDecrypt(this);
+    secret.encryptionKey?.grantEncryptDecrypt(this);
     return this;
   }
 

@@ -21,6 +21,7 @@ import { readLocalConfig } from '../local/localConfig';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
 import { addAccount, planAccount, removeAccount, setActive, testAccount } from './accountCommands';
 import { parseExpiry } from './duration';
+import { obtainGrant } from './oauthConsent';
 import { readSecret } from './prompt';
 import { findDeployedStore } from './stackOutputs';
 import { formatTable } from './table';
@@ -38,6 +39,12 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           register a mailbox and store its credentials; a provider preset fills in the
                           server, TLS, user name and folder names (imap needs --host); the password is
                           asked for (hidden), or read from stdin with --password-stdin, never from argv
+  accounts add <email> --provider gmail|outlook|microsoft365 --oauth --client-id ID
+                       [--redirect-uri URI] [--refresh-token-stdin]
+                          OAuth2: prints the provider's consent page, takes the code you paste back and
+                          stores the refresh token (client secret, if any, from OAUTH_CLIENT_SECRET);
+                          --refresh-token-stdin stores a refresh token you already have; a generic
+                          server takes --token-endpoint, --authorize-endpoint and --oauth-scope
   accounts disable|enable|remove <email>
   accounts test <email> [--send-via smtp://host:port] [--wait 60]
                           log in, show each folder's category, X-GM-EXT-1 and the round trip; with
@@ -152,6 +159,13 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
       folder: { type: 'string', multiple: true, default: [] },
       inactive: { type: 'boolean', default: false },
       'password-stdin': { type: 'boolean', default: false },
+      oauth: { type: 'boolean', default: false },
+      'client-id': { type: 'string' },
+      'redirect-uri': { type: 'string', default: 'http://localhost' },
+      'token-endpoint': { type: 'string' },
+      'authorize-endpoint': { type: 'string' },
+      'oauth-scope': { type: 'string' },
+      'refresh-token-stdin': { type: 'boolean', default: false },
       'send-via': { type: 'string' },
       wait: { type: 'string', default: '60' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -250,6 +264,23 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
         };
         // Check the settings before asking for any secret.
         const { takesPassword } = planAccount(needEmail(), plan);
+        if (values.oauth) {
+          const oauth2 = await obtainGrant(
+            {
+              provider: values.provider,
+              email: needEmail(),
+              clientId: values['client-id'],
+              clientSecret: process.env.OAUTH_CLIENT_SECRET,
+              redirectUri: values['redirect-uri'],
+              tokenEndpoint: values['token-endpoint'],
+              authorizeEndpoint: values['authorize-endpoint'],
+              scope: values['oauth-scope'],
+              refreshTokenFromStdin: values['refresh-token-stdin'],
+            },
+            (text) => process.stderr.write(`${text}\n`),
+          );
+          return await addAccount(accountContext, needEmail(), { ...plan, credential: { oauth2 } });
+        }
         if (!takesPassword) {
           throw new InvalidInputError(
             `${values.provider} accepts only OAuth2 for IMAP: add the account with --oauth`,

@@ -7,6 +7,8 @@ import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountE
 import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
+import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { parseEnv } from '../config';
 import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import { systemClock } from '../domain/clock';
@@ -52,11 +54,13 @@ const main = async () => {
     AWS_REGION: LOCAL_REGION,
     DYNAMODB_ENDPOINT: store.endpoint,
   });
+  const entries = new FileAccountEntries(configPath);
   const { scanner, lease } = createScanner({
     client: store.client,
     tableName: LOCAL_TABLE,
     // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
-    credentials: new AccountEntriesCredentialSource(new FileAccountEntries(configPath), systemClock, 5000),
+    credentials: new AccountEntriesCredentialSource(entries, systemClock, 5000),
+    tokens: new OAuthTokens({ clock: systemClock, log, ...refreshTokenPersister(entries) }),
     clock: systemClock,
     log: createLogger('scan', env.LOG_LEVEL),
     unhealthyAfter: env.UNHEALTHY_AFTER_FAILURES,

@@ -221,6 +221,7 @@ describe('least privilege', () => {
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         'secretsmanager:GetSecretValue',
+        'secretsmanager:PutSecretValue',
       ].sort(),
     );
     const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'));

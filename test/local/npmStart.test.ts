@@ -170,6 +170,39 @@ describe('npm start', () => {
       auth: { user: 'seed' },
     });
     expect(byEmail['seed@outlook.com']).toBeUndefined();
+
+    // An Outlook.com mailbox with a refresh token already at hand (e.g. moved from another tool).
+    const oauth = await runEntryWithStdin(
+      ADMIN,
+      [
+        'accounts',
+        'add',
+        'seed@outlook.com',
+        '--provider',
+        'outlook',
+        '--oauth',
+        '--client-id',
+        'app-id',
+        '--refresh-token-stdin',
+      ],
+      adminEnv,
+      'M.R3_BAY.refresh-token-from-stdin\n',
+    );
+    expect(oauth.code).toBe(0);
+    expect(oauth.stdout).not.toContain('refresh-token-from-stdin');
+    const after = JSON.parse(readFileSync(join(dir, 'preset.json'), 'utf8')) as typeof stored;
+    expect(after.accounts.find((account) => account.email === 'seed@outlook.com')).toMatchObject({
+      imap: { host: 'outlook.office365.com', port: 993, secure: true },
+      auth: {
+        user: 'seed@outlook.com',
+        oauth2: {
+          clientId: 'app-id',
+          refreshToken: 'M.R3_BAY.refresh-token-from-stdin',
+          tokenEndpoint: 'https://login.microsoftonline.com/consumers/oauth2/v2.0/token',
+          scope: 'https://outlook.office.com/IMAP.AccessAsUser.All offline_access',
+        },
+      },
+    });
   });
 
   it('admin answers usage errors with exit code 2 and one clear line', async () => {

@@ -2,62 +2,59 @@
 // where the code is redeemed, which scope reads mail over IMAP, and redeeming the code for a refresh token.
 import { createHash, randomBytes } from 'node:crypto';
 import type { OAuth2Grant } from '../../scanner/ports';
-import { requestToken, TOKEN_REQUEST_TIMEOUT_MS } from './tokenRequest';
+import { endpointName, requestToken, TOKEN_REQUEST_TIMEOUT_MS } from './tokenRequest';
 
-export interface OAuthProvider {
-  /** How the operator names it, e.g. on the command line. */
-  name: string;
-  authorizeUrl: string;
+/**
+ * Where a provider's consent and tokens live: the same shape as a preset's `oauth2` settings
+ * (shared/providers/presets.ts), so the CLI can pass either.
+ */
+export interface OAuthEndpoints {
+  authorizeEndpoint: string;
   tokenEndpoint: string;
   /** Scopes for IMAP access with a refresh token, space-separated as sent. */
   scope: string;
-  imap: { host: string; port: number; secure: boolean };
 }
 
 export const GOOGLE_TOKEN_ENDPOINT = 'https://oauth2.googleapis.com/token';
-export const GOOGLE_AUTHORIZE_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
+export const GOOGLE_AUTHORIZE_ENDPOINT = 'https://accounts.google.com/o/oauth2/v2/auth';
 /** Full mailbox access: the only Google scope that IMAP accepts. */
 export const GOOGLE_MAIL_SCOPE = 'https://mail.google.com/';
 
-/** Microsoft's identity platform; the tenant picks whose accounts may consent. */
-export const microsoftTokenEndpoint = (tenant: string) =>
-  `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
-export const microsoftAuthorizeUrl = (tenant: string) =>
-  `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/authorize`;
-/** IMAP access plus offline_access, without which Microsoft issues no refresh token. */
-export const MICROSOFT_IMAP_SCOPE = 'https://outlook.office.com/IMAP.AccessAsUser.All offline_access';
 /** Personal Microsoft accounts (Outlook.com, Hotmail, Live). */
 export const MICROSOFT_CONSUMERS = 'consumers';
 /** Work and school accounts of any Microsoft 365 organisation; a tenant id or domain narrows it to one. */
 export const MICROSOFT_ORGANIZATIONS = 'organizations';
+/** IMAP access plus offline_access, without which Microsoft issues no refresh token. */
+export const MICROSOFT_IMAP_SCOPE = 'https://outlook.office.com/IMAP.AccessAsUser.All offline_access';
+export const microsoftTokenEndpoint = (tenant: string) =>
+  `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
+export const microsoftAuthorizeEndpoint = (tenant: string) =>
+  `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/authorize`;
 
-export const GOOGLE: OAuthProvider = {
-  name: 'google',
-  authorizeUrl: GOOGLE_AUTHORIZE_URL,
+export const GOOGLE: OAuthEndpoints = {
+  authorizeEndpoint: GOOGLE_AUTHORIZE_ENDPOINT,
   tokenEndpoint: GOOGLE_TOKEN_ENDPOINT,
   scope: GOOGLE_MAIL_SCOPE,
-  imap: { host: 'imap.gmail.com', port: 993, secure: true },
 };
 
-/** Microsoft at one tenant: `consumers` for Outlook.com, `organizations` (or a tenant id) for Microsoft 365. */
-export const microsoft = (tenant: string, name = `microsoft:${tenant}`): OAuthProvider => ({
-  name,
-  authorizeUrl: microsoftAuthorizeUrl(tenant),
+/** Microsoft's identity platform at one tenant: `consumers`, `organizations`, or one organisation's id. */
+export const microsoft = (tenant: string): OAuthEndpoints => ({
+  authorizeEndpoint: microsoftAuthorizeEndpoint(tenant),
   tokenEndpoint: microsoftTokenEndpoint(tenant),
   scope: MICROSOFT_IMAP_SCOPE,
-  imap: { host: 'outlook.office365.com', port: 993, secure: true },
 });
 
-export const OUTLOOK = microsoft(MICROSOFT_CONSUMERS, 'outlook');
-export const MICROSOFT_365 = microsoft(MICROSOFT_ORGANIZATIONS, 'microsoft365');
+export const OUTLOOK = microsoft(MICROSOFT_CONSUMERS);
+export const MICROSOFT_365 = microsoft(MICROSOFT_ORGANIZATIONS);
 
-export const OAUTH_PROVIDERS: Readonly<Record<string, OAuthProvider>> = {
-  google: GOOGLE,
+/** By the provider names of shared/providers/presets.ts. */
+export const OAUTH_PROVIDERS: Readonly<Record<'gmail' | 'outlook' | 'microsoft365', OAuthEndpoints>> = {
+  gmail: GOOGLE,
   outlook: OUTLOOK,
   microsoft365: MICROSOFT_365,
 };
 
-const isGoogle = (provider: OAuthProvider) => provider.tokenEndpoint === GOOGLE_TOKEN_ENDPOINT;
+const isGoogle = (provider: OAuthEndpoints) => provider.tokenEndpoint === GOOGLE_TOKEN_ENDPOINT;
 
 /** A PKCE pair (RFC 7636, S256): the challenge goes into the consent URL, the verifier into exchangeCode. */
 export const pkcePair = (): { verifier: string; challenge: string } => {
@@ -77,13 +74,13 @@ export interface ConsentOptions {
  * prompt=consent, without which a second consent returns none; Microsoft: the offline_access scope).
  */
 export const consentUrl = (
-  provider: OAuthProvider,
+  provider: OAuthEndpoints,
   clientId: string,
   redirectUri: string,
   state: string,
   options: ConsentOptions = {},
 ): string => {
-  const url = new URL(provider.authorizeUrl);
+  const url = new URL(provider.authorizeEndpoint);
   const params: Record<string, string | undefined> = {
     client_id: clientId,
     redirect_uri: redirectUri,
@@ -103,7 +100,7 @@ export const consentUrl = (
 };
 
 export interface CodeExchange {
-  provider: OAuthProvider;
+  provider: OAuthEndpoints;
   clientId: string;
   clientSecret?: string | undefined;
   code: string;
@@ -142,8 +139,8 @@ export const exchangeCode = async (exchange: CodeExchange): Promise<ExchangedCod
   );
   if (!response.refresh_token) {
     throw new Error(
-      `${provider.name} granted no refresh token: revoke the app's access in the account's security settings and consent again` +
-        (isGoogle(provider) ? '' : ' (the offline_access scope must be granted)'),
+      `${endpointName(provider.tokenEndpoint)} granted no refresh token: revoke the app's access in the account's ` +
+        `security settings and consent again${isGoogle(provider) ? '' : ' (the offline_access scope must be granted)'}`,
     );
   }
   return {

@@ -41,7 +41,10 @@ export const emitNow = (metrics: Metrics, key: MetricKey, value: number): void =
 };
 
 /** The scanner's events as metrics; call flush() after each tick so a long loop does not sit on them. */
-export const scanMetrics = (metrics: Metrics): Required<ScanEvents> & { flush(): void } => ({
+export const scanMetrics = (
+  metrics: Metrics,
+): Required<ScanEvents> & { flush(): void; consentRequired(email: string): void } => ({
+  consentRequired: (email) => emit(metrics, 'consentRequired', 1, email),
   placed: (placement) => {
     if (placement.outcome !== 'recorded') return;
     emit(metrics, 'messagesByCategory', 1, placement.category);
