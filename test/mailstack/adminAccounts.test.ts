@@ -1,13 +1,12 @@
 // The operator's account commands as a person runs them, against the real loopback mail stack: add with the
 // password on stdin, test over IMAP and SMTP, switch off, remove; the password never reaches argv, output or table.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBlackholeSmtp } from '../support/blackholeSmtp';
 import { SMTP } from '../support/mailStack';
+import { runEntryWithStdin } from '../support/process';
 
 const ADMIN = 'shared/cli/admin.ts';
 let dir: string;
@@ -20,19 +19,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the admin CLI with `stdin` piped in, as `echo secret | npm run admin -- …` would. */
-const admin = async (args: string[], stdin = '') => {
-  const child = spawn('node_modules/.bin/tsx', [ADMIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: 'pipe',
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
-};
+const admin = (args: string[], stdin = '') => runEntryWithStdin(ADMIN, args, env, stdin);
 
 const imap = ['--host', '127.0.0.1', '--port', '1143', '--no-secure'];
 

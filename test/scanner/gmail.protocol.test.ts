@@ -4,13 +4,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StaticCredentialSource } from '../../shared/adapters/credentials/StaticCredentialSource';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
-import type { DetectedCategory } from '../../shared/domain/categories';
 import { newCheckId } from '../../shared/domain/checkId';
 import { ManualClock } from '../../shared/domain/clock';
-import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
-import type { CursorStore, FolderCursor, PendingAccounts, SettledCheck } from '../../shared/scanner/ports';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
+import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import {
   type GmailTabName,
   gmailMailbox,
@@ -22,55 +20,6 @@ import {
 const ACCOUNT = 'inboxseed@gmail.com';
 const PASSWORD = 'abcd efgh ijkl mnop';
 const MINUTE = 60_000;
-
-/** Live checks and the results written for them; an account stays pending until its result is recorded. */
-class FakeChecks {
-  readonly calls: { checkId: string; email: string; category: DetectedCategory }[] = [];
-  private readonly recorded = new Set<string>();
-
-  constructor(private readonly checks: { checkId: string; accounts: string[] }[]) {}
-
-  async listActive(_now: number): Promise<PendingAccounts[]> {
-    return this.checks
-      .map(({ checkId, accounts }) => ({
-        checkId,
-        pending: accounts.filter((email) => !this.recorded.has(`${checkId} ${email}`)),
-      }))
-      .filter((check) => check.pending.length > 0);
-  }
-
-  /** Completion and timeout counting is DynamoDB's business; nothing to settle here. */
-  async settle(_now: number): Promise<SettledCheck[]> {
-    return [];
-  }
-
-  async recordResult(
-    checkId: string,
-    email: string,
-    category: DetectedCategory,
-    _now: number,
-  ): Promise<RecordOutcome> {
-    this.calls.push({ checkId, email, category });
-    const key = `${checkId} ${email}`;
-    if (this.recorded.has(key)) return 'already-recorded';
-    this.recorded.add(key);
-    return 'recorded';
-  }
-
-  categories(): Record<string, DetectedCategory> {
-    return Object.fromEntries(this.calls.map(({ checkId, category }) => [checkId, category]));
-  }
-}
-
-class MemoryCursors implements CursorStore {
-  readonly byKey = new Map<string, FolderCursor>();
-  async get(email: string, path: string) {
-    return this.byKey.get(`${email} ${path}`);
-  }
-  async put(email: string, path: string, cursor: FolderCursor) {
-    this.byKey.set(`${email} ${path}`, cursor);
-  }
-}
 
 const clock = new ManualClock();
 const cleanups: (() => Promise<void>)[] = [];

@@ -13,22 +13,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StaticCredentialSource } from '../../shared/adapters/credentials/StaticCredentialSource';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { tagAddress } from '../../shared/domain/address';
-import type { DetectedCategory } from '../../shared/domain/categories';
 import { newCheckId } from '../../shared/domain/checkId';
-import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
 import { applyPreset, type Provider } from '../../shared/providers/presets';
-import type {
-  AccessTokens,
-  CursorStore,
-  FolderCursor,
-  MailboxAuth,
-  OAuth2Grant,
-  PendingAccounts,
-  SettledCheck,
-} from '../../shared/scanner/ports';
+import type { AccessTokens, MailboxAuth, OAuth2Grant } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
+import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import { gmailMailbox } from '../support/scriptedGmailServer';
 import {
   type ScriptedFolder,
@@ -40,50 +31,6 @@ import {
 const MINUTE = 60_000;
 const APP_PASSWORD = 'abcd-efgh-ijkl-mnop';
 const ACCESS_TOKEN = 'EwBAAl3BAAUFFpUAo7J3Ve0bjLBWZWCclRC3EoAA';
-
-/** Live checks and the results written for them; an account stays pending until its result is recorded. */
-class FakeChecks {
-  readonly calls: { checkId: string; email: string; category: DetectedCategory }[] = [];
-  private readonly recorded = new Set<string>();
-
-  constructor(private readonly checks: { checkId: string; accounts: string[] }[]) {}
-
-  async listActive(_now: number): Promise<PendingAccounts[]> {
-    return this.checks
-      .map(({ checkId, accounts }) => ({
-        checkId,
-        pending: accounts.filter((email) => !this.recorded.has(`${checkId} ${email}`)),
-      }))
-      .filter((check) => check.pending.length > 0);
-  }
-
-  async settle(_now: number): Promise<SettledCheck[]> {
-    return [];
-  }
-
-  async recordResult(
-    checkId: string,
-    email: string,
-    category: DetectedCategory,
-    _now: number,
-  ): Promise<RecordOutcome> {
-    this.calls.push({ checkId, email, category });
-    const key = `${checkId} ${email}`;
-    if (this.recorded.has(key)) return 'already-recorded';
-    this.recorded.add(key);
-    return 'recorded';
-  }
-}
-
-class MemoryCursors implements CursorStore {
-  readonly byKey = new Map<string, FolderCursor>();
-  async get(email: string, path: string) {
-    return this.byKey.get(`${email} ${path}`);
-  }
-  async put(email: string, path: string, cursor: FolderCursor) {
-    this.byKey.set(`${email} ${path}`, cursor);
-  }
-}
 
 /** Hands out one access token for any grant and remembers which grants it was asked about. */
 class FakeTokens implements AccessTokens {

@@ -1,0 +1,54 @@
+// In-memory stand-ins for the scanner's check store and cursor store, for protocol tests whose subject is the IMAP
+// conversation: DynamoDB's side of both is tested on dynalite elsewhere.
+import type { DetectedCategory } from '../../shared/domain/categories';
+import type { RecordOutcome } from '../../shared/domain/ports';
+import type { CursorStore, FolderCursor, PendingAccounts, SettledCheck } from '../../shared/scanner/ports';
+
+/** Live checks and the results written for them; an account stays pending until its result is recorded. */
+export class FakeChecks {
+  readonly calls: { checkId: string; email: string; category: DetectedCategory }[] = [];
+  private readonly recorded = new Set<string>();
+
+  constructor(private readonly checks: { checkId: string; accounts: string[] }[]) {}
+
+  async listActive(_now: number): Promise<PendingAccounts[]> {
+    return this.checks
+      .map(({ checkId, accounts }) => ({
+        checkId,
+        pending: accounts.filter((email) => !this.recorded.has(`${checkId} ${email}`)),
+      }))
+      .filter((check) => check.pending.length > 0);
+  }
+
+  async settle(_now: number): Promise<SettledCheck[]> {
+    return [];
+  }
+
+  async recordResult(
+    checkId: string,
+    email: string,
+    category: DetectedCategory,
+    _now: number,
+  ): Promise<RecordOutcome> {
+    this.calls.push({ checkId, email, category });
+    const key = `${checkId} ${email}`;
+    if (this.recorded.has(key)) return 'already-recorded';
+    this.recorded.add(key);
+    return 'recorded';
+  }
+
+  /** The category written for each check, by check id. */
+  categories(): Record<string, DetectedCategory> {
+    return Object.fromEntries(this.calls.map(({ checkId, category }) => [checkId, category]));
+  }
+}
+
+export class MemoryCursors implements CursorStore {
+  readonly byKey = new Map<string, FolderCursor>();
+  async get(email: string, path: string) {
+    return this.byKey.get(`${email} ${path}`);
+  }
+  async put(email: string, path: string, cursor: FolderCursor) {
+    this.byKey.set(`${email} ${path}`, cursor);
+  }
+}
