@@ -2,12 +2,12 @@
 // built from Google's IMAP extension documentation, because X-GM-EXT-1 (X-GM-RAW tab searches, Gmail's
 // folders) exists only at Gmail. Everything else about reading mailboxes is tested against a real Dovecot.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StaticCredentialSource } from '../../shared/adapters/credentials/StaticCredentialSource';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { newCheckId } from '../../shared/domain/checkId';
 import { ManualClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
+import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import {
   type GmailTabName,

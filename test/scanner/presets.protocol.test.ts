@@ -10,7 +10,6 @@
 // The presets say 993 with TLS; a scripted server listens in plain text on loopback (where the connector asks for
 // no TLS), so each test overrides host, port and secure, which applyPreset lets explicit values do.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StaticCredentialSource } from '../../shared/adapters/credentials/StaticCredentialSource';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { tagAddress } from '../../shared/domain/address';
 import { newCheckId } from '../../shared/domain/checkId';
@@ -19,6 +18,7 @@ import { applyPreset, type Provider } from '../../shared/providers/presets';
 import type { AccessTokens, MailboxAuth, OAuth2Grant } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
+import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import { gmailMailbox } from '../support/scriptedGmailServer';
 import {

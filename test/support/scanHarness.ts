@@ -1,6 +1,5 @@
 // The local service plus the real scanner over the loopback mail stack: what `npm start` runs, with a pushable clock.
 import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
-import { StaticCredentialSource } from '../../shared/adapters/credentials/StaticCredentialSource';
 import type { ImapTimeouts } from '../../shared/adapters/imap/ImapConnector';
 import type { Principal } from '../../shared/domain/apiKey';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
@@ -11,6 +10,7 @@ import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from './clocks';
+import { StaticCredentialSource } from './StaticCredentialSource';
 import { startTestService, type TestService } from './testService';
 
 // Long enough for loopback, short enough that a silent server fails within a test.

@@ -1,5 +1,5 @@
-// Owns credentials held in memory, read from the local config file: the local stand-in for Secrets Manager.
-import type { CredentialSource, MailboxCredentials } from '../../scanner/ports';
+// Credentials held in memory, for tests that hand the scanner accounts directly.
+import type { CredentialSource, MailboxCredentials } from '../../shared/scanner/ports';
 
 export class StaticCredentialSource implements CredentialSource {
   constructor(private readonly byEmail: ReadonlyMap<string, MailboxCredentials>) {}
