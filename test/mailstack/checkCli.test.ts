@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/freePort';
 import { GTUBE, SMTP, sendOnce, stackAccount } from '../support/mailStack';
 import { runEntry, type Started, spawnEntry } from '../support/process';
 
@@ -60,15 +61,6 @@ const send = (subject: string, text: string) => [
 ];
 
 const lines = (text: string) => text.trim().split('\n');
-
-const freePort = async () => {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-};
 
 describe('npm run check', () => {
   it('sends one GTUBE message in BCC: junk@ spam, inbox@ primary, inbox rate 50%, below --min-inbox 0.8 → exit 3', async () => {

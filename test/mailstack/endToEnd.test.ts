@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalAccount } from '../../shared/local/localConfig';
+import { freePort } from '../support/freePort';
 import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
@@ -28,14 +29,7 @@ beforeAll(async () => {
   await once(silentServer, 'listening');
   const silentPort = (silentServer.address() as AddressInfo).port;
 
-  const closedPort = await (async () => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const { port } = probe.address() as AddressInfo;
-    await new Promise((resolve) => probe.close(resolve));
-    return port;
-  })();
+  const closedPort = await freePort();
 
   const fixed = ['inbox', 'junk', 'trash', 'promo', 'archive'].map((name) =>
     stackAccount(`${name}@mail.test`),

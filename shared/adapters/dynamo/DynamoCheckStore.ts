@@ -75,50 +75,48 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks {
   }
 
   async listActive(now: number): Promise<PendingAccounts[]> {
-    const { index } = TABLE_SCHEMA;
     const active: PendingAccounts[] = [];
-    const pages = paginateQuery(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        IndexName: index.name,
-        KeyConditionExpression: '#pk = :pk AND #sk >= :from',
-        ProjectionExpression: 'checkId, emails, results',
-        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': CHECKS_BY_TIME, ':from': checkTimeSortKey(activeCutoff(now)) },
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        const pending = pendingEmailsOf(item);
-        if (pending.length > 0) active.push({ checkId: String(item.checkId), pending });
-      }
+    for await (const item of this.checksCreatedSince(activeCutoff(now), 'checkId, emails, results')) {
+      const pending = pendingEmailsOf(item);
+      if (pending.length > 0) active.push({ checkId: String(item.checkId), pending });
     }
     return active;
   }
 
-  async settle(now: number): Promise<SettledCheck[]> {
+  /** Check items created at or after `from`, newest last, from the one index partition that holds them all. */
+  private async *checksCreatedSince(
+    from: number,
+    projection: string,
+    filter?: string,
+  ): AsyncGenerator<Record<string, unknown>> {
     const { index } = TABLE_SCHEMA;
-    const candidates: { checkId: string; createdAt: number; status: SettledCheck['status'] }[] = [];
     const pages = paginateQuery(
       { client: this.client },
       {
         TableName: this.tableName,
         IndexName: index.name,
         KeyConditionExpression: '#pk = :pk AND #sk >= :from',
-        FilterExpression: 'attribute_not_exists(settledAs)',
-        ProjectionExpression: 'checkId, createdAt, emails, received',
+        ...(filter ? { FilterExpression: filter } : {}),
+        ProjectionExpression: projection,
         ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': CHECKS_BY_TIME, ':from': checkTimeSortKey(now - RETENTION_MS) },
+        ExpressionAttributeValues: { ':pk': CHECKS_BY_TIME, ':from': checkTimeSortKey(from) },
       },
     );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
-        const total = Array.isArray(item.emails) ? item.emails.length : 0;
-        const status = check.received >= total ? 'complete' : isActive(check, now) ? undefined : 'timeout';
-        if (status) candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status });
-      }
+    for await (const page of pages) yield* page.Items ?? [];
+  }
+
+  async settle(now: number): Promise<SettledCheck[]> {
+    const candidates: { checkId: string; createdAt: number; status: SettledCheck['status'] }[] = [];
+    const unsettled = this.checksCreatedSince(
+      now - RETENTION_MS,
+      'checkId, createdAt, emails, received',
+      'attribute_not_exists(settledAs)',
+    );
+    for await (const item of unsettled) {
+      const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
+      const total = Array.isArray(item.emails) ? item.emails.length : 0;
+      const status = check.received >= total ? 'complete' : isActive(check, now) ? undefined : 'timeout';
+      if (status) candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status });
     }
     const settled: SettledCheck[] = [];
     for (const candidate of candidates) {
