@@ -1,5 +1,5 @@
 // Lambda woken every minute by EventBridge, at once by the table's stream when a check starts, or by itself to
-// hand over: sweeps the test mailboxes until shortly before its deadline.
+// hand over or to run a further shard: sweeps its share of the test mailboxes until shortly before its deadline.
 import { randomUUID } from 'node:crypto';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -15,8 +15,9 @@ import { createMetrics, createPowertoolsLogger, scanMetrics } from '../shared/ad
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
 import { createScanner } from '../shared/runtime/scanner';
-import { wakeOf } from '../shared/scanner/scanEvent';
+import { shardOfEvent, wakeOf } from '../shared/scanner/scanEvent';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
+import { type Shard, shardCountFor } from '../shared/scanner/shards';
 import { SERVICES } from '../shared/telemetry/metrics';
 
 const config = loadScanConfig();
@@ -35,17 +36,28 @@ const tokens = new OAuthTokens({
   ...refreshTokenPersister(entries),
   onConsentRequired: metrics.consentRequired,
 });
-const { scanner, lease } = createScanner({
-  client,
-  tableName: config.TABLE_NAME,
-  credentials,
-  clock: systemClock,
-  log,
-  events: metrics,
-  tokens,
-  unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
-});
-const handOver = new LambdaScanTrigger(
+const scanners = new Map<string, ReturnType<typeof createScanner>>();
+/** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
+const scannerFor = (shard: Shard) => {
+  const key = `${shard.index}/${shard.count}`;
+  let built = scanners.get(key);
+  if (!built) {
+    built = createScanner({
+      client,
+      tableName: config.TABLE_NAME,
+      credentials,
+      clock: systemClock,
+      log,
+      events: metrics,
+      tokens,
+      unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
+      shard,
+    });
+    scanners.set(key, built);
+  }
+  return built;
+};
+const trigger = new LambdaScanTrigger(
   new LambdaClient({ region: config.AWS_REGION }),
   config.AWS_LAMBDA_FUNCTION_NAME,
   log,
@@ -56,6 +68,17 @@ const NEW_CHECK_IDLE_GRACE_MS = 10_000;
 
 export const handler = middy(async (event: unknown, context: Context) => {
   const wake = wakeOf(event);
+  let shard = shardOfEvent(event);
+  if (!shard) {
+    // The schedule or the stream: this invocation takes shard 0 and starts one invocation per further shard.
+    // Counted from the secret every invocation reads anyway (cached a minute), not from a scan of the table.
+    const count = shardCountFor(await credentials.count(), config.SCAN_SHARD_SIZE);
+    await Promise.all(
+      Array.from({ length: count - 1 }, (_, index) => trigger.startShard({ index: index + 1, count }, wake)),
+    );
+    shard = { index: 0, count };
+  }
+  const { scanner, lease } = scannerFor(shard);
   const report = await runScanLoop(
     { scanner, lease, clock: systemClock, log },
     {
@@ -64,13 +87,17 @@ export const handler = middy(async (event: unknown, context: Context) => {
       deadline: Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
       leaseTtlMs: config.SCAN_INTERVAL_MS * 5 + DEADLINE_MARGIN_MS,
       idleGraceMs: wake === 'schedule' ? 0 : NEW_CHECK_IDLE_GRACE_MS,
+      // Billed by the millisecond: stop soon after the last pending account of this shard is done.
+      lingerMs: config.SCAN_INTERVAL_MS * 2,
+      // A new check's kick may land while a loop is just ending; wait for its lease rather than for the schedule.
+      acquireWaitMs: wake === 'new-check' ? config.SCAN_INTERVAL_MS * 5 : 0,
     },
     undefined,
     () => metrics.flush(),
   );
   metrics.flush();
   // Checks are still active but this invocation is out of time: a fresh one continues without waiting a minute.
-  if (report.stoppedBecause === 'deadline') await handOver.kick();
-  log.info('scan loop ended', { wake, ...report });
+  if (report.stoppedBecause === 'deadline') await trigger.handOver(shard);
+  log.info('scan loop ended', { wake, shard, ...report });
   return report;
 });

@@ -1,6 +1,7 @@
 // Owns the deploy-time settings read from CDK context (cdk.json or `-c key=value`): validated once, failing at synth
 // with a message naming the key and the value it got.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../shared/config';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -9,6 +10,8 @@ export interface Settings {
   logRetentionDays: RetentionDays;
   /** How often the scanner sweeps while a check is active (the scanner's SCAN_INTERVAL_MS). */
   scanIntervalMs: number;
+  /** Accounts one scanner invocation sweeps; more accounts run as concurrent invocations (SCAN_SHARD_SIZE). */
+  scanShardSize: number;
   /** API steady-state requests per second, for the whole stage. */
   throttleRate: number;
   /** API burst of requests above the rate. */
@@ -21,7 +24,8 @@ export interface Settings {
 
 export const DEFAULT_SETTINGS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
-  scanIntervalMs: 3000,
+  scanIntervalMs: DEFAULT_SCAN_INTERVAL_MS,
+  scanShardSize: DEFAULT_SCAN_SHARD_SIZE,
   throttleRate: 50,
   throttleBurst: 100,
   logLevel: 'info',
@@ -92,6 +96,7 @@ export const readSettings = (read: ReadContext): Settings => ({
   logRetentionDays: retentionDays(read),
   // The same bounds as SCAN_INTERVAL_MS in shared/config.ts, so a value the scanner would refuse fails here first.
   scanIntervalMs: integerIn(read, 'scanIntervalMs', DEFAULT_SETTINGS.scanIntervalMs, 250, 60_000),
+  scanShardSize: integerIn(read, 'scanShardSize', DEFAULT_SETTINGS.scanShardSize, 1, 1000),
   throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),
   alarmEmail: alarmEmail(read),

@@ -13,6 +13,11 @@ const apiEnv = z.object({
 
 export type ApiConfig = z.infer<typeof apiEnv>;
 
+/** How often a scanner loop sweeps while a check waits: the main term of detection latency (see BENCHMARKS.md). */
+export const DEFAULT_SCAN_INTERVAL_MS = 1000;
+/** Accounts per scanner loop: each holds one IMAP connection per account, well within one Lambda's sockets. */
+export const DEFAULT_SCAN_SHARD_SIZE = 100;
+
 export class ConfigError extends Error {}
 
 export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
@@ -29,7 +34,9 @@ const scanEnv = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
   CREDENTIALS_SECRET_ID: z.string().min(1),
-  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(3000),
+  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(DEFAULT_SCAN_INTERVAL_MS),
+  /** Accounts one scanner invocation sweeps at most; beyond it the accounts are split across concurrent invocations. */
+  SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
   /** Failed sweeps in a row after which an account is left out of new checks until it works again. */
   UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
   /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */

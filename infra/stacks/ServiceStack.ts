@@ -83,7 +83,10 @@ export class ServiceStack extends Stack {
       functionName: `${this.stackName}-scanner`,
       timeout: SCANNER_TIMEOUT,
       memorySize: 512,
-      environment: { SCAN_INTERVAL_MS: String(settings.scanIntervalMs) },
+      environment: {
+        SCAN_INTERVAL_MS: String(settings.scanIntervalMs),
+        SCAN_SHARD_SIZE: String(settings.scanShardSize),
+      },
       // Overlapping loops are prevented by the lease item in the table (LEASE#scanner, a conditional write renewed
       // every sweep), not by reserved concurrency: an invocation that cannot take the lease returns at once, and
       // reserved concurrency would throttle the stream and schedule triggers instead of letting them return.

@@ -1,28 +1,39 @@
-// Owns invoking the scanner Lambda asynchronously: a loop at its deadline hands over to a fresh invocation.
+// Owns invoking the scanner Lambda asynchronously: a loop at its deadline hands over to a fresh invocation, and the
+// first invocation of a wake-up starts one invocation per further shard.
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
-import type { ScanTrigger } from '../domain/ports';
 import type { Logger } from '../log';
-import { HAND_OVER_EVENT } from '../scanner/scanEvent';
+import { handOverEvent, type ScanWake, shardEvent } from '../scanner/scanEvent';
+import type { Shard } from '../scanner/shards';
 
-export class LambdaScanTrigger implements ScanTrigger {
+export class LambdaScanTrigger {
   constructor(
     private readonly client: LambdaClient,
     private readonly functionName: string,
     private readonly log: Logger,
   ) {}
 
-  async kick(): Promise<void> {
+  /** A fresh invocation continues this shard's loop. */
+  async handOver(shard: Shard): Promise<void> {
+    await this.invoke(handOverEvent(shard), 'could not hand the scan loop over');
+  }
+
+  /** Another invocation sweeps `shard`, woken for the same reason as this one. */
+  async startShard(shard: Shard, wake: ScanWake): Promise<void> {
+    await this.invoke(shardEvent(shard, wake), 'could not start a scanner shard');
+  }
+
+  private async invoke(event: object, failure: string): Promise<void> {
     try {
       await this.client.send(
         new InvokeCommand({
           FunctionName: this.functionName,
           InvocationType: 'Event',
-          Payload: new TextEncoder().encode(JSON.stringify(HAND_OVER_EVENT)),
+          Payload: new TextEncoder().encode(JSON.stringify(event)),
         }),
       );
     } catch (error) {
-      // The schedule still runs the scanner within a minute.
-      this.log.warn('could not hand the scan loop over', { error });
+      // The schedule still runs every shard within a minute.
+      this.log.warn(failure, { error });
     }
   }
 }

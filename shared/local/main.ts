@@ -9,12 +9,13 @@ import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry'
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
-import { parseEnv } from '../config';
+import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE, parseEnv } from '../config';
 import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import { systemClock } from '../domain/clock';
 import { createLogger } from '../log';
 import { apiDeps } from '../runtime/apiDeps';
 import { createScanner } from '../runtime/scanner';
+import { shardCountFor } from '../scanner/shards';
 import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
 import type { HandlerTable } from './httpAdapter';
 import { createLocalServer } from './httpAdapter';
@@ -28,7 +29,8 @@ const localEnv = z.object({
   DATA_DIR: z.string().default('.data'),
   LOCAL_CONFIG: z.string().default('config/local.json'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(3000),
+  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(DEFAULT_SCAN_INTERVAL_MS),
+  SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
   UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
 });
 
@@ -55,20 +57,38 @@ const main = async () => {
     DYNAMODB_ENDPOINT: store.endpoint,
   });
   const entries = new FileAccountEntries(configPath);
-  const { scanner, lease } = createScanner({
-    client: store.client,
-    tableName: LOCAL_TABLE,
-    // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
-    credentials: new AccountEntriesCredentialSource(entries, systemClock, 5000),
-    tokens: new OAuthTokens({ clock: systemClock, log, ...refreshTokenPersister(entries) }),
-    clock: systemClock,
-    log: createLogger('scan', env.LOG_LEVEL),
-    unhealthyAfter: env.UNHEALTHY_AFTER_FAILURES,
+  // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
+  const credentials = new AccountEntriesCredentialSource(entries, systemClock, 5000);
+  const tokens = new OAuthTokens({ clock: systemClock, log, ...refreshTokenPersister(entries) });
+  // As on Lambda, one loop per shard of SCAN_SHARD_SIZE accounts; here they share the process.
+  const count = shardCountFor(accounts, env.SCAN_SHARD_SIZE);
+  const runners = Array.from({ length: count }, (_, index) => {
+    const { scanner, lease } = createScanner({
+      client: store.client,
+      tableName: LOCAL_TABLE,
+      credentials,
+      tokens,
+      clock: systemClock,
+      log: createLogger('scan', env.LOG_LEVEL),
+      unhealthyAfter: env.UNHEALTHY_AFTER_FAILURES,
+      shard: { index, count },
+    });
+    return new LocalScanRunner(
+      { scanner, lease, clock: systemClock, log },
+      { intervalMs: env.SCAN_INTERVAL_MS, leaseTtlMs: env.SCAN_INTERVAL_MS * 5, idleGraceMs: 10_000 },
+    );
   });
-  const runner = new LocalScanRunner(
-    { scanner, lease, clock: systemClock, log },
-    { intervalMs: env.SCAN_INTERVAL_MS, leaseTtlMs: env.SCAN_INTERVAL_MS * 5, idleGraceMs: 10_000 },
-  );
+  const runner = {
+    start: () => {
+      for (const shard of runners) shard.start();
+    },
+    kick: async () => {
+      await Promise.all(runners.map((shard) => shard.kick()));
+    },
+    stop: async () => {
+      await Promise.all(runners.map((shard) => shard.stop()));
+    },
+  };
   // Same handler modules as on Lambda; locally start kicks the in-process scanner instead of a Lambda.
   const start = await import('../../functions/start');
   const get = await import('../../functions/get');

@@ -14,8 +14,13 @@ import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { AccessTokens, CredentialSource } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
+import { type Shard, SINGLE_SHARD } from '../scanner/shards';
 
 export const SCANNER_LEASE = 'scanner';
+
+/** One lease per shard index: two loops may never sweep the same shard, while different shards run side by side. */
+export const scannerLeaseOf = (shard: Shard): string =>
+  shard.index === 0 ? SCANNER_LEASE : `${SCANNER_LEASE}-${shard.index}`;
 
 export interface ScannerParts {
   client: DynamoDBDocumentClient;
@@ -30,6 +35,8 @@ export interface ScannerParts {
   tokens?: AccessTokens;
   /** Failed sweeps in a row after which an account leaves new checks. */
   unhealthyAfter?: number;
+  /** The accounts this scanner sweeps when the work is split across loops (default: all of them). */
+  shard?: Shard;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
@@ -48,6 +55,7 @@ export const createScanner = (parts: ScannerParts) => ({
     clock: parts.clock,
     log: parts.log,
     ...(parts.events ? { events: parts.events } : {}),
+    ...(parts.shard ? { shard: parts.shard } : {}),
   }),
-  lease: new DynamoLease(parts.client, parts.tableName, SCANNER_LEASE),
+  lease: new DynamoLease(parts.client, parts.tableName, scannerLeaseOf(parts.shard ?? SINGLE_SHARD)),
 });

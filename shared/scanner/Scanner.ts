@@ -21,6 +21,7 @@ import type {
   MailboxSession,
   SettledCheck,
 } from './ports';
+import { inShard, type Shard, SINGLE_SHARD } from './shards';
 
 /** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
 export const LOOKBACK_MS = 10 * 60 * 1000;
@@ -45,6 +46,8 @@ export interface ScannerDeps {
   log: Logger;
   /** Told what the scanner does, for metrics and tests; every hook is optional. */
   events?: ScanEvents;
+  /** The accounts this scanner sweeps when several loops share them (default: all of them). */
+  shard?: Shard;
 }
 
 export interface ScanEvents {
@@ -125,13 +128,17 @@ export class Scanner {
       this.lastSettle = now;
       for (const settled of await this.deps.checks.settle(now)) this.deps.events?.settled?.(settled);
     }
+    const shard = this.deps.shard ?? SINGLE_SHARD;
     const active = await this.deps.checks.listActive(now);
-    const pending = new Set(active.flatMap((check) => check.pending));
+    const pending = new Set(
+      active.flatMap((check) => check.pending).filter((email) => inShard(email, shard)),
+    );
     this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
     const toSweep = new Set(pending);
-    if (this.deps.health && now - this.lastProbe >= PROBE_EVERY_MS) {
+    // Only while checks are active: an idle scanner logs in nowhere, so it costs nothing at the providers.
+    if (this.deps.health && active.length > 0 && now - this.lastProbe >= PROBE_EVERY_MS) {
       this.lastProbe = now;
-      const unhealthy = await this.deps.health.listUnhealthy();
+      const unhealthy = (await this.deps.health.listUnhealthy()).filter((email) => inShard(email, shard));
       this.deps.events?.probed?.({ unhealthyAccounts: unhealthy.length });
       for (const email of unhealthy) toSweep.add(email);
     }

@@ -22,6 +22,16 @@ export interface ScanLoopOptions {
    * login); a few seconds after a kick from start, because the index that lists checks is eventually consistent.
    */
   idleGraceMs: number;
+  /**
+   * Once this loop has seen work, how long it keeps sweeping after the last pending account is done (default
+   * `idleGraceMs`). Short on Lambda: every second of an idle loop is billed.
+   */
+  lingerMs?: number;
+  /**
+   * How long to keep trying for a lease another loop holds (default 0: give up at once). A kick that arrives as
+   * the running loop ends would otherwise wait for the next schedule.
+   */
+  acquireWaitMs?: number;
 }
 
 export interface ScanLoopReport {
@@ -50,12 +60,17 @@ export const runScanLoop = async (
   afterTick?: () => void,
 ): Promise<ScanLoopReport> => {
   const { scanner, lease, clock, log } = deps;
-  if (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
-    return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
+  const giveUpAt = Date.now() + (options.acquireWaitMs ?? 0);
+  while (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
+    if (signal?.aborted || Date.now() + options.intervalMs > Math.min(giveUpAt, options.deadline)) {
+      return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
+    }
+    await sleep(options.intervalMs, signal);
   }
   let ticks = 0;
   let stoppedBecause: ScanLoopReport['stoppedBecause'] = 'deadline';
   let idleSince: number | undefined;
+  let sawWork = false;
   try {
     while (Date.now() + options.intervalMs < options.deadline) {
       if (signal?.aborted) {
@@ -65,10 +80,14 @@ export const runScanLoop = async (
       const tick = await scanner.tick();
       ticks++;
       afterTick?.();
-      if (tick.activeChecks > 0) idleSince = undefined;
-      else {
+      // Work is an account of this loop's shard that a live check still waits for.
+      if (tick.pendingAccounts > 0) {
+        idleSince = undefined;
+        sawWork = true;
+      } else {
         idleSince ??= Date.now();
-        if (Date.now() - idleSince >= options.idleGraceMs) {
+        const grace = sawWork ? (options.lingerMs ?? options.idleGraceMs) : options.idleGraceMs;
+        if (Date.now() - idleSince >= grace) {
           stoppedBecause = 'idle';
           break;
         }

@@ -10,7 +10,8 @@ describe('readSettings', () => {
     expect(fromContext({})).toEqual({ ...DEFAULT_SETTINGS, alarmEmail: undefined });
     expect(DEFAULT_SETTINGS).toMatchObject({
       logRetentionDays: 30,
-      scanIntervalMs: 3000,
+      scanIntervalMs: 1000,
+      scanShardSize: 100,
       throttleRate: 50,
       throttleBurst: 100,
     });
@@ -29,6 +30,7 @@ describe('readSettings', () => {
     [{ throttleRate: -5 }, /"throttleRate" must be a positive number/],
     [{ throttleBurst: 1.5 }, /"throttleBurst" must be an integer from 1 to 5000/],
     [{ scanIntervalMs: 100 }, /"scanIntervalMs" must be an integer from 250 to 60000/],
+    [{ scanShardSize: 0 }, /"scanShardSize" must be an integer from 1 to 1000/],
     [
       { logRetentionDays: 10 },
       /"logRetentionDays" must be one of CloudWatch's retention periods \(1, 3, 5, 7, 14, 30,/,

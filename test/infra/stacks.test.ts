@@ -141,7 +141,7 @@ describe('functions', () => {
       });
       expect(envOf(id)).toHaveProperty('TABLE_NAME');
     }
-    expect(envOf(ids.scanner)).toMatchObject({ SCAN_INTERVAL_MS: '3000' });
+    expect(envOf(ids.scanner)).toMatchObject({ SCAN_INTERVAL_MS: '1000', SCAN_SHARD_SIZE: '100' });
     expect(envOf(ids.scanner)).toHaveProperty('CREDENTIALS_SECRET_ID');
     for (const id of [ids.start, ids.get, ids.fallback])
       expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');

@@ -15,10 +15,19 @@ export class AccountEntriesCredentialSource implements CredentialSource {
   ) {}
 
   async get(email: string): Promise<MailboxCredentials | undefined> {
+    return (await this.current()).get(email);
+  }
+
+  /** How many mailboxes have credentials: what the scanner splits into shards. */
+  async count(): Promise<number> {
+    return (await this.current()).size;
+  }
+
+  private async current(): Promise<Map<string, MailboxCredentials>> {
     const now = this.clock.now();
     if (!this.cached || now - this.cached.at > this.ttlMs) {
       this.cached = { at: now, byEmail: indexCredentials(await this.entries.read()) };
     }
-    return this.cached.byEmail.get(email);
+    return this.cached.byEmail;
   }
 }

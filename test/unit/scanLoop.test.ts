@@ -1,0 +1,167 @@
+// The scanner loop's economics: an idle loop logs in nowhere, a loop that has done its work stops soon, a kick
+// that meets a loop just ending waits for its lease, and a shard sweeps only its own accounts.
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/domain/clock';
+import { createLogger } from '../../shared/log';
+import type {
+  Lease,
+  MailboxConnector,
+  MailboxCredentials,
+  PendingAccounts,
+} from '../../shared/scanner/ports';
+import { Scanner } from '../../shared/scanner/Scanner';
+import { runScanLoop } from '../../shared/scanner/scanLoop';
+import { inShard } from '../../shared/scanner/shards';
+import { MemoryCursors } from '../support/scannerFakes';
+
+const log = createLogger('test', 'error');
+
+class MemoryLease implements Lease {
+  holder: { owner: string; until: number } | undefined;
+  async acquire(owner: string, now: number, ttlMs: number) {
+    if (this.holder && this.holder.owner !== owner && this.holder.until > now) return false;
+    this.holder = { owner, until: now + ttlMs };
+    return true;
+  }
+  async release(owner: string) {
+    if (this.holder?.owner === owner) this.holder = undefined;
+  }
+}
+
+/** Counts logins per account; every mailbox is empty. */
+const countingConnector = () => {
+  const opened: string[] = [];
+  const connector: MailboxConnector = {
+    async open(credentials) {
+      opened.push(credentials.email);
+      return {
+        gmail: false,
+        folders: async () => [],
+        headersAfter: async () => [],
+        headersSince: async () => [],
+        tabsOf: async () => new Map(),
+        close: async () => undefined,
+      };
+    },
+  };
+  return { connector, opened };
+};
+
+const credentialsOf = (email: string): MailboxCredentials => ({
+  email,
+  provider: 'imap',
+  imap: { host: '127.0.0.1', port: 1, secure: false },
+  auth: { user: email, pass: 'x' },
+  folders: {},
+});
+
+/** Active checks as a script: each listActive call takes the next answer, the last one repeating. */
+const scriptedChecks = (answers: PendingAccounts[][]) => {
+  let call = 0;
+  return {
+    listActive: async () => answers[Math.min(call++, answers.length - 1)] ?? [],
+    settle: async () => [],
+    recordResult: async () => 'recorded' as const,
+  };
+};
+
+const scannerOver = (
+  checks: ReturnType<typeof scriptedChecks>,
+  connector: MailboxConnector,
+  extra: { unhealthy?: string[]; shard?: { index: number; count: number } } = {},
+) =>
+  new Scanner({
+    checks,
+    cursors: new MemoryCursors(),
+    credentials: { get: async (email) => credentialsOf(email) },
+    health: {
+      recordFailure: async () => false,
+      recordSuccess: async () => false,
+      listUnhealthy: async () => extra.unhealthy ?? [],
+    },
+    connector,
+    clock: systemClock,
+    log,
+    ...(extra.shard ? { shard: extra.shard } : {}),
+  });
+
+const options = {
+  owner: 'me',
+  intervalMs: 5,
+  deadline: Date.now() + 60_000,
+  leaseTtlMs: 1000,
+  idleGraceMs: 0,
+};
+
+describe('the scanner loop', () => {
+  it('logs in nowhere when no check is active, even with unhealthy accounts waiting for a probe', async () => {
+    const { connector, opened } = countingConnector();
+    const scanner = scannerOver(scriptedChecks([[]]), connector, { unhealthy: ['dead@mail.test'] });
+    const report = await runScanLoop({ scanner, lease: new MemoryLease(), clock: systemClock, log }, options);
+    expect(report).toMatchObject({ ran: true, stoppedBecause: 'idle', ticks: 1 });
+    expect(opened).toEqual([]);
+  });
+
+  it('probes unhealthy accounts while a check is active', async () => {
+    const { connector, opened } = countingConnector();
+    const checks = scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
+    const scanner = scannerOver(checks, connector, { unhealthy: ['dead@mail.test'] });
+    await runScanLoop({ scanner, lease: new MemoryLease(), clock: systemClock, log }, options);
+    expect(opened.sort()).toEqual(['a@mail.test', 'dead@mail.test']);
+  });
+
+  it('after work, stops when its linger is over instead of waiting out the idle grace', async () => {
+    const { connector } = countingConnector();
+    const checks = scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
+    const scanner = scannerOver(checks, connector);
+    const startedAt = Date.now();
+    const report = await runScanLoop(
+      { scanner, lease: new MemoryLease(), clock: systemClock, log },
+      { ...options, idleGraceMs: 60_000, lingerMs: 0 },
+    );
+    expect(report).toMatchObject({ stoppedBecause: 'idle', ticks: 2 });
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+  });
+
+  it('without work, keeps the idle grace: a new check may not be in the index yet', async () => {
+    const { connector } = countingConnector();
+    const checks = scriptedChecks([[], [], [{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
+    const scanner = scannerOver(checks, connector);
+    const report = await runScanLoop(
+      { scanner, lease: new MemoryLease(), clock: systemClock, log },
+      { ...options, idleGraceMs: 60_000, lingerMs: 0 },
+    );
+    expect(report).toMatchObject({ stoppedBecause: 'idle', ticks: 4 });
+  });
+
+  it('waits for a lease held by a loop that is ending, when asked to', async () => {
+    const lease = new MemoryLease();
+    await lease.acquire('other', Date.now(), 60_000);
+    const { connector } = countingConnector();
+    const scanner = scannerOver(scriptedChecks([[]]), connector);
+    const deps = { scanner, lease, clock: systemClock, log };
+    expect(await runScanLoop(deps, options)).toMatchObject({ ran: false, stoppedBecause: 'not-acquired' });
+    setTimeout(() => void lease.release('other'), 30);
+    expect(await runScanLoop(deps, { ...options, acquireWaitMs: 10_000 })).toMatchObject({
+      ran: true,
+      stoppedBecause: 'idle',
+    });
+  });
+
+  it('a shard sweeps only its own accounts, and all shards together sweep each account once', async () => {
+    const accounts = Array.from({ length: 40 }, (_, index) => `user${index}@mail.test`);
+    const swept: string[] = [];
+    for (const index of [0, 1, 2]) {
+      const { connector, opened } = countingConnector();
+      const scanner = scannerOver(scriptedChecks([[{ checkId: 'c1', pending: accounts }]]), connector, {
+        shard: { index, count: 3 },
+      });
+      await scanner.sweepOnce();
+      await scanner.close();
+      expect(opened.length).toBeGreaterThan(0);
+      expect(opened.every((email) => inShard(email, { index, count: 3 }))).toBe(true);
+      swept.push(...opened);
+    }
+    expect(swept.sort()).toEqual([...accounts].sort());
+  });
+});

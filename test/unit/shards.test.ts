@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { handOverEvent, shardEvent, shardOfEvent, wakeOf } from '../../shared/scanner/scanEvent';
+import { inShard, isShard, shardCountFor, shardIndexOf } from '../../shared/scanner/shards';
+
+const emails = Array.from({ length: 400 }, (_, index) => `user${String(index).padStart(3, '0')}@mail.test`);
+
+describe('scanner shards', () => {
+  it('puts every account in exactly one shard, whatever the shard count', () => {
+    for (const count of [1, 2, 3, 4, 7]) {
+      for (const email of emails) {
+        const owners = Array.from({ length: count }, (_, index) => index).filter((index) =>
+          inShard(email, { index, count }),
+        );
+        expect(owners).toHaveLength(1);
+      }
+    }
+  });
+
+  it('is stable and ignores the case of the address', () => {
+    expect(shardIndexOf('Inbox@Mail.Test', 4)).toBe(shardIndexOf('inbox@mail.test', 4));
+    expect(shardIndexOf('inbox@mail.test', 4)).toBe(shardIndexOf('inbox@mail.test', 4));
+  });
+
+  it('spreads accounts roughly evenly: no shard of 4 gets more than a third of 400 accounts', () => {
+    const sizes = [0, 0, 0, 0];
+    for (const email of emails) sizes[shardIndexOf(email, 4)] = (sizes[shardIndexOf(email, 4)] ?? 0) + 1;
+    expect(Math.max(...sizes)).toBeLessThan(400 / 3);
+    expect(Math.min(...sizes)).toBeGreaterThan(400 / 6);
+  });
+
+  it('needs one loop per shard size of accounts, and at least one', () => {
+    expect(shardCountFor(0, 100)).toBe(1);
+    expect(shardCountFor(100, 100)).toBe(1);
+    expect(shardCountFor(101, 100)).toBe(2);
+    expect(shardCountFor(200, 50)).toBe(4);
+  });
+
+  it('accepts only a well-formed shard', () => {
+    expect(isShard({ index: 1, count: 2 })).toBe(true);
+    for (const bad of [
+      { index: 2, count: 2 },
+      { index: -1, count: 2 },
+      { index: 0, count: 0 },
+      { index: 0.5, count: 2 },
+      null,
+      'x',
+    ])
+      expect(isShard(bad)).toBe(false);
+  });
+});
+
+describe('scanner events', () => {
+  it('reads the wake reason and the shard of every kind of event', () => {
+    expect(wakeOf({})).toBe('schedule');
+    expect(wakeOf({ Records: [] })).toBe('new-check');
+    expect(wakeOf(handOverEvent({ index: 1, count: 3 }))).toBe('hand-over');
+    expect(shardOfEvent(handOverEvent({ index: 1, count: 3 }))).toEqual({ index: 1, count: 3 });
+    expect(wakeOf(shardEvent({ index: 2, count: 3 }, 'new-check'))).toBe('new-check');
+    expect(shardOfEvent(shardEvent({ index: 2, count: 3 }, 'schedule'))).toEqual({ index: 2, count: 3 });
+    // The schedule and the stream carry no shard: that invocation hands them out.
+    expect(shardOfEvent({ Records: [] })).toBeUndefined();
+    expect(shardOfEvent({ shard: { index: 5, count: 3 } })).toBeUndefined();
+  });
+});
