@@ -118,9 +118,30 @@ export const toEvent = (
   return { event, target: match ? match.route.function : 'fallback' };
 };
 
-export const createLocalServer = (handlers: HandlerTable, log: Logger): Server =>
-  createServer(async (req, res) => {
+/** Path of the benchmarks' timing read-out; served only when the server was created with `handlerTiming`. */
+export const HANDLER_TIMING_PATH = '/__bench/handler-timings';
+
+export type HandlerTimings = Record<RouteFunction | 'fallback', number[]>;
+
+const noTimings = (): HandlerTimings => ({ start: [], get: [], fallback: [] });
+
+/**
+ * `handlerTiming` (benchmarks only, off by default): records each handler call's own milliseconds, apart from this
+ * adapter and the HTTP server, and serves them (then forgets them) at GET HANDLER_TIMING_PATH.
+ */
+export const createLocalServer = (
+  handlers: HandlerTable,
+  log: Logger,
+  options: { handlerTiming?: boolean } = {},
+): Server => {
+  let timings = noTimings();
+  return createServer(async (req, res) => {
     const requestId = randomUUID();
+    if (options.handlerTiming && req.method === 'GET' && req.url === HANDLER_TIMING_PATH) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(timings));
+      timings = noTimings();
+      return;
+    }
     try {
       const body = await readBody(req);
       if (body === 'too-large') {
@@ -128,10 +149,12 @@ export const createLocalServer = (handlers: HandlerTable, log: Logger): Server =
         return;
       }
       const { event, target } = toEvent(req, body, requestId, new Date());
+      const began = options.handlerTiming ? performance.now() : 0;
       const result = (await handlers[target](
         event,
         lambdaContext(target, requestId),
       )) as APIGatewayProxyStructuredResultV2;
+      if (options.handlerTiming) timings[target].push(performance.now() - began);
       send(res, result);
     } catch (error) {
       log.error('local adapter failed', { error, requestId });
@@ -139,3 +162,4 @@ export const createLocalServer = (handlers: HandlerTable, log: Logger): Server =
       else res.destroy();
     }
   });
+};

@@ -13,7 +13,7 @@ import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE, parseEnv } from '../
 import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import { systemClock } from '../domain/clock';
 import { createLogger } from '../log';
-import { apiDeps } from '../runtime/apiDeps';
+import { apiDeps, apiDocumentClient } from '../runtime/apiDeps';
 import { createScanner } from '../runtime/scanner';
 import { shardCountFor } from '../scanner/shards';
 import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
@@ -22,6 +22,7 @@ import { createLocalServer } from './httpAdapter';
 import { LocalScanRunner } from './LocalScanRunner';
 import { ensureLocalConfig, readLocalConfig } from './localConfig';
 import { LOCAL_REGION, LOCAL_TABLE, openLocalStore } from './localStore';
+import { UsageMeter } from './usage';
 
 const localEnv = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -32,6 +33,10 @@ const localEnv = z.object({
   SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(DEFAULT_SCAN_INTERVAL_MS),
   SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
   UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
+  /** Benchmarks only: count DynamoDB request units and scanner loop time, printed as one JSON line on exit. */
+  LOCAL_USAGE_REPORT: z.enum(['0', '1']).default('0'),
+  /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */
+  LOCAL_HANDLER_TIMING: z.enum(['0', '1']).default('0'),
 });
 
 const main = async () => {
@@ -78,6 +83,11 @@ const main = async () => {
       { intervalMs: env.SCAN_INTERVAL_MS, leaseTtlMs: env.SCAN_INTERVAL_MS * 5, idleGraceMs: 10_000 },
     );
   });
+  const meter = env.LOCAL_USAGE_REPORT === '1' ? new UsageMeter() : undefined;
+  if (meter) {
+    meter.attach(store.client);
+    meter.attach(apiDocumentClient());
+  }
   const runner = {
     start: () => {
       for (const shard of runners) shard.start();
@@ -100,7 +110,7 @@ const main = async () => {
   };
   runner.start();
 
-  const server = createLocalServer(handlers, log);
+  const server = createLocalServer(handlers, log, { handlerTiming: env.LOCAL_HANDLER_TIMING === '1' });
   server.listen(env.PORT, env.HOST);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -117,6 +127,14 @@ const main = async () => {
     server.close();
     server.closeAllConnections();
     await runner.stop();
+    if (meter) {
+      const loops = runners.map((shard) => shard.usage());
+      const scanner = {
+        runs: loops.reduce((sum, loop) => sum + loop.runs, 0),
+        runMs: loops.reduce((sum, loop) => sum + loop.runMs, 0),
+      };
+      process.stdout.write(`usage report: ${JSON.stringify({ dynamo: meter.report(), scanner })}\n`);
+    }
     await store.close();
     process.exit(0);
   };
