@@ -1,6 +1,8 @@
 // Owns reading configuration from the environment: validated once at load, failing with the variable's name.
 import * as z from 'zod';
 import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
+import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from './domain/authCache';
+import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 
 const apiEnv = z.object({
   TABLE_NAME: z.string().min(1),
@@ -9,6 +11,27 @@ const apiEnv = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Set by the Lambda runtime only: switches logs and metrics to Powertools. */
   AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
+  /** Checks one API key may start per minute; 0 turns the limit off. */
+  START_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(DEFAULT_KEY_LIMITS.startsPerMinute),
+  /** Checks of one API key neither complete nor timed out at once; 0 turns the cap off. */
+  MAX_CHECKS_IN_FLIGHT_PER_KEY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_IN_FLIGHT_CAP)
+    .default(DEFAULT_KEY_LIMITS.maxInFlight),
+  /** How long an API process trusts a key it has read (a revocation takes up to this long); 0 turns it off. */
+  AUTH_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_AUTH_CACHE_TTL_MS)
+    .default(DEFAULT_AUTH_CACHE_TTL_MS),
 });
 
 export type ApiConfig = z.infer<typeof apiEnv>;

@@ -1,5 +1,5 @@
 // Owns API keys: their format, how they are hashed for storage, and when a stored key may be used.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidApiKeyError, InvalidInputError } from './errors';
 
 export interface ApiKey {
@@ -33,6 +33,18 @@ export const bearerKeyOf = (header: string | undefined): string => {
 };
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * Whether `key` is the key a stored hash was made from, compared in constant time over two 32-byte digests, so
+ * the time taken says nothing about how much of the hash matched. A malformed stored hash never matches.
+ */
+export const keyMatchesHash = (key: string, keyHash: string): boolean => {
+  if (!SHA256_HEX.test(keyHash)) return false;
+  const presented = createHash('sha256').update(key, 'utf8').digest();
+  return timingSafeEqual(presented, Buffer.from(keyHash, 'hex'));
+};
 
 export const keyIdOf = (keyHash: string): string => keyHash.slice(0, 12);
 

@@ -42,6 +42,26 @@ export class PayloadTooLargeError extends DomainError {
   readonly detail = 'Request too large';
 }
 
+/** A per-key limit refused the request (an addition beyond SPEC.md); it may be retried after `retryAfterSeconds`. */
+export abstract class TooManyRequestsError extends DomainError {
+  readonly status = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super();
+  }
+}
+
+export class TooManyStartsError extends TooManyRequestsError {
+  get detail(): string {
+    return `Too many checks started with this API key; retry after ${this.retryAfterSeconds} seconds`;
+  }
+}
+
+export class TooManyChecksInFlightError extends TooManyRequestsError {
+  get detail(): string {
+    return `Too many checks in flight for this API key; retry after ${this.retryAfterSeconds} seconds`;
+  }
+}
+
 /** Thrown when a write that must happen once finds it already happened (e.g. an id collision). */
 export class ConflictError extends Error {}
 

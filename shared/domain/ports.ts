@@ -3,6 +3,7 @@ import type { RegisteredAccount, TestAccount } from './account';
 import type { ApiKey } from './apiKey';
 import type { DetectedCategory } from './categories';
 import type { Check } from './check';
+import type { CheckProgress, InFlightEntry } from './keyLimits';
 
 export interface CheckStore {
   /** Creates the check once; throws ConflictError if its id is already taken. */
@@ -50,4 +51,16 @@ export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';
 /** Wakes the scanner so a new check does not wait for the next scheduled run. Best effort: it may be a no-op. */
 export interface ScanTrigger {
   kick(): Promise<void>;
+}
+
+/** The per-key counters behind the limits of keyLimits.ts; shared by every process through conditional writes. */
+export interface KeyUsageStore {
+  /** Counts one start in the minute starting at `windowStart`; false, counting nothing, once `limit` are counted. */
+  countStart(keyId: string, windowStart: number, limit: number): Promise<boolean>;
+  /** Adds a check to the key's in-flight set unless the set already holds `max`; false when full. */
+  addInFlight(keyId: string, entry: InFlightEntry, max: number): Promise<boolean>;
+  inFlight(keyId: string): Promise<InFlightEntry[]>;
+  removeInFlight(keyId: string, checkIds: readonly string[]): Promise<void>;
+  /** Progress of those of these checks that exist. */
+  progressOf(checkIds: readonly string[]): Promise<Map<string, CheckProgress>>;
 }

@@ -9,7 +9,10 @@ import { jsonResponse } from './responses';
 
 export type ApiAction = (event: APIGatewayProxyEventV2, principal: Principal) => Promise<unknown>;
 
-export const authenticatedApi = (deps: Pick<ApiDeps, 'keys' | 'clock' | 'log'>, action: ApiAction) =>
+export const authenticatedApi = (
+  deps: Pick<ApiDeps, 'keys' | 'clock' | 'log' | 'authCache'>,
+  action: ApiAction,
+) =>
   middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthedContext>()
     .use(errorMiddleware(deps.log))
     .use(authMiddleware(deps))

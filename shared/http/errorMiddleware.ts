@@ -1,13 +1,19 @@
 // Owns the one mapping from thrown errors to `{detail}` responses; anything unexpected is a 500 that leaks nothing.
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DomainError, InvalidApiKeyError, MethodNotAllowedError } from '../domain/errors';
+import {
+  DomainError,
+  InvalidApiKeyError,
+  MethodNotAllowedError,
+  TooManyRequestsError,
+} from '../domain/errors';
 import type { Logger } from '../log';
 import { errorResponse } from './responses';
 
 const headersFor = (error: DomainError): Record<string, string> => {
   if (error instanceof InvalidApiKeyError) return { 'www-authenticate': 'Bearer' };
   if (error instanceof MethodNotAllowedError) return { allow: error.allow.join(', ') };
+  if (error instanceof TooManyRequestsError) return { 'retry-after': String(error.retryAfterSeconds) };
   return {};
 };
 

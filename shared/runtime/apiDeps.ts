@@ -1,15 +1,19 @@
 // Owns the production wiring of the API functions: config read once, one DynamoDB client per process.
 
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
+import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
 import { createMetrics, createPowertoolsLogger, emitNow } from '../adapters/telemetry/powertools';
 import { loadApiConfig } from '../config';
+import { AuthCache } from '../domain/authCache';
 import { type Clock, systemClock } from '../domain/clock';
 import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
 import { createLogger, type Logger } from '../log';
 import { SERVICES } from '../telemetry/metrics';
+import type { KeyLimitDeps } from '../usecases/keyLimits';
 
 export interface ApiDeps {
   keys: ApiKeyStore;
@@ -17,6 +21,10 @@ export interface ApiDeps {
   accounts: AccountRegistry;
   clock: Clock;
   log: Logger;
+  /** Created once per process (container), so a warm Lambda rarely reads a key from the table. */
+  authCache?: AuthCache | undefined;
+  /** Per-key limits on start; absent means none. */
+  keyLimits?: KeyLimitDeps | undefined;
   /**
    * Set by `npm start` to wake its in-process scanner. On AWS it stays unset: the table's stream wakes the scanner
    * on every new check, so start needs no permission beyond the table.
@@ -26,12 +34,21 @@ export interface ApiDeps {
 }
 
 let memo: ApiDeps | undefined;
+let memoClient: DynamoDBDocumentClient | undefined;
+
+/** The API's one DynamoDB client per process; `npm start` in benchmark mode counts what goes through it. */
+export const apiDocumentClient = (): DynamoDBDocumentClient => {
+  if (memoClient) return memoClient;
+  const config = loadApiConfig();
+  memoClient = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  return memoClient;
+};
 
 /** Built on first use and then shared by every handler in the process. */
 export const apiDeps = (): ApiDeps => {
   if (memo) return memo;
   const config = loadApiConfig();
-  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const client = apiDocumentClient();
   // On Lambda: Powertools logs and EMF metrics. Elsewhere (npm start, tests): plain JSON lines and no metrics.
   const onLambda = config.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const log = onLambda
@@ -44,6 +61,14 @@ export const apiDeps = (): ApiDeps => {
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
     clock: systemClock,
     log,
+    authCache: new AuthCache(config.AUTH_CACHE_TTL_MS),
+    keyLimits: {
+      usage: new DynamoKeyUsage(client, config.TABLE_NAME),
+      limits: {
+        startsPerMinute: config.START_RATE_LIMIT_PER_MINUTE,
+        maxInFlight: config.MAX_CHECKS_IN_FLIGHT_PER_KEY,
+      },
+    },
     onStarted: metrics && (() => emitNow(metrics, 'checksStarted', 1)),
   };
   return memo;

@@ -6,6 +6,7 @@ import { newCheckId } from '../domain/checkId';
 import type { Clock } from '../domain/clock';
 import { ConflictError, NoAccountsError } from '../domain/errors';
 import type { AccountRegistry, CheckStore, ScanTrigger } from '../domain/ports';
+import { countStart, type KeyLimitDeps, releaseInFlight, reserveInFlight } from './keyLimits';
 
 export interface StartCheckDeps {
   accounts: AccountRegistry;
@@ -15,6 +16,8 @@ export interface StartCheckDeps {
   trigger?: ScanTrigger | undefined;
   /** Told about every started check, e.g. to count them. */
   onStarted?: ((check: StartedCheck) => void) | undefined;
+  /** The per-key limits; without them a key may start any number of checks. */
+  keyLimits?: KeyLimitDeps | undefined;
 }
 
 export interface StartedCheck {
@@ -27,23 +30,29 @@ export interface StartedCheck {
 const ID_ATTEMPTS = 3;
 
 export const startCheck = async (deps: StartCheckDeps, principal: Principal): Promise<StartedCheck> => {
+  const limits = deps.keyLimits;
+  if (limits) await countStart(limits, principal, deps.clock.now());
   const active = await deps.accounts.activeInScope(principal.scope);
   if (active.length === 0) throw new NoAccountsError();
   const emails = active.map((account) => account.email).sort();
   const newId = deps.newId ?? newCheckId;
   for (let attempt = 1; ; attempt++) {
     const check = newCheck(newId(), principal.scope, emails, deps.clock.now());
+    if (limits) await reserveInFlight(limits, principal, check.checkId, check.createdAt);
     try {
       await deps.checks.create(check);
-      await deps.trigger?.kick();
-      const started = {
-        check_id: check.checkId,
-        accounts: emails.map((email) => tagAddress(email, check.checkId)),
-      };
-      deps.onStarted?.(started);
-      return started;
     } catch (error) {
+      // A slot whose check was never written would otherwise count until its grace runs out.
+      if (limits) await releaseInFlight(limits, principal, check.checkId).catch(() => undefined);
       if (!(error instanceof ConflictError) || attempt >= ID_ATTEMPTS) throw error;
+      continue;
     }
+    await deps.trigger?.kick();
+    const started = {
+      check_id: check.checkId,
+      accounts: emails.map((email) => tagAddress(email, check.checkId)),
+    };
+    deps.onStarted?.(started);
+    return started;
   }
 };

@@ -107,8 +107,9 @@ describe('openapi.yaml: the document', () => {
     expect(doc.servers[0]?.variables?.base_url?.default).toMatch(/^https?:\/\/[^/]+$/);
   });
 
-  it('lists on each operation exactly the statuses of SPEC.md', () => {
-    expect(Object.keys(startOp.responses).sort()).toEqual(['200', '401', '404']);
+  it('lists on each operation exactly the statuses of SPEC.md, and the 429 addition of start', () => {
+    expect(Object.keys(startOp.responses).sort()).toEqual(['200', '401', '404', '429']);
+    expect(responseOf(startOp.responses, 429)['x-addition']).toBe(true);
     expect(Object.keys(getOp.responses).sort()).toEqual(['200', '401', '404']);
   });
 });
@@ -161,7 +162,7 @@ describe('openapi.yaml: additions beyond SPEC.md are marked', () => {
       for (const response of Object.values(group)) expect(resolve(response)['x-addition']).toBe(true);
     }
     expect(responseOf(startOp.responses, 200)['x-addition']).toBe(true);
-    for (const name of ['CacheControl', 'WWWAuthenticate']) {
+    for (const name of ['CacheControl', 'WWWAuthenticate', 'RetryAfter']) {
       expect(doc.components.headers?.[name]?.['x-addition']).toBe(true);
     }
   });
@@ -185,6 +186,10 @@ describe('openapi.yaml: additions beyond SPEC.md are marked', () => {
       '405',
       'Allow',
       '413',
+      '429',
+      'Retry-After',
+      'START_RATE_LIMIT_PER_MINUTE',
+      'MAX_CHECKS_IN_FLIGHT_PER_KEY',
       '500',
     ]) {
       expect(doc.info.description).toContain(text);
@@ -319,7 +324,7 @@ describe('validateResponse', () => {
       ['GET', '/nowhere', 405],
       ['GET', '/nowhere', 200],
       ['DELETE', START, 404],
-      ['POST', START, 429],
+      ['GET', getPath, 429],
     ];
     for (const [method, path, status] of cases) {
       expect(() => validateResponse(method, path, status, { detail: 'x' })).toThrow(/is not listed/);

@@ -2,6 +2,7 @@
 // Each describe names the spec table it covers; each test names the row.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';
+import { DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
 import { CATEGORIES } from '../../shared/domain/categories';
 import type { ManualClock } from '../../shared/domain/clock';
 import { startTestService, type TestService } from '../support/testService';
@@ -332,11 +333,12 @@ describe('Authentication', () => {
     expect(response.body).toEqual({ detail: 'Invalid or missing API key' });
   });
 
-  it('a revoked key gives 401 on the very next request', async () => {
+  it('a revoked key gives 401 once the auth cache lifetime has passed', async () => {
     const doomed = await service.issueKey('default');
     const { check_id } = (await service.request('POST', START, { authorization: `Bearer ${doomed}` }))
       .body as StartBody;
     expect(await service.deps.keys.revoke(keyIdOf(hashApiKey(doomed)))).toBe(true);
+    service.clock.advance(DEFAULT_AUTH_CACHE_TTL_MS);
     for (const response of [
       await service.request('POST', START, { authorization: `Bearer ${doomed}` }),
       await service.request('GET', get(check_id), { authorization: `Bearer ${doomed}` }),

@@ -28,7 +28,15 @@ beforeAll(() => {
     ],
   };
   writeFileSync(join(dir, 'local.json'), JSON.stringify(config));
-  env = { PORT: '0', DATA_DIR: join(dir, 'data'), LOCAL_CONFIG: join(dir, 'local.json'), LOG_LEVEL: 'warn' };
+  // No auth cache, so the revocation below is seen on the next request (its lifetime is tested with a clock in
+  // test/conformance/access.test.ts).
+  env = {
+    PORT: '0',
+    DATA_DIR: join(dir, 'data'),
+    LOCAL_CONFIG: join(dir, 'local.json'),
+    LOG_LEVEL: 'warn',
+    AUTH_CACHE_TTL_MS: '0',
+  };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

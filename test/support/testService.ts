@@ -14,9 +14,12 @@ import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../../shared/adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
 import type { TestAccount } from '../../shared/domain/account';
 import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
+import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
 import { type Clock, ManualClock } from '../../shared/domain/clock';
+import type { KeyLimits } from '../../shared/domain/keyLimits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
@@ -53,8 +56,16 @@ export interface TestService {
 /** A clock tests can push forward: ManualClock for pure API tests, OffsetClock next to real mail servers. */
 export type TestClock = Clock & { advance(ms: number): void; set?(ms: number): void };
 
+export interface TestServiceOptions {
+  /** Per-key limits on start; off unless given, since most tests start many checks at one fixed moment. */
+  keyLimits?: KeyLimits;
+  /** The auth cache's lifetime; the production default unless given. */
+  authCacheTtlMs?: number;
+}
+
 export const startTestService = async <C extends TestClock = ManualClock>(
   clock: C = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)) as unknown as C,
+  options: TestServiceOptions = {},
 ): Promise<TestService & { clock: C }> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-test-'));
   const dynamo = await startDynalite({ path: dir });
@@ -67,6 +78,8 @@ export const startTestService = async <C extends TestClock = ManualClock>(
     accounts: new DynamoAccountRegistry(client, TABLE),
     clock,
     log,
+    authCache: new AuthCache(options.authCacheTtlMs ?? DEFAULT_AUTH_CACHE_TTL_MS),
+    keyLimits: options.keyLimits && { usage: new DynamoKeyUsage(client, TABLE), limits: options.keyLimits },
   };
   const server = createLocalServer(
     { start: createStart(deps), get: createGet(deps), fallback: createFallback(deps) },

@@ -5,7 +5,7 @@ import { type Category, isCategory } from '../../domain/categories';
 import type { Check } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
 
-export type ItemType = 'check' | 'apikey' | 'account' | 'cursor' | 'lease';
+export type ItemType = 'check' | 'apikey' | 'account' | 'cursor' | 'lease' | 'starts' | 'inflight';
 type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
@@ -15,6 +15,13 @@ export const scopeAccountsKey = (scope: string) => ({ gsi1pk: `SCOPE#${scope}` }
 const scopeAccountSortKey = (email: string) => ({ gsi1sk: `ACCOUNT#${email}` });
 export const cursorKey = (email: string, path: string) => ({ pk: `CURSOR#${email}`, sk: `FOLDER#${path}` });
 export const leaseKey = (name: string) => ({ pk: `LEASE#${name}`, sk: 'LEASE' });
+/** One item per API key and minute, counting its starts (shared/domain/keyLimits.ts). */
+export const startWindowKey = (keyId: string, windowStart: number) => ({
+  pk: `STARTS#${keyId}`,
+  sk: `WINDOW#${windowStart}`,
+});
+/** One item per API key holding its in-flight checks as a map of check id to start time. */
+export const inFlightKey = (keyId: string) => ({ pk: `INFLIGHT#${keyId}`, sk: 'INFLIGHT' });
 
 /** Every check sits in one index partition, sorted by creation time, so "created after T" is one Query. */
 export const CHECKS_BY_TIME = 'CHECKS';

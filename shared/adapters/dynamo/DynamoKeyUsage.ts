@@ -1,0 +1,154 @@
+// Owns the per-key limit counters in DynamoDB: every change is one conditional write, so concurrent API processes
+// can never together pass a limit.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { CheckProgress, InFlightEntry } from '../../domain/keyLimits';
+import { RETENTION_MS } from '../../domain/limits';
+import type { KeyUsageStore } from '../../domain/ports';
+import { checkKey, type ItemType, inFlightKey, startWindowKey } from './keys';
+
+const MINUTE_MS = 60_000;
+const BATCH_GET_MAX = 100;
+const toEpochSeconds = (ms: number) => Math.ceil(ms / 1000);
+
+const conditionFailed = (error: unknown): boolean => error instanceof ConditionalCheckFailedException;
+
+export class DynamoKeyUsage implements KeyUsageStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async countStart(keyId: string, windowStart: number, limit: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: startWindowKey(keyId, windowStart),
+          UpdateExpression: 'SET #type = :type, purgeAt = :purgeAt ADD starts :one',
+          ConditionExpression: 'attribute_not_exists(starts) OR starts < :limit',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: {
+            ':type': 'starts' satisfies ItemType,
+            ':purgeAt': toEpochSeconds(windowStart + 2 * MINUTE_MS),
+            ':one': 1,
+            ':limit': limit,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async addInFlight(keyId: string, entry: InFlightEntry, max: number): Promise<boolean> {
+    // The set's item may not exist yet, and a map entry cannot be set inside a missing map: add to an existing
+    // set, else create the set holding just this entry, else (someone created it meanwhile) add once more.
+    if (await this.addToExisting(keyId, entry, max)) return true;
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...inFlightKey(keyId),
+            type: 'inflight' satisfies ItemType,
+            checks: { [entry.checkId]: entry.startedAt },
+            purgeAt: toEpochSeconds(entry.startedAt + RETENTION_MS),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+    return this.addToExisting(keyId, entry, max);
+  }
+
+  private async addToExisting(keyId: string, entry: InFlightEntry, max: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: inFlightKey(keyId),
+          // An idle key's set outlives its last check by the retention time, then TTL removes it.
+          UpdateExpression: 'SET checks.#checkId = :startedAt, purgeAt = :purgeAt',
+          ConditionExpression: 'attribute_exists(checks) AND size(checks) < :max',
+          ExpressionAttributeNames: { '#checkId': entry.checkId },
+          ExpressionAttributeValues: {
+            ':startedAt': entry.startedAt,
+            ':purgeAt': toEpochSeconds(entry.startedAt + RETENTION_MS),
+            ':max': max,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async inFlight(keyId: string): Promise<InFlightEntry[]> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: inFlightKey(keyId), ConsistentRead: true }),
+    );
+    const checks = (Item?.checks ?? {}) as Record<string, unknown>;
+    return Object.entries(checks)
+      .filter((pair): pair is [string, number] => typeof pair[1] === 'number')
+      .map(([checkId, startedAt]) => ({ checkId, startedAt }));
+  }
+
+  async removeInFlight(keyId: string, checkIds: readonly string[]): Promise<void> {
+    // DynamoDB allows a few hundred paths per expression; chunks keep every update well inside that.
+    for (let from = 0; from < checkIds.length; from += BATCH_GET_MAX) {
+      const chunk = checkIds.slice(from, from + BATCH_GET_MAX);
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: inFlightKey(keyId),
+            UpdateExpression: `REMOVE ${chunk.map((_, index) => `checks.#c${index}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(checks)',
+            ExpressionAttributeNames: Object.fromEntries(chunk.map((id, index) => [`#c${index}`, id])),
+          }),
+        );
+      } catch (error) {
+        if (!conditionFailed(error)) throw error;
+      }
+    }
+  }
+
+  async progressOf(checkIds: readonly string[]): Promise<Map<string, CheckProgress>> {
+    const progress = new Map<string, CheckProgress>();
+    for (let from = 0; from < checkIds.length; from += BATCH_GET_MAX) {
+      let keys: Record<string, unknown>[] = checkIds.slice(from, from + BATCH_GET_MAX).map(checkKey);
+      // BatchGet may hand back part of the keys as unprocessed under load; ask again for those.
+      for (let round = 0; keys.length > 0; round++) {
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** round)));
+        const { Responses, UnprocessedKeys } = await this.client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.tableName]: { Keys: keys, ProjectionExpression: 'checkId, received, emails' },
+            },
+          }),
+        );
+        for (const item of Responses?.[this.tableName] ?? []) {
+          const total = Array.isArray(item.emails) ? item.emails.length : 0;
+          progress.set(String(item.checkId), { received: Number(item.received ?? 0), total });
+        }
+        keys = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+        if (round >= 5 && keys.length > 0) throw new Error('BatchGet left keys unprocessed after 5 retries');
+      }
+    }
+    return progress;
+  }
+}

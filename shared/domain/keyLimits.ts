@@ -1,0 +1,58 @@
+// Owns the per-key limits on starting checks: how many starts a key may make per minute, how many of its checks
+// may be in flight (neither complete nor timed out) at once, and the Retry-After each refusal carries.
+import type { Check } from './check';
+import { ACTIVE_MS } from './limits';
+
+export interface KeyLimits {
+  /** Starts per key per calendar minute (UTC); 0 means no limit. */
+  startsPerMinute: number;
+  /** Checks per key that are neither complete nor timed out; 0 means no limit. */
+  maxInFlight: number;
+}
+
+export const DEFAULT_KEY_LIMITS: KeyLimits = { startsPerMinute: 60, maxInFlight: 100 };
+
+/**
+ * The largest in-flight cap: the key's in-flight checks live in one item (a map of check id to start time), and
+ * this many entries stay well inside DynamoDB's 400 KB item limit. Use 0 for no cap at all.
+ */
+export const MAX_IN_FLIGHT_CAP = 10_000;
+
+const MINUTE_MS = 60_000;
+
+/** How long a reserved slot counts without its check existing yet: the time start takes to write the check. */
+export const RESERVATION_GRACE_MS = 30_000;
+
+export const rateWindowOf = (now: number): { start: number; end: number } => {
+  const start = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  return { start, end: start + MINUTE_MS };
+};
+
+/** Whole seconds until `at`, at least 1, as the Retry-After header wants them. */
+export const retryAfterSeconds = (at: number, now: number): number =>
+  Math.max(1, Math.ceil((at - now) / 1000));
+
+export interface InFlightEntry {
+  checkId: string;
+  startedAt: number;
+}
+
+export type CheckProgress = Pick<Check, 'received'> & { total: number };
+
+/**
+ * Whether a check still counts against its key: until it is complete or timed out. A reserved slot whose check
+ * does not exist counts only for a short grace, while start is still writing it.
+ */
+export const isInFlight = (
+  entry: InFlightEntry,
+  progress: CheckProgress | undefined,
+  now: number,
+): boolean => {
+  if (now - entry.startedAt > ACTIVE_MS) return false;
+  if (progress) return progress.received < progress.total;
+  return now - entry.startedAt < RESERVATION_GRACE_MS;
+};
+
+/** When the first of these checks times out for sure, freeing its slot (one may complete sooner). */
+export const firstSlotFreeAt = (inFlight: readonly InFlightEntry[], now: number): number =>
+  inFlight.length === 0 ? now : Math.min(...inFlight.map((entry) => entry.startedAt + ACTIVE_MS)) + 1;
