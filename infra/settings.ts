@@ -2,6 +2,7 @@
 // with a message naming the key and the value it got.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../shared/config';
+import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -20,6 +21,10 @@ export interface Settings {
   alarmEmail: string | undefined;
   /** LOG_LEVEL of every function. */
   logLevel: LogLevel;
+  /** Checks one API key may start per minute (START_RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
+  startRateLimitPerMinute: number;
+  /** Checks of one API key in flight at once (MAX_CHECKS_IN_FLIGHT_PER_KEY); 0 turns the cap off. */
+  maxChecksInFlightPerKey: number;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -29,6 +34,8 @@ export const DEFAULT_SETTINGS = {
   throttleRate: 50,
   throttleBurst: 100,
   logLevel: 'info',
+  startRateLimitPerMinute: DEFAULT_KEY_LIMITS.startsPerMinute,
+  maxChecksInFlightPerKey: DEFAULT_KEY_LIMITS.maxInFlight,
 } as const satisfies Omit<Settings, 'alarmEmail'>;
 
 export class SettingsError extends Error {}
@@ -101,4 +108,19 @@ export const readSettings = (read: ReadContext): Settings => ({
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),
   alarmEmail: alarmEmail(read),
   logLevel: logLevel(read),
+  // The same bounds as in shared/config.ts, so a value the API would refuse fails at synth.
+  startRateLimitPerMinute: integerIn(
+    read,
+    'startRateLimitPerMinute',
+    DEFAULT_SETTINGS.startRateLimitPerMinute,
+    0,
+    1_000_000,
+  ),
+  maxChecksInFlightPerKey: integerIn(
+    read,
+    'maxChecksInFlightPerKey',
+    DEFAULT_SETTINGS.maxChecksInFlightPerKey,
+    0,
+    MAX_IN_FLIGHT_CAP,
+  ),
 });

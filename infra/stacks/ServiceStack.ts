@@ -60,6 +60,10 @@ export class ServiceStack extends Stack {
       entry: functionEntry('start'),
       service: SERVICES.api,
       description: routesServedBy('start'),
+      environment: {
+        START_RATE_LIMIT_PER_MINUTE: String(settings.startRateLimitPerMinute),
+        MAX_CHECKS_IN_FLIGHT_PER_KEY: String(settings.maxChecksInFlightPerKey),
+      },
     }).bindTable(table, TABLE_ACCESS.api);
     const get = new ServiceFunction(this, 'Get', {
       ...common,

@@ -38,6 +38,8 @@ describe('readSettings', () => {
     [{ alarmEmail: 'not-an-email' }, /context "alarmEmail" must be an email address, got "not-an-email"/],
     [{ alarmEmail: 42 }, /"alarmEmail" must be an email address, got 42/],
     [{ logLevel: 'verbose' }, /"logLevel" must be debug \| info \| warn \| error/],
+    [{ startRateLimitPerMinute: -1 }, /"startRateLimitPerMinute" must be an integer from 0 to 1000000/],
+    [{ maxChecksInFlightPerKey: 10_001 }, /"maxChecksInFlightPerKey" must be an integer from 0 to 10000/],
   ])('refuses %j', (context, message) => {
     expect(() => fromContext(context)).toThrow(SettingsError);
     expect(() => fromContext(context)).toThrow(message);
@@ -61,6 +63,8 @@ describe('settings in the templates', () => {
       scanIntervalMs: 1500,
       logRetentionDays: 14,
       logLevel: 'debug',
+      startRateLimitPerMinute: 0,
+      maxChecksInFlightPerKey: 7,
     });
     defaults = synthApp();
   });
@@ -78,6 +82,18 @@ describe('settings in the templates', () => {
       Endpoint: 'alarms@example.com',
     });
     defaults.serviceTemplate.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('passes the per-key limits to start: 60 a minute and 100 in flight unless set', () => {
+    for (const [app, rate, inFlight] of [
+      [custom, '0', '7'],
+      [defaults, '60', '100'],
+    ] as const) {
+      const start = resourcesOf(app.serviceTemplate)[logicalIdOf(app.service.functions.start)];
+      expect(start?.Properties?.Environment).toMatchObject({
+        Variables: { START_RATE_LIMIT_PER_MINUTE: rate, MAX_CHECKS_IN_FLIGHT_PER_KEY: inFlight },
+      });
+    }
   });
 
   it('passes scanIntervalMs and logLevel to the functions, and keeps every log group logRetentionDays', () => {
