@@ -4,7 +4,12 @@ import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type BundlingOptions,
+  NodejsFunction,
+  type NodejsFunctionProps,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -52,6 +57,23 @@ export type TableAccess = (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS];
  */
 const BUNDLE_AWS_SDK = false;
 
+/** How every function is bundled; bench/coldStart.ts builds from the same settings, so it measures these bundles. */
+export const SERVICE_BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  // Stack traces need only the mappings; the sources are in the repository, not worth shipping in every zip.
+  sourcesContent: false,
+  // ESM has no `require`; some CommonJS dependencies call it for Node built-ins.
+  banner: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);",
+  bundleAwsSDK: BUNDLE_AWS_SDK,
+} satisfies BundlingOptions;
+
+/** NODE_OPTIONS of every function: stack traces through the shipped source maps. */
+export const SERVICE_NODE_OPTIONS = '--enable-source-maps';
+
 export interface ServiceFunctionProps
   extends Omit<
     NodejsFunctionProps,
@@ -93,20 +115,9 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: LOCK_FILE,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        // Stack traces need only the mappings; the sources are in the repository, not worth shipping in every zip.
-        sourcesContent: false,
-        // ESM has no `require`; some CommonJS dependencies call it for Node built-ins.
-        banner: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);",
-        bundleAwsSDK: BUNDLE_AWS_SDK,
-      },
+      bundling: SERVICE_BUNDLING,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: SERVICE_NODE_OPTIONS,
         POWERTOOLS_SERVICE_NAME: service,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         LOG_LEVEL: logLevel,

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFunction, type FunctionName } from '../../bench/coldStart';
 import { createApp } from '../../infra/createApp';
 import { CDK_JSON_CONTEXT, logicalIdOf } from './synthApp';
 
@@ -77,6 +78,18 @@ describe('a synth with bundling', () => {
       const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { mappings: string; sourcesContent?: unknown };
       expect(map.mappings.length).toBeGreaterThan(0);
       expect(map.sourcesContent).toBeUndefined();
+    }
+  });
+
+  it('is byte for byte what the cold start benchmark builds from the same settings', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-bench-bundle-'));
+    try {
+      for (const bundle of bundles) {
+        const built = await bundleFunction(bundle.name as FunctionName, join(dir, bundle.name));
+        expect(readFileSync(built, 'utf8') === bundle.code, bundle.name).toBe(true);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
