@@ -1,0 +1,81 @@
+// Smoke-sized runs of the API, load and cold start benchmarks, so `npm run bench` cannot rot: each must run end to
+// end and report every field with no errors and nothing lost. Timing goals are the benchmarks' business, not this.
+import { describe, expect, it } from 'vitest';
+import { runApiBench } from '../../bench/api';
+import { runColdStartBench } from '../../bench/coldStart';
+import { runLoadBench } from '../../bench/load';
+
+const phaseShape = {
+  requests: expect.any(Number),
+  reqPerSec: expect.any(Number),
+  latencyMs: {
+    p50: expect.any(Number),
+    p90: expect.any(Number),
+    p99: expect.any(Number),
+    max: expect.any(Number),
+    mean: expect.any(Number),
+  },
+  handlerMs: expect.objectContaining({
+    count: expect.any(Number),
+    p50: expect.any(Number),
+    p99: expect.any(Number),
+  }),
+};
+
+describe('the benchmarks, smoke-sized', () => {
+  it('runs the API benchmark: GET and start, one connection and several, with the handler time', async () => {
+    const summary = await runApiBench({
+      durationSec: 1,
+      connections: 4,
+      warmupSec: 0,
+      seedChecks: 3,
+      serialSec: 1,
+      fixedRate: 20,
+    });
+    const phases = [
+      summary.get,
+      summary.start,
+      summary.serial?.get,
+      summary.serial?.start,
+      summary.getFixedRate,
+    ];
+    for (const phase of phases) {
+      expect(phase).toMatchObject(phaseShape);
+      expect(phase?.requests).toBeGreaterThan(0);
+      expect(phase?.errors).toBe(0);
+      expect(phase?.non2xx).toBe(0);
+      // Every request the client saw was timed inside the server too (give or take those cut off at the end).
+      expect(phase?.handlerMs.count).toBeGreaterThanOrEqual(phase?.requests ?? Number.NaN);
+    }
+    expect(summary.goals).toMatchObject({ getErrorsMet: true, startErrorsMet: true });
+  }, 60_000);
+
+  it('runs the load test: starts and polls mixed, nothing lost', async () => {
+    const summary = await runLoadBench({ durationSec: 2, connections: 4, getsPerStart: 2 });
+    expect(summary.starts).toBeGreaterThan(0);
+    expect(summary.gets).toBeGreaterThan(0);
+    expect(summary.requests).toBe(summary.starts + summary.gets);
+    expect(summary.checksStarted).toBe(summary.starts);
+    expect(summary).toMatchObject({ errors: 0, non2xx: 0, duplicateIds: 0, lost: 0 });
+    expect(summary.latencyMs).toEqual({
+      p50: expect.any(Number),
+      p90: expect.any(Number),
+      p99: expect.any(Number),
+      max: expect.any(Number),
+      mean: expect.any(Number),
+    });
+    expect(summary.goals).toEqual({ errorsMet: true, lostMet: true });
+  }, 60_000);
+
+  it('runs the cold start benchmark over the four functions', async () => {
+    const summary = await runColdStartBench({ runs: 1 });
+    expect(summary.functions.map((fn) => fn.name)).toEqual(['start', 'get', 'fallback', 'scanner']);
+    for (const fn of summary.functions) {
+      expect(fn.bundleKb).toBeGreaterThan(1);
+      expect(fn.sinceStartMs.median).toBeGreaterThan(0);
+      expect(fn.importMs.median).toBeGreaterThan(0);
+      expect(fn.importMs.median).toBeLessThanOrEqual(fn.sinceStartMs.median);
+    }
+    expect(summary.emptyModule.sinceStartMs).toBeGreaterThan(0);
+  }, 60_000);
+});
