@@ -1,6 +1,6 @@
 // Benchmark of the API on the local server (`npm start` as its own process; autocannon in this one): GET and start
 // at 200 connections, and the handlers' own time apart from the HTTP adapter (the server's LOCAL_HANDLER_TIMING).
-// `npx tsx bench/api.ts [--duration 15] [--connections 200] [--rate 2000]` prints the summary as JSON.
+// `npx tsx bench/api.ts [--duration 15] [--connections 200] [--steps 10,50]` prints the summary as JSON.
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request, type Result } from 'autocannon';
@@ -18,16 +18,20 @@ import {
 export interface ApiBenchOptions {
   /** Seconds of each measured phase (default 15). */
   durationSec?: number;
-  /** Concurrent connections (default 200). */
+  /** Concurrent connections of the goal's phases (default 200). */
   connections?: number;
   /** Seconds of unmeasured GET traffic first, so JIT and connection set-up stay out of the figures (default 3). */
   warmupSec?: number;
-  /** Checks started before the GET phase, read in turn (default 100). */
+  /** Checks started before the GET phases, read in turn (default 100). */
   seedChecks?: number;
   /** Test mailboxes per check (default 5). */
   mailboxes?: number;
-  /** Also measure GET at this fixed overall rate (req/s) with the same connections; off when unset. */
-  fixedRate?: number | undefined;
+  /**
+   * GET also at these connection counts (default 10 and 50), to show where queueing sets in. A fixed request rate is
+   * not offered: autocannon's `overallRate` releases each connection's share at the same instant every second (so
+   * 200 connections send bursts of 200), which measures the burst, not a steady rate.
+   */
+  connectionSteps?: number[];
   /** Seconds of the one-connection phases that show a request's own cost without queueing (default 5; 0 skips). */
   serialSec?: number;
 }
@@ -43,8 +47,6 @@ export interface LatencySummary {
 export interface PhaseSummary {
   connections: number;
   durationSec: number;
-  /** Set only for the fixed-rate phase: the overall rate autocannon held (req/s). */
-  overallRate?: number;
   requests: number;
   reqPerSec: number;
   /** Client-side latency of 2xx responses, ms (autocannon's histogram, 1 ms resolution). */
@@ -53,7 +55,11 @@ export interface PhaseSummary {
   timeouts: number;
   non2xx: number;
   statusCodes: Record<string, number>;
-  /** The handler call alone, inside the server (middy, auth, use case, DynamoDB round trips to dynalite), ms. */
+  /**
+   * The handler call alone, timed inside the server around `handler(event, context)`: middy, auth, the use case and
+   * its DynamoDB round trips, and any wait for the event loop on the way. The rest of the latency is the HTTP server,
+   * the adapter and the client.
+   */
   handlerMs: LatencySummary & { count: number };
 }
 
@@ -63,19 +69,11 @@ export interface ApiBenchSummary {
   serial?: { get: PhaseSummary; start: PhaseSummary };
   get: PhaseSummary;
   start: PhaseSummary;
-  getFixedRate?: PhaseSummary;
+  getSteps: PhaseSummary[];
   goals: { getP99Ms: number; getP99Met: boolean; getErrorsMet: boolean; startErrorsMet: boolean };
 }
 
 const GOAL_P99_MS = 20;
-
-const latencyOf = (result: Result): LatencySummary => ({
-  p50: result.latency.p50,
-  p90: result.latency.p90,
-  p99: result.latency.p99,
-  max: result.latency.max,
-  mean: round(result.latency.mean),
-});
 
 export const summariseSamples = (samples: number[]): LatencySummary & { count: number } => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -89,26 +87,6 @@ export const summariseSamples = (samples: number[]): LatencySummary & { count: n
     mean: round(sorted.length === 0 ? Number.NaN : sum / sorted.length),
   };
 };
-
-const phaseOf = (
-  result: Result,
-  connections: number,
-  durationSec: number,
-  handler: number[],
-  overallRate?: number,
-): PhaseSummary => ({
-  connections,
-  durationSec,
-  ...(overallRate === undefined ? {} : { overallRate }),
-  requests: result.requests.total,
-  reqPerSec: round(result.requests.total / result.duration, 0),
-  latencyMs: latencyOf(result),
-  errors: result.errors,
-  timeouts: result.timeouts,
-  non2xx: result.non2xx,
-  statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
-  handlerMs: summariseSamples(handler),
-});
 
 /** The handler timings the server recorded since the last read, which also clears them. */
 export const takeHandlerTimings = async (server: LocalServer): Promise<HandlerTimings> =>
@@ -134,69 +112,87 @@ const rotatingGets = (ids: readonly string[]): Request[] => {
   ];
 };
 
+const START: Request[] = [{ method: 'POST', path: '/api/spam-check/start' }];
+
+/** Requests still in flight when autocannon stops finish within this; their timings are then taken too. */
+const SETTLE_MS = 500;
+
+/** Runs one phase and pairs autocannon's figures with the handler calls that began during it. */
+const measure = async (
+  server: LocalServer,
+  target: 'get' | 'start',
+  requests: Request[],
+  connections: number,
+  durationSec: number,
+): Promise<PhaseSummary> => {
+  const began = Date.now();
+  const result: Result = await autocannon({
+    url: server.baseUrl,
+    connections,
+    duration: durationSec,
+    timeout: 10,
+    headers: { authorization: `Bearer ${server.key}` },
+    requests,
+  });
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  // Calls that began before this phase (the tail of the previous one) are not this phase's.
+  const handler = (await takeHandlerTimings(server))[target]
+    .filter(([at]) => at >= began)
+    .map(([, ms]) => ms);
+  return {
+    connections,
+    durationSec,
+    requests: result.requests.total,
+    reqPerSec: round(result.requests.total / result.duration, 0),
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: round(result.latency.mean),
+    },
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes: Object.fromEntries(
+      Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count]),
+    ),
+    handlerMs: summariseSamples(handler),
+  };
+};
+
 export const runApiBench = async (options: ApiBenchOptions = {}): Promise<ApiBenchSummary> => {
   const durationSec = options.durationSec ?? 15;
   const connections = options.connections ?? 200;
   const warmupSec = options.warmupSec ?? 3;
+  const serialSec = options.serialSec ?? 5;
   const stub = await startStubMailboxes(options.mailboxes ?? 5);
   const server = await startLocalServer(stub.accounts, { LOCAL_HANDLER_TIMING: '1' });
-  const headers = { authorization: `Bearer ${server.key}` };
-  const cannon = (extra: Partial<Parameters<typeof autocannon>[0]>) =>
-    autocannon({ url: server.baseUrl, connections, headers, timeout: 10, ...extra });
   try {
     const ids: string[] = [];
     for (let index = 0; index < (options.seedChecks ?? 100); index++) ids.push(await startOne(server));
+    if (warmupSec > 0) await measure(server, 'get', rotatingGets(ids), connections, warmupSec);
 
-    if (warmupSec > 0) await cannon({ duration: warmupSec, requests: rotatingGets(ids) });
-    await takeHandlerTimings(server);
-
-    let serial: ApiBenchSummary['serial'];
-    const serialSec = options.serialSec ?? 5;
-    if (serialSec > 0) {
-      const serialGet = await cannon({ connections: 1, duration: serialSec, requests: rotatingGets(ids) });
-      const getPhase = phaseOf(serialGet, 1, serialSec, (await takeHandlerTimings(server)).get);
-      const serialStart = await cannon({
-        connections: 1,
-        duration: serialSec,
-        requests: [{ method: 'POST', path: '/api/spam-check/start' }],
-      });
-      serial = {
-        get: getPhase,
-        start: phaseOf(serialStart, 1, serialSec, (await takeHandlerTimings(server)).start),
-      };
-    }
-
-    const getResult = await cannon({ duration: durationSec, requests: rotatingGets(ids) });
-    const get = phaseOf(getResult, connections, durationSec, (await takeHandlerTimings(server)).get);
-
-    let getFixedRate: PhaseSummary | undefined;
-    if (options.fixedRate !== undefined) {
-      const fixed = await cannon({
-        duration: durationSec,
-        overallRate: options.fixedRate,
-        requests: rotatingGets(ids),
-      });
-      getFixedRate = phaseOf(
-        fixed,
-        connections,
-        durationSec,
-        (await takeHandlerTimings(server)).get,
-        options.fixedRate,
-      );
-    }
-
-    const startResult = await cannon({
-      duration: durationSec,
-      requests: [{ method: 'POST', path: '/api/spam-check/start' }],
-    });
-    const start = phaseOf(startResult, connections, durationSec, (await takeHandlerTimings(server)).start);
+    const serial =
+      serialSec > 0
+        ? {
+            get: await measure(server, 'get', rotatingGets(ids), 1, serialSec),
+            start: await measure(server, 'start', START, 1, serialSec),
+          }
+        : undefined;
+    const getSteps: PhaseSummary[] = [];
+    for (const step of options.connectionSteps ?? [10, 50])
+      getSteps.push(await measure(server, 'get', rotatingGets(ids), step, durationSec));
+    const get = await measure(server, 'get', rotatingGets(ids), connections, durationSec);
+    // Last: every start adds an active check that the in-process scanner then reads on each sweep.
+    const start = await measure(server, 'start', START, connections, durationSec);
 
     return {
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version },
       ...(serial ? { serial } : {}),
       get,
       start,
-      ...(getFixedRate ? { getFixedRate } : {}),
+      getSteps,
       goals: {
         getP99Ms: GOAL_P99_MS,
         getP99Met: get.latencyMs.p99 <= GOAL_P99_MS,
@@ -204,6 +200,9 @@ export const runApiBench = async (options: ApiBenchOptions = {}): Promise<ApiBen
         startErrorsMet: start.errors === 0 && start.non2xx === 0,
       },
     };
+  } catch (error) {
+    process.stderr.write(`the local server printed:\n${server.output()}\n`);
+    throw error;
   } finally {
     await server.stop();
     await stub.imap.close();
@@ -215,12 +214,12 @@ runIfMain(import.meta.url, () => {
     options: {
       duration: { type: 'string' },
       connections: { type: 'string' },
-      rate: { type: 'string' },
+      steps: { type: 'string' },
     },
   });
   return runApiBench({
     ...(values.duration ? { durationSec: Number(values.duration) } : {}),
     ...(values.connections ? { connections: Number(values.connections) } : {}),
-    ...(values.rate ? { fixedRate: Number(values.rate) } : {}),
+    ...(values.steps ? { connectionSteps: values.steps.split(',').map(Number) } : {}),
   });
 });

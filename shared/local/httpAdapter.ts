@@ -121,7 +121,8 @@ export const toEvent = (
 /** Path of the benchmarks' timing read-out; served only when the server was created with `handlerTiming`. */
 export const HANDLER_TIMING_PATH = '/__bench/handler-timings';
 
-export type HandlerTimings = Record<RouteFunction | 'fallback', number[]>;
+/** Per target: each call as [when it began (ms since the epoch), how long it took (ms)]. */
+export type HandlerTimings = Record<RouteFunction | 'fallback', [at: number, ms: number][]>;
 
 const noTimings = (): HandlerTimings => ({ start: [], get: [], fallback: [] });
 
@@ -149,12 +150,13 @@ export const createLocalServer = (
         return;
       }
       const { event, target } = toEvent(req, body, requestId, new Date());
+      const at = options.handlerTiming ? Date.now() : 0;
       const began = options.handlerTiming ? performance.now() : 0;
       const result = (await handlers[target](
         event,
         lambdaContext(target, requestId),
       )) as APIGatewayProxyStructuredResultV2;
-      if (options.handlerTiming) timings[target].push(performance.now() - began);
+      if (options.handlerTiming) timings[target].push([at, performance.now() - began]);
       send(res, result);
     } catch (error) {
       log.error('local adapter failed', { error, requestId });

@@ -30,15 +30,16 @@ describe('the benchmarks, smoke-sized', () => {
       warmupSec: 0,
       seedChecks: 3,
       serialSec: 1,
-      fixedRate: 20,
+      connectionSteps: [2],
     });
     const phases = [
       summary.get,
       summary.start,
       summary.serial?.get,
       summary.serial?.start,
-      summary.getFixedRate,
+      ...summary.getSteps,
     ];
+    expect(phases).toHaveLength(5);
     for (const phase of phases) {
       expect(phase).toMatchObject(phaseShape);
       expect(phase?.requests).toBeGreaterThan(0);
