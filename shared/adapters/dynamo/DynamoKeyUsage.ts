@@ -1,20 +1,16 @@
 // Owns the per-key limit counters in DynamoDB: every change is one conditional write, so concurrent API processes
 // can never together pass a limit.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CheckProgress, InFlightEntry } from '../../domain/keyLimits';
 import { RETENTION_MS } from '../../domain/limits';
 import type { KeyUsageStore } from '../../domain/ports';
 import { checkKey, type ItemType, inFlightKey, startWindowKey } from './keys';
 
 const MINUTE_MS = 60_000;
-const BATCH_GET_MAX = 100;
+/** Map entries removed per UpdateItem, and check reads in flight at once. */
+const REMOVE_CHUNK = 100;
+const PARALLEL_READS = 25;
 const toEpochSeconds = (ms: number) => Math.ceil(ms / 1000);
 
 const conditionFailed = (error: unknown): boolean => error instanceof ConditionalCheckFailedException;
@@ -109,8 +105,8 @@ export class DynamoKeyUsage implements KeyUsageStore {
 
   async removeInFlight(keyId: string, checkIds: readonly string[]): Promise<void> {
     // DynamoDB allows a few hundred paths per expression; chunks keep every update well inside that.
-    for (let from = 0; from < checkIds.length; from += BATCH_GET_MAX) {
-      const chunk = checkIds.slice(from, from + BATCH_GET_MAX);
+    for (let from = 0; from < checkIds.length; from += REMOVE_CHUNK) {
+      const chunk = checkIds.slice(from, from + REMOVE_CHUNK);
       try {
         await this.client.send(
           new UpdateCommand({
@@ -128,25 +124,26 @@ export class DynamoKeyUsage implements KeyUsageStore {
   }
 
   async progressOf(checkIds: readonly string[]): Promise<Map<string, CheckProgress>> {
+    // Plain GetItems, a bounded number at a time: the API functions are allowed no batch calls (see
+    // infra/constructs/ServiceFunction.ts). This runs only when a key is at its cap.
     const progress = new Map<string, CheckProgress>();
-    for (let from = 0; from < checkIds.length; from += BATCH_GET_MAX) {
-      let keys: Record<string, unknown>[] = checkIds.slice(from, from + BATCH_GET_MAX).map(checkKey);
-      // BatchGet may hand back part of the keys as unprocessed under load; ask again for those.
-      for (let round = 0; keys.length > 0; round++) {
-        if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** round)));
-        const { Responses, UnprocessedKeys } = await this.client.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.tableName]: { Keys: keys, ProjectionExpression: 'checkId, received, emails' },
-            },
-          }),
-        );
-        for (const item of Responses?.[this.tableName] ?? []) {
-          const total = Array.isArray(item.emails) ? item.emails.length : 0;
-          progress.set(String(item.checkId), { received: Number(item.received ?? 0), total });
-        }
-        keys = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-        if (round >= 5 && keys.length > 0) throw new Error('BatchGet left keys unprocessed after 5 retries');
+    for (let from = 0; from < checkIds.length; from += PARALLEL_READS) {
+      const items = await Promise.all(
+        checkIds.slice(from, from + PARALLEL_READS).map(async (checkId) => {
+          const { Item } = await this.client.send(
+            new GetCommand({
+              TableName: this.tableName,
+              Key: checkKey(checkId),
+              ProjectionExpression: 'checkId, received, emails',
+            }),
+          );
+          return Item;
+        }),
+      );
+      for (const item of items) {
+        if (!item) continue;
+        const total = Array.isArray(item.emails) ? item.emails.length : 0;
+        progress.set(String(item.checkId), { received: Number(item.received ?? 0), total });
       }
     }
     return progress;
