@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../adapters/dynamo/client';
-import { startDynalite } from './dynalite';
+import { startDynaliteThread } from './dynalite';
 
 export const LOCAL_REGION = 'local';
 export const LOCAL_TABLE = 'inbox-placement';
@@ -43,7 +43,7 @@ export const openLocalStore = async (dataDir: string, port = 0): Promise<LocalSt
   } catch {
     // No running service (or a stale file): open the folder ourselves.
   }
-  const dynamo = await startDynalite({ path: join(dataDir, 'dynalite'), port });
+  const dynamo = await startDynaliteThread({ path: join(dataDir, 'dynalite'), port });
   writeFileSync(endpointFile(dataDir), JSON.stringify({ endpoint: dynamo.endpoint, pid: process.pid }));
   const client = createDocumentClient({ region: LOCAL_REGION, endpoint: dynamo.endpoint });
   return {
