@@ -20,6 +20,12 @@ export const MAX_IN_FLIGHT_CAP = 10_000;
 
 const MINUTE_MS = 60_000;
 
+/**
+ * How often a key at its cap has its checks read again to find the completed ones: refusals in between cost one
+ * write and one read, however many checks the key has in flight. A completed check frees its slot within this long.
+ */
+export const RECHECK_MS = 5000;
+
 /** How long a reserved slot counts without its check existing yet: the time start takes to write the check. */
 export const RESERVATION_GRACE_MS = 30_000;
 

@@ -59,8 +59,10 @@ export interface KeyUsageStore {
   countStart(keyId: string, windowStart: number, limit: number): Promise<boolean>;
   /** Adds a check to the key's in-flight set unless the set already holds `max`; false when full. */
   addInFlight(keyId: string, entry: InFlightEntry, max: number): Promise<boolean>;
-  inFlight(keyId: string): Promise<InFlightEntry[]>;
-  removeInFlight(keyId: string, checkIds: readonly string[]): Promise<void>;
+  /** The key's in-flight set, and when its checks were last read (see removeInFlight). */
+  inFlight(keyId: string): Promise<{ entries: InFlightEntry[]; checkedAt: number | undefined }>;
+  /** Drops these checks from the set; with `checkedAt`, also records that the set's checks were read then. */
+  removeInFlight(keyId: string, checkIds: readonly string[], checkedAt?: number): Promise<void>;
   /** Progress of those of these checks that exist. */
   progressOf(checkIds: readonly string[]): Promise<Map<string, CheckProgress>>;
 }

@@ -6,6 +6,7 @@ import {
   firstSlotFreeAt,
   isInFlight,
   type KeyLimits,
+  RECHECK_MS,
   rateWindowOf,
   retryAfterSeconds,
 } from '../domain/keyLimits';
@@ -27,7 +28,8 @@ export const countStart = async (deps: KeyLimitDeps, principal: Principal, now: 
 
 /**
  * Takes an in-flight slot for a new check, or throws TooManyChecksInFlightError. A full set is first cleared of
- * checks that completed, timed out or were never written, so slots come back without any other process's help.
+ * checks that timed out, and (at most every RECHECK_MS) of checks that completed or were never written, so slots
+ * come back without any other process's help.
  */
 export const reserveInFlight = async (
   deps: KeyLimitDeps,
@@ -39,17 +41,26 @@ export const reserveInFlight = async (
   if (max === 0) return;
   const entry = { checkId, startedAt: now };
   if (await deps.usage.addInFlight(principal.keyId, entry, max)) return;
-  const entries = await deps.usage.inFlight(principal.keyId);
-  const progress = await deps.usage.progressOf(entries.map((candidate) => candidate.checkId));
-  const still = entries.filter((candidate) => isInFlight(candidate, progress.get(candidate.checkId), now));
-  if (still.length < entries.length) {
+  const { entries, checkedAt } = await deps.usage.inFlight(principal.keyId);
+  const readChecks = checkedAt === undefined || now - checkedAt >= RECHECK_MS || now < checkedAt;
+  const progress = readChecks
+    ? await deps.usage.progressOf(entries.map((candidate) => candidate.checkId))
+    : undefined;
+  // Between reads only time can end a check; a reserved slot is given the benefit of the doubt.
+  const still = entries.filter((candidate) =>
+    progress
+      ? isInFlight(candidate, progress.get(candidate.checkId), now)
+      : isInFlight(candidate, { received: 0, total: 1 }, now),
+  );
+  if (still.length < entries.length || readChecks) {
     const stillIds = new Set(still.map((candidate) => candidate.checkId));
     const done = entries.filter((candidate) => !stillIds.has(candidate.checkId));
     await deps.usage.removeInFlight(
       principal.keyId,
       done.map((candidate) => candidate.checkId),
+      readChecks ? now : undefined,
     );
-    if (await deps.usage.addInFlight(principal.keyId, entry, max)) return;
+    if (done.length > 0 && (await deps.usage.addInFlight(principal.keyId, entry, max))) return;
   }
   throw new TooManyChecksInFlightError(retryAfterSeconds(firstSlotFreeAt(still, now), now));
 };

@@ -12,7 +12,7 @@ import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
 import { hashApiKey, keyIdOf, newApiKeyRecord } from '../../shared/domain/apiKey';
 import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
 import { ManualClock } from '../../shared/domain/clock';
-import type { KeyLimits } from '../../shared/domain/keyLimits';
+import { type KeyLimits, RECHECK_MS } from '../../shared/domain/keyLimits';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import { createLocalServer } from '../../shared/local/httpAdapter';
 import { validateResponse } from '../support/openapi';
@@ -272,8 +272,10 @@ describe('Per-key cap on checks in flight', () => {
     );
     expect((await service.request('POST', START, bearer(other))).status).toBe(200);
 
-    // A check that is complete no longer counts.
+    // A check that is complete no longer counts, once the key's checks are read again.
     await complete(ids[1] as string);
+    expect((await service.request('POST', START, bearer(busy))).status).toBe(429);
+    service.clock.advance(RECHECK_MS);
     ids.push(checkIdOf(await service.request('POST', START, bearer(busy))));
     expect((await service.request('POST', START, bearer(busy))).status).toBe(429);
 

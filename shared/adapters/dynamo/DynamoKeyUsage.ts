@@ -93,28 +93,40 @@ export class DynamoKeyUsage implements KeyUsageStore {
     }
   }
 
-  async inFlight(keyId: string): Promise<InFlightEntry[]> {
+  async inFlight(keyId: string): Promise<{ entries: InFlightEntry[]; checkedAt: number | undefined }> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: inFlightKey(keyId), ConsistentRead: true }),
     );
     const checks = (Item?.checks ?? {}) as Record<string, unknown>;
-    return Object.entries(checks)
+    const entries = Object.entries(checks)
       .filter((pair): pair is [string, number] => typeof pair[1] === 'number')
       .map(([checkId, startedAt]) => ({ checkId, startedAt }));
+    return { entries, checkedAt: typeof Item?.checkedAt === 'number' ? Item.checkedAt : undefined };
   }
 
-  async removeInFlight(keyId: string, checkIds: readonly string[]): Promise<void> {
+  async removeInFlight(keyId: string, checkIds: readonly string[], checkedAt?: number): Promise<void> {
     // DynamoDB allows a few hundred paths per expression; chunks keep every update well inside that.
+    const chunks: string[][] = [];
     for (let from = 0; from < checkIds.length; from += REMOVE_CHUNK) {
-      const chunk = checkIds.slice(from, from + REMOVE_CHUNK);
+      chunks.push(checkIds.slice(from, from + REMOVE_CHUNK));
+    }
+    if (chunks.length === 0 && checkedAt !== undefined) chunks.push([]);
+    for (const [index, chunk] of chunks.entries()) {
+      const mark = index === 0 && checkedAt !== undefined;
+      const remove = chunk.map((_, at) => `checks.#c${at}`).join(', ');
       try {
         await this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: inFlightKey(keyId),
-            UpdateExpression: `REMOVE ${chunk.map((_, index) => `checks.#c${index}`).join(', ')}`,
+            UpdateExpression: [mark ? 'SET checkedAt = :checkedAt' : '', remove ? `REMOVE ${remove}` : '']
+              .filter(Boolean)
+              .join(' '),
             ConditionExpression: 'attribute_exists(checks)',
-            ExpressionAttributeNames: Object.fromEntries(chunk.map((id, index) => [`#c${index}`, id])),
+            ...(chunk.length > 0
+              ? { ExpressionAttributeNames: Object.fromEntries(chunk.map((id, at) => [`#c${at}`, id])) }
+              : {}),
+            ...(mark ? { ExpressionAttributeValues: { ':checkedAt': checkedAt } } : {}),
           }),
         );
       } catch (error) {
