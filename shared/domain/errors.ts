@@ -42,6 +42,18 @@ export class PayloadTooLargeError extends DomainError {
   readonly detail = 'Request too large';
 }
 
+/** Local server only: the request's headers are over Node's limit, so it is not read at all. */
+export class HeadersTooLargeError extends DomainError {
+  readonly status = 431;
+  readonly detail = 'Request headers too large';
+}
+
+/** Local server only: the request is not HTTP Node can parse (bad bytes, NUL, obsolete folding, …). */
+export class MalformedRequestError extends DomainError {
+  readonly status = 400;
+  readonly detail = 'Malformed request';
+}
+
 /** A per-key limit refused the request (an addition beyond SPEC.md); it may be retried after `retryAfterSeconds`. */
 export abstract class TooManyRequestsError extends DomainError {
   readonly status = 429;

@@ -1,7 +1,20 @@
 // Owns serving Lambda handlers over plain Node HTTP: each request becomes an API Gateway HTTP API (v2) event.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import {
+  type DomainError,
+  HeadersTooLargeError,
+  MalformedRequestError,
+  PayloadTooLargeError,
+} from '../domain/errors';
 import { errorResponse } from '../http/responses';
 import { findRoute, type RouteFunction, routeKeyOf } from '../http/routes';
 import type { Logger } from '../log';
@@ -35,12 +48,13 @@ const decode = (value: string): string => {
 const readBody = async (req: IncomingMessage): Promise<Buffer | 'too-large'> => {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Past the limit the rest is read and dropped, not left unread: leaving the loop would destroy the socket, and the
+  // client, still sending, would get a reset instead of the 413 (Node's requestTimeout still bounds a body that never ends).
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) return 'too-large';
-    chunks.push(chunk);
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  return size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks);
 };
 
 const lambdaContext = (functionName: string, requestId: string): Context => {
@@ -118,6 +132,35 @@ export const toEvent = (
   return { event, target: match ? match.route.function : 'fallback' };
 };
 
+const errorResponseOf = (error: DomainError) => errorResponse(error.status, error.detail);
+
+/**
+ * A request Node cannot parse never reaches a handler, and Node would answer it with a bare status and no body. It
+ * gets JSON `{detail}` like every other error instead: 431 when its headers are over Node's 16 KB limit (API Gateway's
+ * own is 10 KB), 400 for anything else malformed (bytes not allowed in the request line or a header, NUL, obsolete
+ * folding). Not the spec's 401 or 404: an unreadable request has no Authorization or path to judge, so those would
+ * be guesses; and never a 5xx, because the fault is the client's.
+ */
+const answerClientError = (error: Error & { code?: string }, socket: Duplex): void => {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const response = errorResponseOf(
+    error.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLargeError() : new MalformedRequestError(),
+  );
+  const status = response.statusCode ?? 400;
+  const body = response.body ?? '';
+  const headers = Object.entries({
+    ...response.headers,
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers}\r\n${body}`);
+};
+
 /** Path of the benchmarks' timing read-out; served only when the server was created with `handlerTiming`. */
 export const HANDLER_TIMING_PATH = '/__bench/handler-timings';
 
@@ -136,7 +179,7 @@ export const createLocalServer = (
   options: { handlerTiming?: boolean } = {},
 ): Server => {
   let timings = noTimings();
-  return createServer(async (req, res) => {
+  const server = createServer(async (req, res) => {
     const requestId = randomUUID();
     if (options.handlerTiming && req.method === 'GET' && req.url === HANDLER_TIMING_PATH) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(timings));
@@ -146,7 +189,7 @@ export const createLocalServer = (
     try {
       const body = await readBody(req);
       if (body === 'too-large') {
-        send(res, errorResponse(413, 'Request too large'));
+        send(res, errorResponseOf(new PayloadTooLargeError()));
         return;
       }
       const { event, target } = toEvent(req, body, requestId, new Date());
@@ -164,4 +207,6 @@ export const createLocalServer = (
       else res.destroy();
     }
   });
+  server.on('clientError', answerClientError);
+  return server;
 };

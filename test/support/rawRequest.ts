@@ -5,11 +5,13 @@ export const rawRequest = (
   baseUrl: string,
   method: string,
   path: string,
-  headers: Record<string, string>,
-  body?: string,
+  headers: Record<string, string | string[]>,
+  body?: string | Buffer,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> =>
   new Promise((resolve, reject) => {
-    const req = request(`${baseUrl}${path}`, { method, headers }, (res) => {
+    // A body always goes with its length: Node sends a GET body without one, which the server reads as a new request.
+    const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+    const req = request(`${baseUrl}${path}`, { method, headers: { ...length, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>

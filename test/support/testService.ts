@@ -48,7 +48,7 @@ export interface TestService {
   request(
     method: string,
     path: string,
-    options?: { authorization?: string; body?: string; headers?: Record<string, string> },
+    options?: { authorization?: string; body?: string | Buffer; headers?: Record<string, string | string[]> },
   ): Promise<ApiResponse>;
   close(): Promise<void>;
 }
@@ -114,7 +114,7 @@ export const startTestService = async <C extends TestClock = ManualClock>(
       }
     },
     request: async (method, path, options = {}) => {
-      const headers: Record<string, string> = { ...options.headers };
+      const headers: Record<string, string | string[]> = { ...options.headers };
       if (options.authorization !== undefined) headers.authorization = options.authorization;
       const response = await rawRequest(baseUrl, method, path, headers, options.body);
       const text = response.text;
