@@ -13,29 +13,44 @@ export class LocalScanRunner implements ScanTrigger {
   private timer: NodeJS.Timeout | undefined;
   private readonly stopper = new AbortController();
   private readonly owner = `local-${randomUUID()}`;
+  private runMs = 0;
+  private runs = 0;
+  private runningSince: number | undefined;
 
   constructor(
     private readonly deps: { scanner: Scanner; lease: Lease; clock: Clock; log: Logger },
-    private readonly options: Pick<ScanLoopOptions, 'intervalMs' | 'leaseTtlMs' | 'idleGraceMs'>,
+    private readonly options: Pick<ScanLoopOptions, 'intervalMs' | 'leaseTtlMs' | 'idleGraceMs' | 'lingerMs'>,
     /** Stands in for the EventBridge schedule. */
     private readonly scheduleMs = 60_000,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.kick(), this.scheduleMs);
-    void this.kick();
+    this.timer = setInterval(() => this.wake(false), this.scheduleMs);
+    this.wake(true);
   }
 
+  /** A new check: run now, and wait a little for it to show in the index (as the Lambda does on the stream). */
   async kick(): Promise<void> {
+    this.wake(true);
+  }
+
+  /** The schedule's wake-up stops at once when nothing is active, as on Lambda, so an idle service costs nothing. */
+  private wake(newCheck: boolean): void {
     if (this.stopper.signal.aborted) return;
     if (this.running) {
       // The loop may be about to stop as idle; run again after it so this kick is not lost.
-      this.kickedWhileRunning = true;
+      if (newCheck) this.kickedWhileRunning = true;
       return;
     }
-    this.running = this.loop().finally(() => {
+    this.running = this.loop(newCheck).finally(() => {
       this.running = undefined;
     });
+  }
+
+  /** Loops run and their milliseconds in all: what the same loops would be billed as Lambda invocations. */
+  usage(): { runs: number; runMs: number } {
+    const running = this.runningSince === undefined ? 0 : Date.now() - this.runningSince;
+    return { runs: this.runs, runMs: this.runMs + running };
   }
 
   async stop(): Promise<void> {
@@ -44,19 +59,27 @@ export class LocalScanRunner implements ScanTrigger {
     await this.running;
   }
 
-  private async loop(): Promise<void> {
+  private async loop(newCheck: boolean): Promise<void> {
+    let graceful = newCheck;
     do {
+      const idleGraceMs = graceful ? this.options.idleGraceMs : 0;
+      graceful = true;
       this.kickedWhileRunning = false;
+      const began = Date.now();
+      this.runningSince = began;
       try {
         const report = await runScanLoop(
           this.deps,
-          { ...this.options, owner: this.owner, deadline: Number.MAX_SAFE_INTEGER },
+          { ...this.options, idleGraceMs, owner: this.owner, deadline: Number.MAX_SAFE_INTEGER },
           this.stopper.signal,
         );
         this.deps.log.debug('scan loop ended', { ...report });
       } catch (error) {
         this.deps.log.error('scan loop failed', { error });
       }
+      this.runs++;
+      this.runMs += Date.now() - began;
+      this.runningSince = undefined;
     } while (this.kickedWhileRunning && !this.stopper.signal.aborted);
   }
 }

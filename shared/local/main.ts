@@ -80,7 +80,13 @@ const main = async () => {
     });
     return new LocalScanRunner(
       { scanner, lease, clock: systemClock, log },
-      { intervalMs: env.SCAN_INTERVAL_MS, leaseTtlMs: env.SCAN_INTERVAL_MS * 5, idleGraceMs: 10_000 },
+      // As on Lambda: wait for a new check to show in the index, but stop soon after the last one is done.
+      {
+        intervalMs: env.SCAN_INTERVAL_MS,
+        leaseTtlMs: env.SCAN_INTERVAL_MS * 5,
+        idleGraceMs: 10_000,
+        lingerMs: env.SCAN_INTERVAL_MS * 2,
+      },
     );
   });
   const meter = env.LOCAL_USAGE_REPORT === '1' ? new UsageMeter() : undefined;
@@ -88,6 +94,17 @@ const main = async () => {
     meter.attach(store.client);
     meter.attach(apiDocumentClient());
   }
+  /** One JSON line with what was counted so far; on exit, and on SIGUSR2 so a benchmark can take phases apart. */
+  const reportUsage = () => {
+    if (!meter) return;
+    const loops = runners.map((shard) => shard.usage());
+    const scanner = {
+      runs: loops.reduce((sum, loop) => sum + loop.runs, 0),
+      runMs: loops.reduce((sum, loop) => sum + loop.runMs, 0),
+    };
+    process.stdout.write(`usage report: ${JSON.stringify({ dynamo: meter.report(), scanner })}\n`);
+  };
+  if (meter) process.on('SIGUSR2', reportUsage);
   const runner = {
     start: () => {
       for (const shard of runners) shard.start();
@@ -127,14 +144,7 @@ const main = async () => {
     server.close();
     server.closeAllConnections();
     await runner.stop();
-    if (meter) {
-      const loops = runners.map((shard) => shard.usage());
-      const scanner = {
-        runs: loops.reduce((sum, loop) => sum + loop.runs, 0),
-        runMs: loops.reduce((sum, loop) => sum + loop.runMs, 0),
-      };
-      process.stdout.write(`usage report: ${JSON.stringify({ dynamo: meter.report(), scanner })}\n`);
-    }
+    reportUsage();
     await store.close();
     process.exit(0);
   };

@@ -95,6 +95,7 @@ export interface AccountSweep {
   foldersRead: number;
   messagesFetched: number;
   placements: number;
+  /** Wall time of the sweep, in milliseconds to two decimals. */
   durationMs: number;
   /** Sweeps of this account that failed in a row, this one included; 0 after a success. */
   consecutiveFailures: number;
@@ -194,7 +195,7 @@ export class Scanner {
   }
 
   private async sweepAccount(email: string, state: AccountState): Promise<AccountSweep> {
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     const report: AccountSweep = {
       email,
       ok: false,
@@ -207,6 +208,8 @@ export class Scanner {
     try {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
+      // A session that died while idle (imapflow ends one after socketMs of silence) is replaced, not failed on.
+      if (state.session?.usable === false) delete state.session;
       state.session ??= await this.deps.connector.open(credentials, this.closing.signal);
       const session = state.session;
       const folders = await session.folders();
@@ -255,7 +258,7 @@ export class Scanner {
       });
       await this.recordFailure(email, message);
     }
-    report.durationMs = Date.now() - startedAt;
+    report.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
     report.consecutiveFailures = state.failures;
     this.deps.events?.swept?.(report);
     return report;

@@ -60,6 +60,8 @@ export type GmailTab = (typeof GMAIL_TABS)[number];
 export interface MailboxSession {
   /** The server advertises X-GM-EXT-1 (Gmail): INBOX tabs come from X-GM-RAW searches. */
   readonly gmail: boolean;
+  /** False once the connection is gone (idle timeout, server or network drop); undefined when it cannot tell. */
+  readonly usable?: boolean;
   /** Every folder with its UIDVALIDITY and UIDNEXT, in as few commands as the server allows. */
   folders(): Promise<FolderState[]>;
   /** Headers of the messages with a UID above `afterUid`. */

@@ -19,9 +19,10 @@ export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-E
 
 const script = join(import.meta.dirname, '../../scripts/mail-stack.sh');
 
-export const mailStack = (command: 'start' | 'stop') =>
+/** `extraUsers` beyond the fixed accounts: the tests use EXTRA_USERS, the scale benchmarks a few hundred. */
+export const mailStack = (command: 'start' | 'stop', extraUsers = EXTRA_USERS) =>
   execFileSync('bash', [script, command], {
-    env: { ...process.env, MAILSTACK_DIR, MAILSTACK_EXTRA_USERS: String(EXTRA_USERS) },
+    env: { ...process.env, MAILSTACK_DIR, MAILSTACK_EXTRA_USERS: String(extraUsers) },
     stdio: 'pipe',
     timeout: 120_000,
   }).toString();

@@ -8,13 +8,24 @@ export interface DynamoConnection {
   endpoint?: string | undefined;
 }
 
+/**
+ * Every attempt is bounded (the SDK's defaults wait forever on a server that accepts and never answers), and
+ * throttling, timeouts and 5xx are retried up to 3 attempts in all: a call gives up within about 3.6 s, so an API
+ * request needing two calls still answers its `{detail}` inside the API Lambda's 10 s timeout.
+ */
+export const DYNAMO_TIMEOUTS = { connectionTimeout: 1000, requestTimeout: 1000, maxAttempts: 3 } as const;
+
 export const createDocumentClient = ({ region, endpoint }: DynamoConnection): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(
     new DynamoDBClient({
       region,
-      ...(endpoint
-        ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 3 }
-        : {}),
+      maxAttempts: DYNAMO_TIMEOUTS.maxAttempts,
+      requestHandler: {
+        connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeout,
+        requestTimeout: DYNAMO_TIMEOUTS.requestTimeout,
+        throwOnRequestTimeout: true,
+      },
+      ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     }),
     { marshallOptions: { removeUndefinedValues: true } },
   );

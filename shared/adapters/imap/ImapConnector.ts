@@ -147,6 +147,10 @@ class ImapSession implements MailboxSession {
     this.gmail = client.capabilities.has('X-GM-EXT-1');
   }
 
+  get usable(): boolean {
+    return this.client.usable;
+  }
+
   async folders(): Promise<FolderState[]> {
     // One LIST-STATUS where the server has it (Dovecot, Gmail), else LIST plus one STATUS per folder.
     const list = await this.client.list({ statusQuery: { uidNext: true, uidValidity: true } });

@@ -1,0 +1,225 @@
+// Owns the goals of BENCHMARKS.md (issue 7 and the load and property goals of issue 8): each one's threshold, how
+// to read its figure from a benchmark run's results, and the command that reproduces it.
+
+type Results = Record<string, unknown>;
+
+interface Row {
+  goal: string;
+  measured: string;
+  /** undefined when the figure is reported without a threshold. */
+  pass: boolean | undefined;
+  command: string;
+}
+
+interface Goal {
+  section: string;
+  goal: string;
+  command: string;
+  read(section: Record<string, unknown>): { measured: string; pass: boolean | undefined };
+}
+
+const get = (value: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
+const num = (value: unknown, path: string): number => {
+  const found = get(value, path);
+  return typeof found === 'number' ? found : Number.NaN;
+};
+const ms = (value: number) => (Number.isFinite(value) ? `${Math.round(value)} ms` : 'n/a');
+
+const BENCH = 'npm run bench -- --only';
+
+export const GOALS: Goal[] = [
+  {
+    section: 'detection',
+    goal: 'Detection latency (in mailbox, per Dovecot IDLE, to GET showing it) p50 ≤ 2 s',
+    command: `${BENCH} detection`,
+    read: (r) => {
+      const p50 = num(r, 'inMailboxToGet.p50Ms');
+      const samples = num(r, 'inMailboxToGet.samples');
+      return {
+        measured: `${ms(p50)} over ${samples} results (${num(r, 'checks')} checks × ${num(r, 'accountsPerCheck')} accounts)`,
+        pass: p50 <= 2000 && num(r, 'checks') >= 50 && num(r, 'accountsPerCheck') >= 4,
+      };
+    },
+  },
+  {
+    section: 'detection',
+    goal: 'Detection latency p95 ≤ 5 s',
+    command: `${BENCH} detection`,
+    read: (r) => ({
+      measured: `${ms(num(r, 'inMailboxToGet.p95Ms'))} (max ${ms(num(r, 'inMailboxToGet.maxMs'))})`,
+      pass: num(r, 'inMailboxToGet.p95Ms') <= 5000,
+    }),
+  },
+  {
+    section: 'detection',
+    goal: 'SMTP accept to GET showing the account (reported)',
+    command: `${BENCH} detection`,
+    read: (r) => ({
+      measured: `p50 ${ms(num(r, 'smtpAcceptToGet.p50Ms'))}, p95 ${ms(num(r, 'smtpAcceptToGet.p95Ms'))}; to complete p50 ${ms(num(r, 'smtpAcceptToComplete.p50Ms'))}`,
+      pass: undefined,
+    }),
+  },
+  {
+    section: 'sweepCost',
+    goal: 'Sweep of a mailbox with 10,000 old messages ≤ 1.2 × an empty one, in IMAP commands',
+    command: `${BENCH} sweep-cost`,
+    read: (r) => ({
+      measured: `worst phase ${num(r, 'worstCommandRatio')} × (${num(r, 'oldMessages')} messages)`,
+      pass: num(r, 'worstCommandRatio') <= 1.2 && num(r, 'oldMessages') >= 10_000,
+    }),
+  },
+  {
+    section: 'sweepCost',
+    goal: 'The same, in time (median sweep per phase)',
+    command: `${BENCH} sweep-cost`,
+    read: (r) => {
+      const phases = ['firstSight', 'idle', 'newMessage']
+        .map(
+          (phase) =>
+            `${phase} ${num(r, `phases.${phase}.fullMedianMs`)}/${num(r, `phases.${phase}.emptyMedianMs`)} ms`,
+        )
+        .join(', ');
+      return {
+        measured: `worst ${num(r, 'worstTimeRatio')} × (${phases})`,
+        pass: num(r, 'worstTimeRatio') <= 1.2,
+      };
+    },
+  },
+  {
+    section: 'scale',
+    goal: 'One sweep over 200 accounts with 1,000 active checks ≤ 5 s',
+    command: `${BENCH} scale`,
+    read: (r) => ({
+      measured: `${ms(num(r, 'steadySweep.medianMs'))} median, ${ms(num(r, 'steadySweep.maxMs'))} max (${num(r, 'accounts')} accounts, ${num(r, 'activeChecks')} checks; first sweep with every login ${ms(num(r, 'firstSweep.ms'))})`,
+      pass:
+        num(r, 'steadySweep.maxMs') <= 5000 && num(r, 'firstSweep.ms') <= 5000 && num(r, 'accounts') >= 200,
+    }),
+  },
+  {
+    section: 'scale',
+    goal: 'IMAP connections per account ≤ 2 (counted by Dovecot)',
+    command: `${BENCH} scale`,
+    read: (r) => ({
+      measured: `${num(r, 'maxConnectionsPerAccount')} at most; ${num(r, 'loginsPerAccount')} login(s) per account in ${num(r, 'steadySweep.sweeps') + 1} sweeps`,
+      pass: num(r, 'maxConnectionsPerAccount') <= 2,
+    }),
+  },
+  {
+    section: 'scale',
+    goal: 'An idle scanner makes zero IMAP logins',
+    command: `${BENCH} scale`,
+    read: (r) => ({ measured: `${num(r, 'idle.logins')} logins`, pass: num(r, 'idle.logins') === 0 }),
+  },
+  {
+    section: 'shards',
+    goal: 'Sweep time stays flat as shards are added (slowest shard ≤ 1.5 × one shard)',
+    command: `${BENCH} shards`,
+    read: (r) => {
+      const rows =
+        (get(r, 'rows') as { shards: number; accounts: number; slowestShardMedianMs: number }[]) ?? [];
+      return {
+        measured: `${rows.map((row) => `${row.shards}×${row.accounts / row.shards}: ${row.slowestShardMedianMs} ms`).join(', ')} (${num(r, 'flatness')} ×)`,
+        pass: num(r, 'flatness') <= 1.5 && rows.length >= 3,
+      };
+    },
+  },
+  {
+    section: 'api',
+    goal: 'GET at 200 connections: p99 ≤ 20 ms, 0 errors',
+    command: `${BENCH} api`,
+    read: (r) => ({
+      measured: `p99 ${ms(num(r, 'get.latency.p99'))}, p50 ${ms(num(r, 'get.latency.p50'))}, ${Math.round(num(r, 'get.requestsPerSec'))} req/s, ${num(r, 'get.errors')} errors, ${num(r, 'get.non2xx')} non-2xx`,
+      pass: num(r, 'get.latency.p99') <= 20 && num(r, 'get.errors') === 0 && num(r, 'get.non2xx') === 0,
+    }),
+  },
+  {
+    section: 'api',
+    goal: 'start under the same load (reported)',
+    command: `${BENCH} api`,
+    read: (r) => ({
+      measured: `p99 ${ms(num(r, 'start.latency.p99'))}, p50 ${ms(num(r, 'start.latency.p50'))}, ${Math.round(num(r, 'start.requestsPerSec'))} req/s, ${num(r, 'start.errors')} errors, ${num(r, 'start.non2xx')} non-2xx`,
+      pass: undefined,
+    }),
+  },
+  {
+    section: 'api',
+    goal: "The handler's own time, apart from the HTTP adapter (reported)",
+    command: `${BENCH} api`,
+    read: (r) => ({
+      measured: `GET p50 ${num(r, 'get.handler.p50')} ms, p99 ${num(r, 'get.handler.p99')} ms; start p50 ${num(r, 'start.handler.p50')} ms, p99 ${num(r, 'start.handler.p99')} ms`,
+      pass: undefined,
+    }),
+  },
+  {
+    section: 'coldStart',
+    goal: 'API bundles ≤ 300 KB and init ≤ 150 ms; scanner bundle ≤ 1.5 MB',
+    command: `${BENCH} cold-start`,
+    read: (r) => {
+      const functions =
+        (get(r, 'functions') as { name: string; bundleKB: number; initMedianMs: number }[]) ?? [];
+      const api = functions.filter((f) => f.name !== 'scanner');
+      const scanner = functions.find((f) => f.name === 'scanner');
+      return {
+        measured: functions.map((f) => `${f.name} ${f.bundleKB} KB / ${f.initMedianMs} ms`).join(', '),
+        pass:
+          api.length === 3 &&
+          api.every((f) => f.bundleKB <= 300 && f.initMedianMs <= 150) &&
+          scanner !== undefined &&
+          scanner.bundleKB <= 1536,
+      };
+    },
+  },
+  {
+    section: 'detection',
+    goal: 'Variable cost per check at 20 accounts ≤ $0.0001',
+    command: `${BENCH} detection`,
+    read: (r) => ({
+      measured: `$${num(r, 'cost.perCheck.totalDollars')} (${num(r, 'cost.perCheck.dynamoReadUnits')} RRU, ${num(r, 'cost.perCheck.dynamoWriteUnits')} WRU, API ${num(r, 'cost.perCheck.apiHandlerMs')} ms, scanner ${num(r, 'cost.perCheck.scannerLoopMs')} ms; ${num(r, 'cost.accountsPerCheck')} accounts)`,
+      pass: num(r, 'cost.perCheck.totalDollars') <= 0.0001 && num(r, 'cost.accountsPerCheck') >= 20,
+    }),
+  },
+  {
+    section: 'load',
+    goal: '200 clients for 60 s mixing start and get: 0 errors, 0 lost checks (issue 8)',
+    command: `${BENCH} load`,
+    read: (r) => ({
+      measured: `${num(r, 'requests')} requests, p50 ${ms(num(r, 'latency.p50'))}, p99 ${ms(num(r, 'latency.p99'))}, ${num(r, 'errors')} errors, ${num(r, 'non2xx')} non-2xx, ${num(r, 'lostChecks')} lost of ${num(r, 'checksStarted')}`,
+      pass:
+        num(r, 'errors') === 0 &&
+        num(r, 'non2xx') === 0 &&
+        num(r, 'lostChecks') === 0 &&
+        num(r, 'durationSec') >= 60 &&
+        num(r, 'connections') >= 200,
+    }),
+  },
+  {
+    section: 'properties',
+    goal: 'Header parsing and tag matching: ≥ 100,000 generated messages, no crash, no misattribution, ≤ 5 ms each (issue 8)',
+    command: `${BENCH} properties`,
+    read: (r) => ({
+      measured: `${num(r, 'cases')} cases, ${num(r, 'failures')} failures, max ${num(r, 'perMessageMs.max')} ms, p99 ${num(r, 'perMessageMs.p99')} ms`,
+      pass: num(r, 'cases') >= 100_000 && num(r, 'failures') === 0 && num(r, 'perMessageMs.max') <= 5,
+    }),
+  },
+];
+
+export const goalRows = (results: Results): Row[] =>
+  GOALS.map((goal) => {
+    const section = results[goal.section] as Record<string, unknown> | undefined;
+    if (!section) return { goal: goal.goal, measured: 'not run', pass: false, command: goal.command };
+    return { goal: goal.goal, ...goal.read(section), command: goal.command };
+  });
+
+export const goalsTable = (results: Results): string => {
+  const verdict = (pass: boolean | undefined) => (pass === undefined ? 'reported' : pass ? 'pass' : 'FAIL');
+  const lines = [
+    '| Goal | Measured | Result | Reproduce |',
+    '|---|---|---|---|',
+    ...goalRows(results).map(
+      (row) =>
+        `| ${row.goal} | ${row.measured.replaceAll('|', '/')} | ${verdict(row.pass)} | \`${row.command}\` |`,
+    ),
+  ];
+  return lines.join('\n');
+};

@@ -1,0 +1,161 @@
+// `npm run bench`: every benchmark of BENCHMARKS.md in one run, on this machine's loopback mail stack. Prints progress
+// on stderr, writes the figures to bench/results/latest.json, and rewrites the results table in BENCHMARKS.md.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { MAILSTACK_DIR, mailStack, stackAccounts } from '../test/support/mailStack';
+import { goalsTable } from './goals';
+
+const ROOT = join(import.meta.dirname, '..');
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', multiple: true },
+    checks: { type: 'string', default: '50' },
+    'cost-checks': { type: 'string', default: '10' },
+    interval: { type: 'string', default: '1000' },
+    'scale-accounts': { type: 'string', default: '200' },
+    'scale-checks': { type: 'string', default: '1000' },
+    'old-messages': { type: 'string', default: '10000' },
+    'load-seconds': { type: 'string', default: '60' },
+    'property-cases': { type: 'string', default: '100000' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+
+// The handler modules wire their production dependencies at load, as on Lambda; the in-process benchmarks build their
+// own through createHandler, so these only have to be valid (the same as vitest.config.ts gives the tests).
+for (const [name, value] of Object.entries({
+  TABLE_NAME: 'unused-by-benchmarks',
+  AWS_REGION: 'local',
+  DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+  LOG_LEVEL: 'error',
+}))
+  process.env[name] ??= value;
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+const wanted = (name: string) => !values.only || values.only.includes(name);
+
+const main = async () => {
+  const startedAt = new Date();
+  const results: Record<string, unknown> = {};
+  const scaleAccounts = Number(values['scale-accounts']);
+  const needsStack = ['detection', 'sweep-cost', 'scale', 'shards'].some(wanted);
+  if (needsStack) {
+    say(`starting the mail stack in ${MAILSTACK_DIR} with ${scaleAccounts} extra users`);
+    mailStack('start', scaleAccounts);
+  }
+  try {
+    const all = needsStack ? stackAccounts() : [];
+    const passwordAccounts = all.filter((account) => 'pass' in account.auth);
+    if (wanted('detection')) {
+      const { runDetectionBench } = await import('./detection');
+      // The five filtering accounts plus plain inboxes: 20 accounts, the size the cost goal names.
+      const accounts = passwordAccounts.slice(0, 20);
+      results.detection = await runDetectionBench({
+        accounts,
+        checks: Number(values.checks),
+        costChecks: Number(values['cost-checks']),
+        intervalMs: Number(values.interval),
+        progress: say,
+      });
+    }
+    if (wanted('sweep-cost')) {
+      const { runSweepCostBench } = await import('./sweepCost');
+      results.sweepCost = await runSweepCostBench({
+        empty: passwordAccounts.find((account) => account.email === 'user001@mail.test'),
+        full: passwordAccounts.find((account) => account.email === 'user002@mail.test'),
+        oldMessages: Number(values['old-messages']),
+        progress: say,
+      });
+    }
+    if (wanted('scale')) {
+      const { runScaleBench } = await import('./scale');
+      results.scale = await runScaleBench({
+        accounts: passwordAccounts
+          .filter((account) => account.email.startsWith('user'))
+          .slice(0, scaleAccounts),
+        checks: Number(values['scale-checks']),
+        progress: say,
+      });
+    }
+    if (wanted('shards')) {
+      const { runShardBench } = await import('./scale');
+      results.shards = await runShardBench({
+        accounts: passwordAccounts.filter((account) => account.email.startsWith('user')),
+        shardSize: 50,
+        shardCounts: [1, 2, 4].filter((count) => count * 50 <= scaleAccounts),
+        progress: say,
+      });
+    }
+  } finally {
+    if (needsStack) mailStack('stop');
+  }
+  if (wanted('api')) {
+    const { runApiBench } = await import('./api');
+    say('api: autocannon against npm start');
+    results.api = await runApiBench({});
+  }
+  if (wanted('load')) {
+    const { runLoadBench } = await import('./load');
+    say(`load: 200 clients for ${values['load-seconds']} s`);
+    results.load = await runLoadBench({ durationSec: Number(values['load-seconds']), connections: 200 });
+  }
+  if (wanted('cold-start')) {
+    const { runColdStartBench } = await import('./coldStart');
+    say('cold start: bundles and fresh-process init');
+    results.coldStart = await runColdStartBench();
+  }
+  if (wanted('properties')) {
+    const { runPropertyBench } = await import('./properties');
+    say(`properties: ${values['property-cases']} generated messages`);
+    results.properties = await runPropertyBench({ cases: Number(values['property-cases']) });
+  }
+  const run = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    results,
+  };
+  for (const section of Object.values(results)) (section as Record<string, unknown>).ranAt = run.startedAt;
+  // A partial run (--only) keeps the other sections of the last run, each marked with when it ran.
+  const latest = join(ROOT, 'bench/results/latest.json');
+  const previous =
+    existsSync(latest) && values.only ? (JSON.parse(readFileSync(latest, 'utf8')) as typeof run) : undefined;
+  const merged = { ...run, results: { ...(previous?.results ?? {}), ...results } };
+  const table = goalsTable(merged.results);
+  process.stdout.write(`${table}\n`);
+  if (!values['no-write']) {
+    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+    writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
+    const doc = join(ROOT, 'BENCHMARKS.md');
+    const text = readFileSync(doc, 'utf8');
+    const begin = '<!-- results:begin -->';
+    const end = '<!-- results:end -->';
+    const runs = new Set(
+      Object.values(merged.results).map((section) => (section as { ranAt?: string }).ranAt),
+    );
+    const heading =
+      runs.size === 1
+        ? `One run, ${run.startedAt} (\`${run.command}\`), ${run.machine.cpus} cores, ${run.machine.memoryGiB} GiB, Node ${run.machine.node}:`
+        : `Sections from ${runs.size} runs (see \`ranAt\` in bench/results/latest.json); latest ${run.startedAt}:`;
+    const replaced = text.replace(
+      new RegExp(`${begin}[\\s\\S]*${end}`),
+      `${begin}\n${heading}\n\n${table}\n${end}`,
+    );
+    writeFileSync(doc, replaced);
+    say('wrote bench/results/latest.json and the table in BENCHMARKS.md');
+  }
+};
+
+main().catch((error: unknown) => {
+  say(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,245 @@
+// Benchmarks: one sweep over hundreds of real Dovecot accounts with a thousand active checks, the IMAP connections
+// each account gets, an idle scanner's logins, and sweep time as shards (concurrent scanner processes) are added.
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { indexCredentials } from '../shared/adapters/credentials/credentialsFile';
+import { createDocumentClient } from '../shared/adapters/dynamo/client';
+import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
+import { newCheck } from '../shared/domain/check';
+import { newCheckId } from '../shared/domain/checkId';
+import { systemClock } from '../shared/domain/clock';
+import { ensureTable } from '../shared/local/bootstrap';
+import { startDynalite } from '../shared/local/dynalite';
+import type { LocalAccount } from '../shared/local/localConfig';
+import { createLogger } from '../shared/log';
+import { createScanner } from '../shared/runtime/scanner';
+import { runScanLoop } from '../shared/scanner/scanLoop';
+import { MAILSTACK_DIR } from '../test/support/mailStack';
+import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
+import { percentile, round } from './localServer';
+
+const TABLE = 'bench-scale';
+const log = createLogger('bench', 'error', () => undefined);
+
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+/** Connections per user as Dovecot itself counts them (`doveadm who`), so nothing on our side can hide one. */
+export const connectionsPerUser = (): Map<string, number> => {
+  const output = execFileSync(
+    'doveadm',
+    ['-c', join(MAILSTACK_DIR, 'etc/dovecot/dovecot.conf'), 'who', '-1'],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  ).toString();
+  const counts = new Map<string, number>();
+  for (const line of output.split('\n').slice(1)) {
+    const user = line.trim().split(/\s+/)[0];
+    if (user) counts.set(user, (counts.get(user) ?? 0) + 1);
+  }
+  return counts;
+};
+
+/** A table on its own dynalite with `checks` checks, each waiting for every one of `emails`. */
+const seedChecks = async (emails: string[], checks: number) => {
+  const dynamo = await startDynalite({ port: 0 });
+  const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
+  await ensureTable(client, TABLE);
+  const store = new DynamoCheckStore(client, TABLE);
+  const now = systemClock.now();
+  const ids: string[] = [];
+  for (let start = 0; start < checks; start += 25) {
+    await Promise.all(
+      Array.from({ length: Math.min(25, checks - start) }, async (_, offset) => {
+        const id = newCheckId();
+        ids.push(id);
+        await store.create(newCheck(id, 'scale', emails, now - (checks - start - offset)));
+      }),
+    );
+  }
+  return {
+    endpoint: dynamo.endpoint,
+    client,
+    ids,
+    close: async () => {
+      client.destroy();
+      await dynamo.close();
+    },
+  };
+};
+
+export interface ScaleOptions {
+  accounts: LocalAccount[];
+  checks: number;
+  /** Sweeps measured after the first (which logs in everywhere). */
+  sweeps?: number;
+  progress?: (line: string) => void;
+}
+
+export const runScaleBench = async (options: ScaleOptions) => {
+  const say = options.progress ?? (() => undefined);
+  const emails = options.accounts.map((account) => account.email);
+  say(`scale: ${options.checks} active checks over ${emails.length} accounts`);
+  const seeded = await seedChecks(emails, options.checks);
+  const logins = new Map<string, number>();
+  const { scanner, lease } = createScanner({
+    client: seeded.client,
+    tableName: TABLE,
+    credentials: new StaticCredentialSource(indexCredentials(options.accounts)),
+    clock: systemClock,
+    log,
+    onCommand: (account, command) => {
+      if (command === 'LOGIN' || command === 'AUTHENTICATE')
+        logins.set(account, (logins.get(account) ?? 0) + 1);
+    },
+  });
+  try {
+    const timeSweep = async () => {
+      const began = performance.now();
+      const tick = await scanner.tick();
+      const listedMs = performance.now() - began;
+      const sweeps = await Promise.all(tick.started);
+      const failed = sweeps.filter((sweep) => !sweep.ok).length;
+      return { ms: performance.now() - began, listedMs, accounts: sweeps.length, failed };
+    };
+    const first = await timeSweep();
+    const steady: Awaited<ReturnType<typeof timeSweep>>[] = [];
+    let maxConnections = 0;
+    for (let run = 0; run < (options.sweeps ?? 10); run++) {
+      steady.push(await timeSweep());
+      const counts = connectionsPerUser();
+      for (const email of emails) maxConnections = Math.max(maxConnections, counts.get(email) ?? 0);
+    }
+    const loginsPerAccount = Math.max(...emails.map((email) => logins.get(email) ?? 0));
+    await scanner.close();
+
+    // Idle: no check active (a table of its own), the loop as the schedule runs it.
+    const idle = await seedChecks([], 0);
+    const idleLogins: string[] = [];
+    const idleScanner = createScanner({
+      client: idle.client,
+      tableName: TABLE,
+      credentials: new StaticCredentialSource(indexCredentials(options.accounts)),
+      clock: systemClock,
+      log,
+      onCommand: (account, command) => {
+        if (command === 'LOGIN' || command === 'AUTHENTICATE') idleLogins.push(account);
+      },
+    });
+    const idleReport = await runScanLoop(
+      { ...idleScanner, clock: systemClock, log },
+      { owner: 'bench', intervalMs: 1000, deadline: Date.now() + 60_000, leaseTtlMs: 10_000, idleGraceMs: 0 },
+    );
+    await idle.close();
+    void lease;
+    return {
+      benchmark: 'scale',
+      accounts: emails.length,
+      activeChecks: options.checks,
+      firstSweep: {
+        ms: Math.round(first.ms),
+        listActiveMs: Math.round(first.listedMs),
+        failed: first.failed,
+      },
+      steadySweep: {
+        medianMs: Math.round(median(steady.map((sweep) => sweep.ms))),
+        maxMs: Math.round(Math.max(...steady.map((sweep) => sweep.ms))),
+        listActiveMedianMs: Math.round(median(steady.map((sweep) => sweep.listedMs))),
+        sweeps: steady.length,
+        failed: steady.reduce((sum, sweep) => sum + sweep.failed, 0),
+      },
+      maxConnectionsPerAccount: maxConnections,
+      loginsPerAccount,
+      idle: { ticks: idleReport.ticks, stoppedBecause: idleReport.stoppedBecause, logins: idleLogins.length },
+    };
+  } finally {
+    await seeded.close();
+  }
+};
+
+export interface ShardOptions {
+  accounts: LocalAccount[];
+  shardSize: number;
+  shardCounts: number[];
+  checks?: number;
+  sweeps?: number;
+  progress?: (line: string) => void;
+}
+
+/**
+ * Weak scaling: `shardSize` accounts per shard, 1, 2, 4… shards, each a process of its own as each would be a Lambda
+ * invocation of its own. Flat means the slowest shard's sweep stays where one shard's was.
+ */
+export const runShardBench = async (options: ShardOptions) => {
+  const say = options.progress ?? (() => undefined);
+  const rows: {
+    shards: number;
+    accounts: number;
+    slowestShardMedianMs: number;
+    perShardMedianMs: number[];
+  }[] = [];
+  for (const count of options.shardCounts) {
+    const accounts = options.accounts.slice(0, count * options.shardSize);
+    if (accounts.length < count * options.shardSize) break;
+    say(`shards: ${count} x ${options.shardSize} accounts`);
+    const seeded = await seedChecks(
+      accounts.map((account) => account.email),
+      options.checks ?? 100,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-shards-'));
+    const accountsFile = join(dir, 'accounts.json');
+    writeFileSync(accountsFile, JSON.stringify(accounts), { mode: 0o600 });
+    try {
+      const workers = Array.from({ length: count }, (_, index) => {
+        const child = spawn(
+          join(import.meta.dirname, '../node_modules/.bin/tsx'),
+          [join(import.meta.dirname, 'shardWorker.ts')],
+          {
+            env: {
+              ...process.env,
+              AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+              BENCH_ENDPOINT: seeded.endpoint,
+              BENCH_TABLE: TABLE,
+              BENCH_ACCOUNTS: accountsFile,
+              BENCH_SHARD: JSON.stringify({ index, count }),
+              BENCH_SWEEPS: String(options.sweeps ?? 10),
+            },
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        return once(child, 'exit').then(([code]) => {
+          if (code !== 0) throw new Error(`shard ${index}/${count} exited with ${code}`);
+          return JSON.parse(output) as { steadyMs: number[]; accounts: number; failed: number };
+        });
+      });
+      const reports = await Promise.all(workers);
+      const perShard = reports.map((report) => Math.round(median(report.steadyMs)));
+      rows.push({
+        shards: count,
+        accounts: accounts.length,
+        slowestShardMedianMs: Math.max(...perShard),
+        perShardMedianMs: perShard,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await seeded.close();
+    }
+  }
+  const base = rows[0]?.slowestShardMedianMs ?? Number.NaN;
+  const worst = Math.max(...rows.map((row) => row.slowestShardMedianMs));
+  return {
+    benchmark: 'shards',
+    shardSize: options.shardSize,
+    rows,
+    flatness: round(worst / Math.max(base, 1)),
+  };
+};

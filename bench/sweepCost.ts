@@ -1,0 +1,203 @@
+// Benchmark: what a sweep costs for a mailbox holding years of mail versus an empty one, in time and in IMAP
+// commands, on real Dovecot. Three phases, both mailboxes swept in the same ticks so they share the machine alike:
+// first sight (no cursor yet), idle (nothing new) and one new tagged message.
+import { ImapFlow } from 'imapflow';
+import type { LocalAccount } from '../shared/local/localConfig';
+import type { AccountSweep } from '../shared/scanner/Scanner';
+import { sendOnce } from '../test/support/mailStack';
+import { startScanHarness } from '../test/support/scanHarness';
+import { percentile, round } from './localServer';
+
+export interface SweepCostOptions {
+  empty: LocalAccount | undefined;
+  full: LocalAccount | undefined;
+  oldMessages: number;
+  /** Sweeps per phase (first sight and idle); the new-message phase runs a third as many. */
+  repeats?: number;
+  progress?: (line: string) => void;
+}
+
+const connectTo = async (account: LocalAccount) => {
+  if (!('pass' in account.auth)) throw new Error(`${account.email} is not a password account`);
+  const client = new ImapFlow({
+    host: account.imap.host,
+    port: account.imap.port,
+    secure: account.imap.secure,
+    auth: { user: account.auth.user, pass: account.auth.pass },
+    logger: false,
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+};
+
+/** Fills INBOX with `count` old untagged messages over four pipelined connections (APPEND, as a mail client would). */
+const fill = async (account: LocalAccount, count: number, progress: (line: string) => void) => {
+  const date = new Date(Date.now() - 400 * 86_400_000);
+  const clients = await Promise.all([0, 1, 2, 3].map(() => connectTo(account)));
+  let next = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      for (;;) {
+        const index = next++;
+        if (index >= count) break;
+        const raw = `From: old${index}@example.com\r\nTo: ${account.email}\r\nSubject: old ${index}\r\nMessage-ID: <old${index}@example.com>\r\nDate: ${date.toUTCString()}\r\n\r\nold mail ${index}\r\n`;
+        await client.append('INBOX', raw, ['\\Seen'], date);
+        if (index > 0 && index % 2500 === 0) progress(`  appended ${index}/${count}`);
+      }
+    }),
+  );
+  const status = await clients[0]?.status('INBOX', { messages: true });
+  await Promise.all(clients.map((client) => client.logout()));
+  return status ? (status.messages ?? 0) : 0;
+};
+
+const uidNextOf = async (account: LocalAccount) => {
+  const client = await connectTo(account);
+  try {
+    const status = await client.status('INBOX', { uidNext: true });
+    return status ? (status.uidNext ?? 0) : 0;
+  } finally {
+    await client.logout();
+  }
+};
+
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+export const runSweepCostBench = async (options: SweepCostOptions) => {
+  const { empty, full } = options;
+  if (!empty || !full) throw new Error('the sweep-cost benchmark needs two stack accounts');
+  const say = options.progress ?? (() => undefined);
+  const repeats = options.repeats ?? 30;
+  say(`sweep cost: appending ${options.oldMessages} old messages to ${full.email}`);
+  const appendStarted = Date.now();
+  const stored = await fill(full, options.oldMessages, say);
+  const appendMs = Date.now() - appendStarted;
+  const harness = await startScanHarness([
+    { ...empty, scope: 'empty' },
+    { ...full, scope: 'full' },
+  ]);
+  const samples = {
+    firstSight: { empty: [] as number[], full: [] as number[] },
+    idle: { empty: [] as number[], full: [] as number[] },
+    newMessage: { empty: [] as number[], full: [] as number[] },
+  };
+  const commands = {
+    firstSight: { empty: [] as string[], full: [] as string[] },
+    idle: { empty: [] as string[], full: [] as string[] },
+    newMessage: { empty: [] as string[], full: [] as string[] },
+  };
+  type Phase = keyof typeof samples;
+  const record = (phase: Phase, sweeps: AccountSweep[], from: number) => {
+    for (const [side, account] of [
+      ['empty', empty],
+      ['full', full],
+    ] as const) {
+      const sweep = sweeps.find((candidate) => candidate.email === account.email);
+      if (!sweep?.ok) throw new Error(`${account.email}: the ${phase} sweep failed`);
+      samples[phase][side].push(sweep.durationMs);
+      commands[phase][side] = harness.commands
+        .slice(from)
+        .filter((entry) => entry.account === account.email)
+        .map((entry) => entry.command);
+    }
+  };
+  try {
+    // Checks that never get mail keep both accounts pending, so every tick sweeps them.
+    await harness.startQuietly('empty');
+    await harness.startQuietly('full');
+    say(`sweep cost: ${repeats} first-sight sweeps each`);
+    for (let run = 0; run < repeats; run++) {
+      // First sight means no cursor anywhere: a new scanner (and login) over a table without cursors.
+      const { scanner } = harness.newScanner();
+      await clearCursors(harness, [empty.email, full.email]);
+      const from = harness.commands.length;
+      record('firstSight', await scanner.sweepOnce(), from);
+      await scanner.close();
+    }
+    const { scanner } = harness.newScanner();
+    await scanner.sweepOnce(); // log in and take the cursors
+    say(`sweep cost: ${repeats} idle sweeps each`);
+    for (let run = 0; run < repeats; run++) {
+      const from = harness.commands.length;
+      record('idle', await scanner.sweepOnce(), from);
+    }
+    const newRuns = Math.max(3, Math.round(repeats / 3));
+    say(`sweep cost: ${newRuns} sweeps each with one new tagged message`);
+    for (let run = 0; run < newRuns; run++) {
+      const before = await Promise.all([uidNextOf(empty), uidNextOf(full)]);
+      for (const scope of ['empty', 'full']) {
+        const check = await harness.startQuietly(scope);
+        await sendOnce(check.accounts, { subject: `sweep cost ${run}` });
+      }
+      for (let waited = 0; ; waited += 50) {
+        const after = await Promise.all([uidNextOf(empty), uidNextOf(full)]);
+        if (after.every((uid, index) => uid > (before[index] ?? 0))) break;
+        if (waited > 20_000) throw new Error('the new messages were not delivered');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const from = harness.commands.length;
+      record('newMessage', await scanner.sweepOnce(), from);
+    }
+    await scanner.close();
+  } finally {
+    await harness.close();
+  }
+  const phases = Object.fromEntries(
+    (Object.keys(samples) as Phase[]).map((phase) => {
+      const emptyMs = median(samples[phase].empty);
+      const fullMs = median(samples[phase].full);
+      return [
+        phase,
+        {
+          emptyMedianMs: emptyMs,
+          fullMedianMs: fullMs,
+          timeRatio: round(fullMs / Math.max(emptyMs, 1)),
+          emptyCommands: commands[phase].empty,
+          fullCommands: commands[phase].full,
+          commandRatio: round(commands[phase].full.length / Math.max(commands[phase].empty.length, 1)),
+        },
+      ];
+    }),
+  );
+  const worst = Object.values(phases).reduce(
+    (acc, phase) => ({
+      timeRatio: Math.max(acc.timeRatio, phase.timeRatio),
+      commandRatio: Math.max(acc.commandRatio, phase.commandRatio),
+    }),
+    { timeRatio: 0, commandRatio: 0 },
+  );
+  return {
+    benchmark: 'sweep-cost',
+    oldMessages: stored,
+    appendMs,
+    repeats,
+    phases,
+    worstTimeRatio: worst.timeRatio,
+    worstCommandRatio: worst.commandRatio,
+  };
+};
+
+/** Deletes the accounts' folder cursors, so the next sweep is a first sight again. */
+const clearCursors = async (harness: Awaited<ReturnType<typeof startScanHarness>>, emails: string[]) => {
+  const { DeleteCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { cursorKey } = await import('../shared/adapters/dynamo/keys');
+  for (const email of emails) {
+    const { pk } = cursorKey(email, '');
+    const found = await harness.service.client.send(
+      new QueryCommand({
+        TableName: harness.service.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+      }),
+    );
+    for (const item of found.Items ?? [])
+      await harness.service.client.send(
+        new DeleteCommand({ TableName: harness.service.table, Key: { pk: item.pk, sk: item.sk } }),
+      );
+  }
+};

@@ -1,0 +1,67 @@
+// Owns counting what the local service costs, for the benchmarks only: DynamoDB request units per operation (as
+// DynamoDB itself reports them) and the milliseconds the scanner loops ran, which Lambda would bill.
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface OperationUsage {
+  calls: number;
+  /** Capacity units as returned in ConsumedCapacity (on-demand: read or write request units). */
+  units: number;
+}
+
+export interface DynamoUsage {
+  reads: Record<string, OperationUsage>;
+  writes: Record<string, OperationUsage>;
+  readUnits: number;
+  writeUnits: number;
+}
+
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
+
+type Capacity = { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
+
+const unitsOf = (capacity: Capacity): number =>
+  [capacity ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+
+export class UsageMeter {
+  private readonly reads = new Map<string, OperationUsage>();
+  private readonly writes = new Map<string, OperationUsage>();
+
+  /** Asks DynamoDB for the capacity of every read and write through `client` and adds it up. */
+  attach(client: DynamoDBDocumentClient): void {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const operation = String(context.commandName ?? '').replace(/Command$/, '');
+        const input = args.input as Record<string, unknown>;
+        const counted = WRITES.has(operation) || READS.has(operation);
+        if (!counted) return next(args);
+        input.ReturnConsumedCapacity = 'TOTAL';
+        const table = WRITES.has(operation) ? this.writes : this.reads;
+        const entry = table.get(operation) ?? { calls: 0, units: 0 };
+        table.set(operation, entry);
+        entry.calls++;
+        try {
+          const result = await next(args);
+          entry.units += unitsOf((result.output as { ConsumedCapacity?: Capacity }).ConsumedCapacity);
+          return result;
+        } catch (error) {
+          // A write refused by its condition is still billed (at least one unit), but the error carries no capacity.
+          if ((error as { name?: string }).name === 'ConditionalCheckFailedException') entry.units += 1;
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'usageMeter' },
+    );
+  }
+
+  report(): DynamoUsage {
+    const sum = (table: Map<string, OperationUsage>) =>
+      [...table.values()].reduce((total, entry) => total + entry.units, 0);
+    return {
+      reads: Object.fromEntries(this.reads),
+      writes: Object.fromEntries(this.writes),
+      readUnits: sum(this.reads),
+      writeUnits: sum(this.writes),
+    };
+  }
+}
