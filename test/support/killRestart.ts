@@ -15,7 +15,9 @@ import { startDynalite } from '../../shared/local/dynalite';
 import { type StartedCheck, startCheck } from '../../shared/usecases/startCheck';
 import { sendOnce, stackAccount } from './mailStack';
 
-const TSX = 'node_modules/.bin/tsx';
+// Node itself with tsx as a loader, not the tsx CLI: the CLI runs the script in a child process, which a SIGKILL of
+// the CLI would leave running (and holding the lease).
+const NODE_ARGS = ['--import', 'tsx'];
 const ENTRY = 'test/support/scannerEntry.ts';
 const TABLE = 'kill-table';
 const SCOPE = 'kill';
@@ -69,7 +71,10 @@ class ScannerProcess {
   private waiters: { test: (event: Event) => boolean; resolve: () => void }[] = [];
 
   constructor(env: Record<string, string>) {
-    this.child = spawn(TSX, [ENTRY], { env: { ...process.env, ...env }, stdio: 'pipe' });
+    this.child = spawn(process.execPath, [...NODE_ARGS, ENTRY], {
+      env: { ...process.env, ...env },
+      stdio: 'pipe',
+    });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString();
       const lines = this.buffer.split('\n');
@@ -91,7 +96,12 @@ class ScannerProcess {
   next(test: (event: Event) => boolean, limitMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`no such event in ${limitMs} ms:\n${this.stderr}`)),
+        () =>
+          reject(
+            new Error(
+              `no such event in ${limitMs} ms; events ${JSON.stringify(this.events.slice(-5))}:\n${this.stderr}`,
+            ),
+          ),
         limitMs,
       );
       const exited = () => reject(new Error(`scanner exited early:\n${this.stderr}`));
@@ -130,6 +140,9 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
   const dynamo = await startDynalite({});
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   const processes: ScannerProcess[] = [];
+  // The reader and the sender are stopped and awaited before dynalite goes, also when the scenario fails.
+  let reading = true;
+  let background: Promise<unknown>[] = [];
   try {
     await ensureTable(client, TABLE);
     const registry = new DynamoAccountRegistry(client, TABLE);
@@ -158,7 +171,6 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
     // Reads run the whole time: no read may ever show `received` out of step with the results.
     let reads = 0;
     let inconsistentReads = 0;
-    let reading = true;
     const reader = (async () => {
       while (reading) {
         for (const { check_id } of started) {
@@ -182,10 +194,12 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
       }
     })();
 
+    background = [reader, sender];
     let killsMidSweep = 0;
     let current = new ScannerProcess(env);
     processes.push(current);
     for (let kill = 0; kill < options.kills; kill++) {
+      if (process.env.KILL_DEBUG) console.error('kill', kill, Date.now() - began);
       await current.next((event) => event.event === 'tick', 30_000);
       // The replacement starts now, as a restart would; it takes the lease once the dead one's expires.
       const next = new ScannerProcess(env);
@@ -249,6 +263,8 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
       durationMs: Date.now() - began,
     };
   } finally {
+    reading = false;
+    await Promise.allSettled(background);
     for (const process of processes) await process.kill('SIGKILL');
     client.destroy();
     await dynamo.close();
