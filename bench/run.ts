@@ -20,6 +20,7 @@ const { values } = parseArgs({
     'old-messages': { type: 'string', default: '10000' },
     'load-seconds': { type: 'string', default: '60' },
     'property-cases': { type: 'string', default: '100000' },
+    kills: { type: 'string', default: '60' },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -41,7 +42,7 @@ const main = async () => {
   const startedAt = new Date();
   const results: Record<string, unknown> = {};
   const scaleAccounts = Number(values['scale-accounts']);
-  const needsStack = ['detection', 'sweep-cost', 'scale', 'shards'].some(wanted);
+  const needsStack = ['detection', 'sweep-cost', 'scale', 'shards', 'kill-restart'].some(wanted);
   if (needsStack) {
     say(`starting the mail stack in ${MAILSTACK_DIR} with ${scaleAccounts} extra users`);
     mailStack('start', scaleAccounts);
@@ -87,6 +88,19 @@ const main = async () => {
         shardSize: 50,
         shardCounts: [1, 2, 4].filter((count) => count * 50 <= scaleAccounts),
         progress: say,
+      });
+    }
+    if (wanted('kill-restart')) {
+      // The long variant of test/mailstack/killRestart.test.ts (issue 8): three times the kills and checks.
+      const { runKillScenario } = await import('../test/support/killRestart');
+      const kills = Number(values.kills);
+      say(`kill-restart: ${kills} SIGKILLs of the scanner during ${kills} checks`);
+      results.killRestart = await runKillScenario({
+        kills,
+        checks: kills,
+        accounts: ['inbox', 'junk', 'trash', 'promo', 'archive'],
+        intervalMs: 200,
+        leaseTtlMs: 1000,
       });
     }
   } finally {

@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { runApiBench } from '../../bench/api';
 import { runColdStartBench } from '../../bench/coldStart';
+import { GOALS, goalRows } from '../../bench/goals';
 import { runLoadBench } from '../../bench/load';
+import { runPropertyBench } from '../../bench/properties';
+
+/** What each benchmark returned, for the goals table at the end. */
+const results: Record<string, unknown> = {};
 
 const phaseShape = {
   requests: expect.any(Number),
@@ -32,6 +37,7 @@ describe('the benchmarks, smoke-sized', () => {
       serialSec: 1,
       connectionSteps: [2],
     });
+    results.api = summary;
     const phases = [
       summary.get,
       summary.start,
@@ -53,6 +59,7 @@ describe('the benchmarks, smoke-sized', () => {
 
   it('runs the load test: starts and polls mixed, nothing lost', async () => {
     const summary = await runLoadBench({ durationSec: 2, connections: 4, getsPerStart: 2 });
+    results.load = summary;
     expect(summary.starts).toBeGreaterThan(0);
     expect(summary.gets).toBeGreaterThan(0);
     expect(summary.requests).toBe(summary.starts + summary.gets);
@@ -70,6 +77,7 @@ describe('the benchmarks, smoke-sized', () => {
 
   it('runs the cold start benchmark over the four functions', async () => {
     const summary = await runColdStartBench({ runs: 1 });
+    results.coldStart = summary;
     expect(summary.functions.map((fn) => fn.name)).toEqual(['start', 'get', 'fallback', 'scanner']);
     for (const fn of summary.functions) {
       expect(fn.bundleKb).toBeGreaterThan(1);
@@ -79,4 +87,18 @@ describe('the benchmarks, smoke-sized', () => {
     }
     expect(summary.emptyModule.sinceStartMs).toBeGreaterThan(0);
   }, 60_000);
+
+  it('runs the property benchmark: generated messages, none misattributed', async () => {
+    const summary = await runPropertyBench({ cases: 300, seed: 7 });
+    results.properties = summary;
+    expect(summary).toMatchObject({ cases: 300, failures: 0 });
+  }, 60_000);
+
+  it('the goals table of BENCHMARKS.md reads a figure for every goal of these benchmarks', () => {
+    const sections = new Set(Object.keys(results));
+    expect([...sections].sort()).toEqual(['api', 'coldStart', 'load', 'properties']);
+    const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
+    expect(rows).toHaveLength(6);
+    for (const row of rows) expect(row.measured, row.goal).not.toMatch(/NaN|undefined|n\/a|not run/);
+  });
 });

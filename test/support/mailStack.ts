@@ -11,7 +11,7 @@ import { localAccountSchema } from '../../shared/local/localConfig';
 
 // Short and outside the repository: Dovecot's socket paths must stay under 108 bytes wherever CI clones to.
 export const MAILSTACK_DIR = process.env.MAILSTACK_DIR ?? '/tmp/inbox-placement-mailstack';
-export const EXTRA_USERS = 8;
+export const EXTRA_USERS = 12;
 export const SMTP = { host: '127.0.0.1', port: 2525 };
 
 /** The official GTUBE string: SpamAssassin scores any message carrying it as spam. */

@@ -1,0 +1,72 @@
+// The mail-stack benchmarks of `npm run bench`, smoke-sized, so they cannot rot: detection latency with its cost
+// phase, sweep cost, the sweep at scale and the shards, each over real Dovecot. Then the goals table of BENCHMARKS.md
+// is built from their results, which proves every goal still finds its figure where the benchmark puts it.
+// Accounts user009-user012 are this file's alone (the stack has 12 extra users), so the other files' mail cannot
+// land in them.
+import { describe, expect, it } from 'vitest';
+import { runDetectionBench } from '../../bench/detection';
+import { GOALS, goalRows } from '../../bench/goals';
+import { runScaleBench, runShardBench } from '../../bench/scale';
+import { runSweepCostBench } from '../../bench/sweepCost';
+import { stackAccount } from '../support/mailStack';
+
+const OWN = ['user009', 'user010', 'user011', 'user012'].map((name) => stackAccount(`${name}@mail.test`));
+const results: Record<string, unknown> = {};
+
+describe('the mail-stack benchmarks, smoke-sized', () => {
+  it('detection: every copy seen arriving by IDLE and then shown by GET, with a cost per check', async () => {
+    const detection = await runDetectionBench({ accounts: OWN, checks: 3, costChecks: 1, intervalMs: 500 });
+    results.detection = detection;
+    expect(detection.inMailboxToGet.samples).toBe(3 * OWN.length);
+    expect(detection.inMailboxToGet.minMs).toBeGreaterThanOrEqual(0);
+    expect(detection.smtpAcceptToGet.p50Ms).toBeGreaterThanOrEqual(detection.inMailboxToGet.minMs);
+    const perCheck = (detection.cost as { perCheck: { totalDollars: number; dynamoWriteUnits: number } })
+      .perCheck;
+    // One check writes at least its own item and one result per account.
+    expect(perCheck.dynamoWriteUnits).toBeGreaterThanOrEqual(1 + OWN.length);
+    expect(perCheck.totalDollars).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('sweep cost: a mailbox with old mail is swept with the same commands as an empty one', async () => {
+    const sweepCost = await runSweepCostBench({
+      empty: OWN[2],
+      full: OWN[3],
+      oldMessages: 40,
+      repeats: 3,
+    });
+    results.sweepCost = sweepCost;
+    expect(sweepCost.oldMessages).toBeGreaterThanOrEqual(40);
+    expect(sweepCost.worstCommandRatio).toBe(1);
+    expect(sweepCost.phases.newMessage?.fullCommands).toContain('UID FETCH');
+    expect(sweepCost.phases.idle?.fullCommands).toEqual(['LIST']);
+  }, 90_000);
+
+  it('scale and shards: sweeps over several accounts, connections counted by Dovecot, an idle loop logs in nowhere', async () => {
+    const scale = await runScaleBench({ accounts: OWN, checks: 20, sweeps: 2 });
+    results.scale = scale;
+    expect(scale.accounts).toBe(OWN.length);
+    expect(scale.steadySweep.failed).toBe(0);
+    expect(scale.maxConnectionsPerAccount).toBeGreaterThanOrEqual(1);
+    expect(scale.idle.logins).toBe(0);
+    const shards = await runShardBench({
+      accounts: OWN,
+      shardSize: 2,
+      shardCounts: [1, 2],
+      checks: 5,
+      sweeps: 2,
+    });
+    results.shards = shards;
+    expect(shards.rows.map((row) => row.shards)).toEqual([1, 2]);
+    expect(shards.rows[1]?.perShardMedianMs).toHaveLength(2);
+  }, 120_000);
+
+  it('the goals table reads a figure for every goal of these benchmarks', () => {
+    const sections = new Set(Object.keys(results));
+    expect(sections.size).toBe(4);
+    const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
+    expect(rows.length).toBeGreaterThanOrEqual(9);
+    for (const row of rows) {
+      expect(row.measured, row.goal).not.toMatch(/NaN|undefined|n\/a|not run/);
+    }
+  });
+});
