@@ -211,6 +211,9 @@ export const runDetectionBench = async (options: DetectionOptions) => {
       }
       if ((run + 1) % 10 === 0) say(`  ${run + 1}/${checks} checks`);
     }
+    say(
+      `  in mailbox to GET: ${JSON.stringify(stats(detection))}; SMTP accept to GET: ${JSON.stringify(stats(fromAccept))}`,
+    );
     await handlerTimings(server); // forget the latency phase's fast polling
 
     // Cost phase: a client that polls every 5 s, as the spec recommends; everything the service does is counted.

@@ -9,7 +9,6 @@ import { pathToFileURL } from 'node:url';
 import { type ScriptedImap, startScriptedImap } from '../test/support/scriptedImapServer';
 
 const ROOT = join(import.meta.dirname, '..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
 /** A mailbox as the scanner's config names it (the config file's `accounts` entries). */
 export interface BenchAccount {
@@ -95,15 +94,14 @@ const waitFor = (child: ChildProcessWithoutNullStreams, text: () => string, read
 export const startLocalServer = async (
   accounts: BenchAccount[],
   env: Record<string, string> = {},
-  /** Node flags (e.g. `--cpu-prof`): then runs `node <flags> --import tsx` instead of the tsx CLI, which is the same. */
+  /** Node flags, e.g. `--cpu-prof`. */
   nodeArgs: string[] = [],
 ): Promise<LocalServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-bench-api-'));
   writeFileSync(join(dir, 'local.json'), JSON.stringify({ accounts }), { mode: 0o600 });
-  const [command, args] =
-    nodeArgs.length === 0
-      ? [TSX, ['shared/local/main.ts']]
-      : [process.execPath, [...nodeArgs, '--import', 'tsx', 'shared/local/main.ts']];
+  // Node itself with tsx as a loader, never the tsx CLI: the CLI runs the server in a child of its own, so `pid` would
+  // be the wrapper's and a signal sent to it (SIGUSR2 for the usage report) would not reach the server.
+  const [command, args] = [process.execPath, [...nodeArgs, '--import', 'tsx', 'shared/local/main.ts']];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {

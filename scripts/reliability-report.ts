@@ -1,0 +1,168 @@
+// `npm run reliability`: runs the reliability suites of issue 8 once (the same files `npm test` runs) and writes
+// RELIABILITY.md's table from that run: each test, its result and time, and the figures it printed. The long variants
+// (npm run bench) are added from bench/results/latest.json, with the time they ran.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { GOALS, goalRows } from '../bench/goals';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** Each suite of issue 8 and the files that prove it. */
+const AREAS: { area: string; files: string[] }[] = [
+  {
+    area: 'Exactly-once results',
+    files: ['test/mailstack/exactlyOnce.test.ts', 'test/mailstack/killRestart.test.ts'],
+  },
+  { area: 'IMAP faults', files: ['test/mailstack/imapFaults.test.ts'] },
+  {
+    area: 'DynamoDB faults',
+    files: [
+      'test/mailstack/dynamoFaults.test.ts',
+      'test/adapters/dynamoFaults.test.ts',
+      'test/unit/scanLoopStoreFailures.test.ts',
+    ],
+  },
+  { area: 'Restarts', files: ['test/mailstack/restartMidCheck.test.ts', 'test/local/npmStart.test.ts'] },
+  {
+    area: 'Hostile input',
+    files: [
+      'test/unit/headerProperties.test.ts',
+      'test/unit/headerCorpus.test.ts',
+      'test/unit/headers.test.ts',
+      'test/conformance/hostile.test.ts',
+      'test/conformance/authorization.test.ts',
+    ],
+  },
+  {
+    area: 'Access and abuse',
+    files: [
+      'test/conformance/access.test.ts',
+      'test/local/accessLimits.test.ts',
+      'test/unit/keyAccess.test.ts',
+      'test/mailstack/secretsInLogs.test.ts',
+    ],
+  },
+  { area: 'Load (smoke size; the 60 s run is below)', files: ['test/bench/smoke.test.ts'] },
+];
+
+interface AssertionResult {
+  fullName: string;
+  status: string;
+  duration?: number;
+}
+interface FileResult {
+  name: string;
+  assertionResults: AssertionResult[];
+}
+
+const files = AREAS.flatMap((area) => area.files).filter((file) => existsSync(join(ROOT, file)));
+mkdirSync(join(ROOT, '.test-results'), { recursive: true });
+const jsonFile = join(ROOT, '.test-results/reliability.json');
+const startedAt = new Date();
+process.stderr.write(`running ${files.length} files with vitest\n`);
+const run = spawnSync(
+  process.execPath,
+  [
+    join(ROOT, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    ...files,
+    '--reporter=json',
+    `--outputFile=${jsonFile}`,
+    '--reporter=default',
+  ],
+  { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, env: { ...process.env, FORCE_COLOR: '0' } },
+);
+const output = `${run.stdout}\n${run.stderr}`;
+const report = JSON.parse(readFileSync(jsonFile, 'utf8')) as { testResults: FileResult[] };
+
+/** The JSON figures each test printed, found after vitest's `stdout | file > test name` headers. */
+const figures = new Map<string, string[]>();
+let current: string | undefined;
+for (const line of output.split('\n')) {
+  const header = /^std(?:out|err) \| (\S+) > (.+)$/.exec(line);
+  if (header) {
+    current = `${header[1]} > ${header[2]?.replaceAll(' > ', ' ')}`;
+    continue;
+  }
+  const json = /(\{".*\})\s*$/.exec(line)?.[1];
+  if (!current || !json) continue;
+  try {
+    const parsed = JSON.parse(json) as Record<string, unknown>;
+    const shown = Object.entries(parsed)
+      .filter(
+        ([, value]) => typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean',
+      )
+      .map(([key, value]) => `${key} ${value}`)
+      .join(', ');
+    figures.set(current, [...(figures.get(current) ?? []), shown]);
+  } catch {
+    // Not a figure line.
+  }
+}
+
+const cell = (text: string) => text.replaceAll('|', '/').replaceAll('\n', ' ');
+const rows: string[] = [
+  '| Area | Test (its scale is in its name) | Result | Time | Figures it printed |',
+  '|---|---|---|---|---|',
+];
+let passed = 0;
+let failed = 0;
+for (const { area, files: areaFiles } of AREAS) {
+  for (const file of areaFiles) {
+    const result = report.testResults.find((entry) => entry.name.endsWith(file));
+    if (!result) {
+      rows.push(`| ${area} | \`${file}\` | not run | | |`);
+      continue;
+    }
+    for (const test of result.assertionResults) {
+      const ok = test.status === 'passed';
+      if (ok) passed++;
+      else failed++;
+      const printed = figures.get(`${file} > ${test.fullName}`) ?? [];
+      rows.push(
+        `| ${area} | ${cell(test.fullName)} (\`${file}\`) | ${ok ? 'pass' : test.status.toUpperCase()} | ${((test.duration ?? 0) / 1000).toFixed(1)} s | ${cell(printed.join('; '))} |`,
+      );
+    }
+  }
+}
+
+const latest = join(ROOT, 'bench/results/latest.json');
+const bench = existsSync(latest)
+  ? (JSON.parse(readFileSync(latest, 'utf8')) as { results: Record<string, { ranAt?: string }> })
+  : undefined;
+const longSections = ['load', 'properties', 'killRestart'];
+const longRows = bench
+  ? goalRows(bench.results)
+      .map((row, index) => ({ row, section: GOALS[index]?.section ?? '' }))
+      .filter(({ section }) => longSections.includes(section))
+      .map(
+        ({ row, section }) =>
+          `| ${cell(row.goal)} | ${cell(row.measured)} | ${row.pass ? 'pass' : 'FAIL'} | ${bench.results[section]?.ranAt ?? 'not run'} | \`${row.command}\` |`,
+      )
+  : [];
+
+const table = [
+  `One run, ${startedAt.toISOString()} (\`npm run reliability\`), ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}: ${passed} passed, ${failed} failed.`,
+  '',
+  ...rows,
+  '',
+  'Long variants, from the last `npm run bench` (bench/results/latest.json):',
+  '',
+  '| Goal | Measured | Result | Ran at | Reproduce |',
+  '|---|---|---|---|---|',
+  ...longRows,
+].join('\n');
+
+const doc = join(ROOT, 'RELIABILITY.md');
+const text = readFileSync(doc, 'utf8');
+writeFileSync(
+  doc,
+  text.replace(
+    /<!-- results:begin -->[\s\S]*<!-- results:end -->/,
+    `<!-- results:begin -->\n${table}\n<!-- results:end -->`,
+  ),
+);
+process.stderr.write(`wrote RELIABILITY.md: ${passed} passed, ${failed} failed\n`);
+process.exit(failed === 0 && run.status === 0 ? 0 : 1);
