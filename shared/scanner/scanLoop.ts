@@ -10,6 +10,9 @@ import type { Scanner } from './Scanner';
  */
 export const DEADLINE_MARGIN_MS = 20_000;
 
+/** The default of ScanLoopOptions.storeFailureGraceMs: the schedule's minute. */
+export const STORE_FAILURE_GRACE_MS = 60_000;
+
 export interface ScanLoopOptions {
   owner: string;
   intervalMs: number;
@@ -32,6 +35,13 @@ export interface ScanLoopOptions {
    * the running loop ends would otherwise wait for the next schedule.
    */
   acquireWaitMs?: number;
+  /**
+   * How long a failing tick or lease renewal (DynamoDB unreachable after its own retries) is tried again each
+   * interval (default STORE_FAILURE_GRACE_MS). Ending the loop at once would leave mail unread until the next
+   * schedule; a fault that lasts longer ends the loop with its error, so it still fails the invocation and raises
+   * the scanner alarm.
+   */
+  storeFailureGraceMs?: number;
 }
 
 export interface ScanLoopReport {
@@ -71,20 +81,32 @@ export const runScanLoop = async (
   let stoppedBecause: ScanLoopReport['stoppedBecause'] = 'deadline';
   let idleSince: number | undefined;
   let sawWork = false;
+  let failingSince: number | undefined;
+  /** Rethrows once the store has failed for longer than the grace; until then the loop carries on. */
+  const failed = (what: string, error: unknown) => {
+    failingSince ??= Date.now();
+    const failingForMs = Date.now() - failingSince;
+    if (failingForMs > (options.storeFailureGraceMs ?? STORE_FAILURE_GRACE_MS)) throw error;
+    log.warn(`${what} failed; trying again next interval`, { owner: options.owner, failingForMs, error });
+  };
   try {
     while (Date.now() + options.intervalMs < options.deadline) {
       if (signal?.aborted) {
         stoppedBecause = 'stopped';
         break;
       }
-      const tick = await scanner.tick();
+      let healthy = true;
+      const tick = await scanner.tick().catch((error: unknown) => {
+        healthy = false;
+        failed('scanner tick', error);
+      });
       ticks++;
       afterTick?.();
-      // Work is an account of this loop's shard that a live check still waits for.
-      if (tick.pendingAccounts > 0) {
+      // Work is an account of this loop's shard that a live check still waits for; a failed tick says nothing.
+      if (tick && tick.pendingAccounts > 0) {
         idleSince = undefined;
         sawWork = true;
-      } else {
+      } else if (tick) {
         idleSince ??= Date.now();
         const grace = sawWork ? (options.lingerMs ?? options.idleGraceMs) : options.idleGraceMs;
         if (Date.now() - idleSince >= grace) {
@@ -93,15 +115,27 @@ export const runScanLoop = async (
         }
       }
       await sleep(options.intervalMs, signal);
-      if (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
+      // Unknown is not lost: the lease is ours until it expires, and results are conditional writes anyway.
+      const held = await lease
+        .acquire(options.owner, clock.now(), options.leaseTtlMs)
+        .catch((error: unknown) => {
+          healthy = false;
+          failed('scanner lease renewal', error);
+          return true;
+        });
+      if (!held) {
         log.warn('scanner lease lost; stopping this loop', { owner: options.owner });
         stoppedBecause = 'lease-lost';
         break;
       }
+      if (healthy) failingSince = undefined;
     }
   } finally {
     await scanner.close();
-    await lease.release(options.owner);
+    // The lease expires by itself; a failed release must not hide why the loop ended.
+    await lease
+      .release(options.owner)
+      .catch((error: unknown) => log.warn('scanner lease not released', { owner: options.owner, error }));
   }
   return { ran: true, ticks, stoppedBecause };
 };

@@ -1,0 +1,191 @@
+// DynamoDB gone for 10 s, refusing connections or accepting them and never answering, while the API is called and
+// mail arrives at the real loopback mail stack: every API answer is a clean 5xx `{detail}` within the client's
+// bounded timeouts, the in-process scanner of npm start keeps running, and once DynamoDB is back every check
+// completes with each account recorded exactly once.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { systemClock } from '../../shared/domain/clock';
+import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
+import { createLogger } from '../../shared/log';
+import { createScanner } from '../../shared/runtime/scanner';
+import type { Placement } from '../../shared/scanner/Scanner';
+import type { ProxyMode } from '../support/dynamoProxy';
+import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
+import { expectClean5xx, type ProxiedService, startProxiedService } from '../support/proxiedService';
+import { StaticCredentialSource } from '../support/StaticCredentialSource';
+import { FAST_TIMEOUTS } from '../support/scanHarness';
+
+const SCOPE = 'dynamo-faults';
+const NAMES = ['inbox', 'junk', 'trash', 'promo', 'archive'];
+const OUTAGE_MS = 10_000;
+/** The API Lambda's timeout: the bound DYNAMO_TIMEOUTS is chosen to answer within. */
+const API_ANSWER_LIMIT_MS = 10_000;
+const START = '/api/spam-check/start';
+const EXPECTED = {
+  'archive@mail.test': 'unknown',
+  'inbox@mail.test': 'primary',
+  'junk@mail.test': 'spam',
+  'promo@mail.test': 'promotions',
+  'trash@mail.test': 'trash',
+};
+
+interface Body {
+  check_id: string;
+  status: string;
+  received: number;
+  total: number;
+  results: { email: string; category: string }[];
+}
+
+let service: ProxiedService;
+let runner: LocalScanRunner;
+let key: string;
+let placements: Placement[];
+let scanLogs: { level: string; message: string }[];
+const crashes: unknown[] = [];
+const onCrash = (error: unknown) => crashes.push(error);
+
+beforeAll(() => {
+  process.on('unhandledRejection', onCrash);
+  process.on('uncaughtException', onCrash);
+});
+afterAll(() => {
+  process.off('unhandledRejection', onCrash);
+  process.off('uncaughtException', onCrash);
+});
+
+// A fresh service per outage: the SDK client's retry quota, drained by one outage, must not shape the next.
+beforeEach(async () => {
+  service = await startProxiedService(systemClock);
+  const accounts = NAMES.map((name) => ({ ...stackAccount(`${name}@mail.test`), scope: SCOPE }));
+  for (const account of accounts) await service.addAccount(account.email, SCOPE);
+  key = await service.issueKey(SCOPE);
+  placements = [];
+  scanLogs = [];
+  const log = createLogger('scan', 'debug', (line) => scanLogs.push(JSON.parse(line)));
+  // The scanner of npm start: the same loop and runner, over the same proxied DynamoDB as the API.
+  const { scanner, lease } = createScanner({
+    client: service.client,
+    tableName: service.table,
+    credentials: new StaticCredentialSource(indexCredentials(accounts)),
+    clock: systemClock,
+    log,
+    timeouts: FAST_TIMEOUTS,
+    events: { placed: (placement) => placements.push(placement) },
+  });
+  runner = new LocalScanRunner(
+    { scanner, lease, clock: systemClock, log },
+    { intervalMs: 250, leaseTtlMs: 5000, idleGraceMs: 3000, lingerMs: 500 },
+  );
+  service.deps.trigger = runner;
+  runner.start();
+});
+
+afterEach(async () => {
+  await runner?.stop();
+  await service?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const start = async () => {
+  const response = await service.request('POST', START, key);
+  expect(response.status).toBe(200);
+  return response.body as { check_id: string; accounts: string[] };
+};
+
+const get = async (checkId: string) => service.request('GET', `/api/spam-check/${checkId}`, key);
+
+/** Calls `call` back to back until `until`, keeping every answer. */
+const callUntil = async (until: number, call: () => ReturnType<typeof get>) => {
+  const answers: Awaited<ReturnType<typeof get>>[] = [];
+  while (Date.now() < until) answers.push(await call());
+  return answers;
+};
+
+describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)', (mode) => {
+  it('the API answers clean 5xx in bounded time, and the scanner catches up on mail that arrived meanwhile', async () => {
+    // One check whose mail arrives as DynamoDB goes (sweeps may be mid-write), two whose mail arrives during it.
+    const before = await start();
+    const duringA = await start();
+    const duringB = await start();
+    await sendOnce(before.accounts, { subject: `before ${mode}`, text: `${GTUBE}\n` });
+    const ids = [before, duringA, duringB].map((check) => check.check_id);
+    const recordedBeforeOutage = placements.filter((placement) => placement.outcome === 'recorded').length;
+
+    await service.proxy.setMode(mode);
+    const down = Date.now();
+    const until = down + OUTAGE_MS;
+    const [starts, gets] = await Promise.all([
+      callUntil(until, () => service.request('POST', START, key)),
+      callUntil(until, () => get(before.check_id)),
+      (async () => {
+        await sendOnce(duringA.accounts, { subject: `during ${mode} A`, text: `${GTUBE}\n` });
+        await sleep(OUTAGE_MS / 2);
+        await sendOnce(duringB.accounts, { subject: `during ${mode} B`, text: `${GTUBE}\n` });
+      })(),
+    ]);
+    await service.proxy.setMode('up');
+    const recovered = Date.now();
+
+    const answers = [...starts, ...gets];
+    for (const answer of answers) {
+      expectClean5xx(answer, service.proxy, `${mode}: an API call while DynamoDB was down`);
+      expect(answer.ms).toBeLessThan(API_ANSWER_LIMIT_MS);
+    }
+    expect(starts.length).toBeGreaterThan(0);
+    expect(gets.length).toBeGreaterThan(0);
+
+    // Caught up: every check completes, with nothing kicking the scanner but its own loop.
+    const bodies = new Map<string, Body>();
+    const limit = Date.now() + 30_000;
+    while (bodies.size < ids.length && Date.now() < limit) {
+      for (const id of ids) {
+        if (bodies.has(id)) continue;
+        const response = await get(id);
+        expect(response.status).toBe(200);
+        const body = response.body as Body;
+        if (body.status !== 'pending') bodies.set(id, body);
+      }
+      await sleep(100);
+    }
+    const caughtUp = Date.now();
+    for (const id of ids) {
+      const body = bodies.get(id);
+      expect(body?.status, `check ${id} after the ${mode} outage`).toBe('complete');
+      expect(body?.received).toBe(NAMES.length);
+      expect(body?.total).toBe(NAMES.length);
+      expect(body?.received).toBe(body?.results.filter((result) => result.category !== 'pending').length);
+      expect(
+        Object.fromEntries(body?.results.map((result) => [result.email, result.category]) ?? []),
+      ).toEqual(EXPECTED);
+    }
+    // Exactly once: one recorded placement per check and account, however many sweeps failed or repeated.
+    const recorded = placements
+      .filter((placement) => ids.includes(placement.checkId) && placement.outcome === 'recorded')
+      .map((placement) => `${placement.checkId}/${placement.email}`);
+    expect(recorded.length).toBe(ids.length * NAMES.length);
+    expect(new Set(recorded).size).toBe(recorded.length);
+    // The outage reached the scanner, which rode it out: failed ticks, but its loop never gave up or crashed.
+    expect(scanLogs.some((line) => line.message.startsWith('scanner tick failed'))).toBe(true);
+    expect(scanLogs.filter((line) => line.message === 'scan loop failed')).toEqual([]);
+    expect(crashes).toEqual([]);
+
+    console.info(
+      JSON.stringify({
+        test: 'DynamoDB outage',
+        mode,
+        outageMs: recovered - down,
+        catchUpMs: caughtUp - recovered,
+        apiCalls: answers.length,
+        api5xx: answers.filter((answer) => answer.status >= 500).length,
+        maxApiMs: Math.max(...answers.map((answer) => answer.ms)),
+        checks: ids.length,
+        recorded: recorded.length,
+        recordedBeforeOutage,
+        scannerWarnings: scanLogs.filter((line) => line.level === 'warn').length,
+        scannerErrors: scanLogs.filter((line) => line.level === 'error').length,
+      }),
+    );
+  }, 60_000);
+});
