@@ -19,7 +19,10 @@ export class LocalScanRunner implements ScanTrigger {
 
   constructor(
     private readonly deps: { scanner: Scanner; lease: Lease; clock: Clock; log: Logger },
-    private readonly options: Pick<ScanLoopOptions, 'intervalMs' | 'leaseTtlMs' | 'idleGraceMs' | 'lingerMs'>,
+    private readonly options: Pick<
+      ScanLoopOptions,
+      'intervalMs' | 'leaseTtlMs' | 'idleGraceMs' | 'lingerMs' | 'acquireWaitMs'
+    >,
     /** Stands in for the EventBridge schedule. */
     private readonly scheduleMs = 60_000,
   ) {}

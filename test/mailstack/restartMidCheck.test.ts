@@ -1,0 +1,203 @@
+// `npm start` stopped in the middle of a check, once with SIGTERM and once with SIGKILL, while mail keeps arriving
+// at the real loopback mail stack; started again on the same DATA_DIR it completes the check: the results recorded
+// before the stop are kept, the copies that arrived while it was down are found, and no account counts twice.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
+
+const MAIN = 'shared/local/main.ts';
+const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];
+const API_KEY = 'ipk_restart-mid-check-test-key-0123456789';
+const EXPECTED = {
+  'archive@mail.test': 'unknown',
+  'inbox@mail.test': 'primary',
+  'junk@mail.test': 'spam',
+  'promo@mail.test': 'promotions',
+  'trash@mail.test': 'trash',
+};
+
+interface Body {
+  check_id: string;
+  status: string;
+  received: number;
+  total: number;
+  results: { email: string; category: string }[];
+}
+
+/**
+ * npm start as `node --import tsx`, not through the tsx CLI: a SIGKILL of the CLI would leave the real service
+ * running in its child process, still holding the data folder.
+ */
+class Service {
+  private text = '';
+  private constructor(
+    readonly child: ChildProcessWithoutNullStreams,
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(env: Record<string, string>): Promise<Service> {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      env: { ...process.env, ...env },
+      stdio: 'pipe',
+    });
+    let text = '';
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not become ready:\n${text}`)), 30_000);
+      const onData = (chunk: Buffer) => {
+        text += chunk.toString();
+        const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+        if (found) {
+          clearTimeout(timer);
+          resolve(found);
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`npm start exited with ${code}:\n${text}`));
+      });
+    });
+    const service = new Service(child, baseUrl);
+    service.text = text;
+    child.stdout.on('data', (chunk: Buffer) => (service.text += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (service.text += chunk.toString()));
+    return service;
+  }
+
+  output(): string {
+    return this.text;
+  }
+
+  /** Resolves with the exit code (null when killed by the signal). */
+  async stop(signal: NodeJS.Signals): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    const exited = once(this.child, 'exit') as Promise<[number | null]>;
+    this.child.kill(signal);
+    const [code] = await exited;
+    return code;
+  }
+
+  async request(method: string, path: string): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    return { status: response.status, body: await response.json() };
+  }
+}
+
+let dir: string;
+let configPath: string;
+const running: Service[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'inbox-placement-restart-'));
+  configPath = join(dir, 'local.json');
+  const accounts = NAMES.map((name) => ({ ...stackAccount(`${name}@mail.test`), scope: 'default' }));
+  writeFileSync(configPath, JSON.stringify({ accounts, apiKeys: [{ key: API_KEY, scope: 'default' }] }), {
+    mode: 0o600,
+  });
+});
+
+afterAll(async () => {
+  for (const service of running) await service.stop('SIGKILL');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const getCheck = async (service: Service, checkId: string): Promise<Body> => {
+  const response = await service.request('GET', `/api/spam-check/${checkId}`);
+  expect(response.status).toBe(200);
+  const body = response.body as Body;
+  // Every read, not just the last: `received` always counts exactly the accounts that have a category.
+  expect(body.received).toBe(body.results.filter((result) => result.category !== 'pending').length);
+  return body;
+};
+
+const pollUntil = async (
+  service: Service,
+  checkId: string,
+  done: (body: Body) => boolean,
+  limitMs: number,
+) => {
+  const until = Date.now() + limitMs;
+  let body = await getCheck(service, checkId);
+  while (!done(body) && Date.now() < until) {
+    await sleep(100);
+    body = await getCheck(service, checkId);
+  }
+  return body;
+};
+
+describe.each<NodeJS.Signals>(['SIGTERM', 'SIGKILL'])('npm start stopped with %s mid-check', (signal) => {
+  it('completes the check after a restart on the same DATA_DIR, every account once', async () => {
+    const env = {
+      PORT: '0',
+      DATA_DIR: join(dir, `data-${signal}`),
+      LOCAL_CONFIG: configPath,
+      LOG_LEVEL: 'warn',
+      // A lease TTL (5 intervals) longer than a restart takes, so the SIGKILL case restarts while its dead lease is held.
+      SCAN_INTERVAL_MS: '1000',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    const first = await Service.start(env);
+    running.push(first);
+    const started = await first.request('POST', '/api/spam-check/start');
+    expect(started.status).toBe(200);
+    const { check_id, accounts } = started.body as { check_id: string; accounts: string[] };
+    expect(accounts).toHaveLength(NAMES.length);
+    const early = accounts.slice(0, 2);
+    const late = accounts.slice(2);
+
+    // The first accounts receive their copy and are recorded; then the service goes away.
+    await sendOnce(early, { subject: `restart ${signal} early`, text: `${GTUBE}\n` });
+    const beforeStop = await pollUntil(first, check_id, (body) => body.received >= early.length, 20_000);
+    expect(beforeStop).toMatchObject({ status: 'pending', received: early.length, total: NAMES.length });
+    const stoppedAt = Date.now();
+    const code = await first.stop(signal);
+    // SIGTERM is a graceful stop (exit 0); SIGKILL leaves no chance to release the lease or close the store.
+    if (signal === 'SIGTERM') expect(code).toBe(0);
+    else expect(first.child.signalCode).toBe('SIGKILL');
+
+    // The rest arrive while nothing is running.
+    await sendOnce(late, { subject: `restart ${signal} late`, text: `${GTUBE}\n` });
+    const second = await Service.start(env);
+    running.push(second);
+    const restartedAt = Date.now();
+    // What was recorded before the stop is still there.
+    const afterRestart = await getCheck(second, check_id);
+    expect(afterRestart.received).toBeGreaterThanOrEqual(early.length);
+
+    const body = await pollUntil(second, check_id, (current) => current.status !== 'pending', 30_000);
+    const completedAt = Date.now();
+    expect(body.status).toBe('complete');
+    expect(body.received).toBe(NAMES.length);
+    expect(body.total).toBe(NAMES.length);
+    expect(Object.fromEntries(body.results.map((result) => [result.email, result.category]))).toEqual(
+      EXPECTED,
+    );
+    expect(await second.stop('SIGTERM')).toBe(0);
+    // Neither run printed a failure: no crash, no unhandled rejection, no failed scan loop.
+    for (const output of [first.output(), second.output()]) {
+      expect(output).not.toMatch(/"level":"error"|Unhandled|npm start failed/);
+    }
+
+    console.info(
+      JSON.stringify({
+        test: 'npm start restarted mid-check',
+        signal,
+        recordedBeforeStop: beforeStop.received,
+        downMs: restartedAt - stoppedAt,
+        restartToCompleteMs: completedAt - restartedAt,
+        received: body.received,
+        total: body.total,
+      }),
+    );
+  }, 60_000);
+});
