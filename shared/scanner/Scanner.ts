@@ -3,7 +3,7 @@
 import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import type { DetectedCategory } from '../domain/categories';
 import type { Clock } from '../domain/clock';
-import type { CheckStore, RecordOutcome } from '../domain/ports';
+import type { RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
 import { type MsDelivery, msDeliveryOf } from '../providers/msDelivery';
 import { scanFolders } from './folders';
@@ -19,8 +19,10 @@ import type {
   MailboxConnector,
   MailboxCredentials,
   MailboxSession,
+  ResultStore,
   SettledCheck,
 } from './ports';
+import { ResultBatcher } from './ResultBatcher';
 import { inShard, type Shard, SINGLE_SHARD } from './shards';
 
 /** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
@@ -34,7 +36,7 @@ const PROBE_EVERY_MS = 60_000;
 const CLOSE_GRACE_MS = 5000;
 
 export interface ScannerDeps {
-  checks: ActiveChecks & Pick<CheckStore, 'recordResult'>;
+  checks: ActiveChecks & ResultStore;
   cursors: CursorStore;
   credentials: CredentialSource;
   /** Where failures in a row are counted; without it (tests of other parts) health is not tracked. */
@@ -107,8 +109,6 @@ interface AccountState {
   cursors: Map<string, FolderCursor>;
   busy: boolean;
   failures: number;
-  /** Whether this scanner has told the health store about a success yet. */
-  healthChecked: boolean;
   retryAt: number;
 }
 
@@ -117,10 +117,16 @@ export class Scanner {
   private readonly inflight = new Set<Promise<AccountSweep>>();
   private lastSettle = Number.NEGATIVE_INFINITY;
   private lastProbe = Number.NEGATIVE_INFINITY;
+  /** Accounts whose failures the store held at the last probe: a success must clear them there. */
+  private failuresOnRecord = new Set<string>();
   /** Aborted by close() to end connection attempts still waiting on a server; replaced so the scanner is reusable. */
   private closing = new AbortController();
 
-  constructor(private readonly deps: ScannerDeps) {}
+  private readonly results: ResultBatcher;
+
+  constructor(private readonly deps: ScannerDeps) {
+    this.results = new ResultBatcher(deps.checks, deps.clock);
+  }
 
   /** Starts a sweep of every account that a live check still waits for, without waiting for any of them. */
   async tick(): Promise<TickReport> {
@@ -139,7 +145,9 @@ export class Scanner {
     // Only while checks are active: an idle scanner logs in nowhere, so it costs nothing at the providers.
     if (this.deps.health && active.length > 0 && now - this.lastProbe >= PROBE_EVERY_MS) {
       this.lastProbe = now;
-      const unhealthy = (await this.deps.health.listUnhealthy()).filter((email) => inShard(email, shard));
+      const failing = (await this.deps.health.listFailing()).filter(({ email }) => inShard(email, shard));
+      this.failuresOnRecord = new Set(failing.map(({ email }) => email));
+      const unhealthy = failing.filter((account) => account.unhealthy).map(({ email }) => email);
       this.deps.events?.probed?.({ unhealthyAccounts: unhealthy.length });
       for (const email of unhealthy) toSweep.add(email);
     }
@@ -188,7 +196,7 @@ export class Scanner {
   private stateOf(email: string): AccountState {
     let state = this.accounts.get(email);
     if (!state) {
-      state = { busy: false, failures: 0, healthChecked: false, retryAt: 0, cursors: new Map() };
+      state = { busy: false, failures: 0, retryAt: 0, cursors: new Map() };
       this.accounts.set(email, state);
     }
     return state;
@@ -230,13 +238,13 @@ export class Scanner {
         await this.deps.cursors.put(email, folder.path, read.cursor);
         state.cursors.set(folder.path, read.cursor);
       }
-      const hadFailures = state.failures > 0 || !state.healthChecked;
+      const hadFailures = state.failures > 0 || this.failuresOnRecord.has(email);
       state.failures = 0;
       state.retryAt = 0;
       report.ok = true;
-      // Once per loop (or after a failure) tell the store; it writes only if there is something to clear.
+      // Only when there is something to clear: the store's write is conditional, but a refused one is billed too.
       if (hadFailures && this.deps.health) {
-        state.healthChecked = true;
+        this.failuresOnRecord.delete(email);
         if (await this.deps.health.recordSuccess(email).catch(() => false)) {
           this.deps.log.info('account sweeps work again', { account: email });
           this.deps.events?.healthChanged?.({ email, state: 'recovered' });
@@ -330,11 +338,11 @@ export class Scanner {
           verdict,
         });
       }
-      const now = this.deps.clock.now();
-      const outcome = await this.deps.checks.recordResult(checkId, email, category, now, {
+      const outcome = await this.results.record(checkId, email, category, {
         folder: path,
         providerVerdict: verdict,
       });
+      const now = this.deps.clock.now();
       this.deps.events?.placed?.({
         checkId,
         email,

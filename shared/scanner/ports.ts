@@ -1,5 +1,6 @@
 // Owns what the scanner needs from the outside world, as small interfaces: mailboxes, credentials, cursors, a lease.
 import type { DetectedCategory } from '../domain/categories';
+import type { CheckStore, PlacementDetails } from '../domain/ports';
 import type { FolderInfo } from './folders';
 
 export interface MailboxServer {
@@ -122,6 +123,25 @@ export interface AccountHealthStore {
   recordFailure(email: string, error: string, now: number, unhealthyAfter: number): Promise<boolean>;
   /** Clears the failures after a successful sweep; true when there was something to clear. */
   recordSuccess(email: string): Promise<boolean>;
-  /** Accounts out of new checks, which the scanner still probes so they can come back. */
-  listUnhealthy(): Promise<string[]>;
+  /**
+   * Accounts with failures on record: `unhealthy` ones are out of new checks (the scanner still probes them so they
+   * can come back); the others have failed lately and need their count cleared by the next successful sweep.
+   */
+  listFailing(): Promise<{ email: string; unhealthy: boolean }[]>;
+}
+
+/** One account's result, as written with others of the same check. */
+export interface ResultEntry {
+  email: string;
+  category: DetectedCategory;
+  details: PlacementDetails;
+}
+
+/** Where the scanner writes results: one at a time, and, where the store can, several of one check at once. */
+export interface ResultStore extends Pick<CheckStore, 'recordResult'> {
+  /**
+   * Records every entry in one write or none of them: false (nothing written) when any of the accounts is no
+   * longer pending or the check is closed. `received` grows by exactly the number of entries.
+   */
+  recordResults?(checkId: string, entries: readonly ResultEntry[], now: number): Promise<boolean>;
 }

@@ -1,5 +1,6 @@
 // The check store on a real dynalite: the active index, exactly-once results and exactly-once settling.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { ManualClock } from '../../shared/domain/clock';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { startTestService, type TestService } from '../support/testService';
@@ -56,5 +57,36 @@ describe('DynamoCheckStore', () => {
 
     service.clock.advance(RETENTION_MS);
     expect(await store.settle(service.clock.now())).toEqual([]);
+  });
+
+  it('records several accounts of a check in one write, all or none, and never counts one twice', async () => {
+    service.clock.set(Date.UTC(2026, 10, 22, 14, 0, 0));
+    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const now = service.clock.now();
+    const both = await start();
+    const entries = [
+      { email: 'a@mail.test', category: 'spam' as const, details: { folder: 'Junk' } },
+      { email: 'b@mail.test', category: 'promotions' as const, details: { folder: 'INBOX' } },
+    ];
+    expect(await store.recordResults(both, entries, now)).toBe(true);
+    const check = await store.get(both);
+    expect(check?.received).toBe(2);
+    expect(check?.results.map((result) => [result.email, result.category])).toEqual([
+      ['a@mail.test', 'spam'],
+      ['b@mail.test', 'promotions'],
+    ]);
+    // Again, or with one of them already in: refused whole, nothing written.
+    expect(await store.recordResults(both, entries, now)).toBe(false);
+    const half = await start();
+    await store.recordResult(half, 'a@mail.test', 'primary', now);
+    expect(await store.recordResults(half, entries, now)).toBe(false);
+    const after = await store.get(half);
+    expect(after?.received).toBe(1);
+    expect(after?.results.map((result) => result.category)).toEqual(['primary', 'pending']);
+    // A closed check takes none.
+    const closed = await start();
+    service.clock.advance(ACTIVE_MS + 1);
+    expect(await store.recordResults(closed, entries, service.clock.now())).toBe(false);
+    expect((await store.get(closed))?.received).toBe(0);
   });
 });

@@ -77,7 +77,7 @@ const scannerOver = (
     health: {
       recordFailure: async () => false,
       recordSuccess: async () => false,
-      listUnhealthy: async () => extra.unhealthy ?? [],
+      listFailing: async () => (extra.unhealthy ?? []).map((email) => ({ email, unhealthy: true })),
     },
     connector,
     clock: systemClock,

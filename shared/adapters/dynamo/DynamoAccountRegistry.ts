@@ -108,7 +108,8 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
 
   async recordSuccess(email: string): Promise<boolean> {
     try {
-      // Only writes when there is something to clear, so healthy accounts cost nothing.
+      // Only writes when there is something to clear. A refused condition is still billed as a write, so the
+      // scanner calls this only for accounts it knows have failures (listFailing, or its own failed sweeps).
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
@@ -124,6 +125,12 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
       if ((caught as Error).name === 'ConditionalCheckFailedException') return false;
       throw caught;
     }
+  }
+
+  async listFailing(): Promise<{ email: string; unhealthy: boolean }[]> {
+    return (await this.list())
+      .filter((account) => (account.health.failures ?? 0) > 0 || account.health.unhealthySince !== undefined)
+      .map((account) => ({ email: account.email, unhealthy: account.health.unhealthySince !== undefined }));
   }
 
   async listUnhealthy(): Promise<string[]> {

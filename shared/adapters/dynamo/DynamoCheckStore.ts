@@ -5,7 +5,13 @@ import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check, isActive } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
 import type { CheckStore, PlacementDetails, RecordOutcome } from '../../domain/ports';
-import type { ActiveChecks, PendingAccounts, SettledCheck } from '../../scanner/ports';
+import type {
+  ActiveChecks,
+  PendingAccounts,
+  ResultEntry,
+  ResultStore,
+  SettledCheck,
+} from '../../scanner/ports';
 import {
   CHECKS_BY_TIME,
   checkFromItem,
@@ -17,7 +23,7 @@ import {
 import { putOnce } from './putOnce';
 import { TABLE_SCHEMA } from './table';
 
-export class DynamoCheckStore implements CheckStore, ActiveChecks {
+export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -72,6 +78,47 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks {
     const check = await this.get(checkId);
     const result = check?.results.find((candidate) => candidate.email === email);
     return result && result.category !== 'pending' ? 'already-recorded' : 'closed';
+  }
+
+  async recordResults(checkId: string, entries: readonly ResultEntry[], now: number): Promise<boolean> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {
+      ':now': now,
+      ':count': entries.length,
+      ':pending': 'pending',
+      ':cutoff': activeCutoff(now),
+    };
+    const sets: string[] = [];
+    const pending: string[] = [];
+    entries.forEach(({ email, category, details }, index) => {
+      names[`#e${index}`] = email;
+      values[`:c${index}`] = category;
+      sets.push(`results.#e${index}.category = :c${index}`, `results.#e${index}.recordedAt = :now`);
+      for (const [name, value] of Object.entries(details)) {
+        if (value === undefined) continue;
+        values[`:${name}${index}`] = value;
+        sets.push(`results.#e${index}.${name} = :${name}${index}`);
+      }
+      pending.push(`results.#e${index}.category = :pending`);
+    });
+    try {
+      // As recordResult, for several accounts at once: every category and the counter move together, and only if
+      // every one of them is still pending, so nothing can be counted twice.
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: checkKey(checkId),
+          UpdateExpression: `SET ${sets.join(', ')} ADD received :count`,
+          ConditionExpression: `${pending.join(' AND ')} AND createdAt >= :cutoff`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async listActive(now: number): Promise<PendingAccounts[]> {
