@@ -88,7 +88,7 @@ export const handler = middy(async (event: unknown, context: Context) => {
       leaseTtlMs: config.SCAN_INTERVAL_MS * 5 + DEADLINE_MARGIN_MS,
       idleGraceMs: wake === 'schedule' ? 0 : NEW_CHECK_IDLE_GRACE_MS,
       // Billed by the millisecond: stop soon after the last pending account of this shard is done.
-      lingerMs: config.SCAN_INTERVAL_MS * 2,
+      lingerMs: config.SCAN_INTERVAL_MS,
       // A new check's kick may land while a loop is just ending; wait for its lease rather than for the schedule.
       acquireWaitMs: wake === 'new-check' ? config.SCAN_INTERVAL_MS * 5 : 0,
     },

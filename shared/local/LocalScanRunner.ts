@@ -10,6 +10,7 @@ import { runScanLoop, type ScanLoopOptions } from '../scanner/scanLoop';
 export class LocalScanRunner implements ScanTrigger {
   private running: Promise<void> | undefined;
   private kickedWhileRunning = false;
+  private lastKickAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
   private readonly stopper = new AbortController();
   private readonly owner = `local-${randomUUID()}`;
@@ -42,7 +43,10 @@ export class LocalScanRunner implements ScanTrigger {
     if (this.stopper.signal.aborted) return;
     if (this.running) {
       // The loop may be about to stop as idle; run again after it so this kick is not lost.
-      if (newCheck) this.kickedWhileRunning = true;
+      if (newCheck) {
+        this.kickedWhileRunning = true;
+        this.lastKickAt = Date.now();
+      }
       return;
     }
     this.running = this.loop(newCheck).finally(() => {
@@ -83,6 +87,16 @@ export class LocalScanRunner implements ScanTrigger {
       this.runs++;
       this.runMs += Date.now() - began;
       this.runningSince = undefined;
-    } while (this.kickedWhileRunning && !this.stopper.signal.aborted);
+    } while (this.kickedWhileRunning && this.missedKick() && !this.stopper.signal.aborted);
+  }
+
+  /**
+   * Whether the loop may have ended before it saw the check of the last kick. Any tick that began after the kick saw
+   * it (the check is written before the kick) and, finding work, lingered at least a linger more; so a loop that ends
+   * within a linger (or an interval) of the kick missed it, and one that ends later did not.
+   */
+  private missedKick(): boolean {
+    const linger = Math.min(this.options.lingerMs ?? this.options.idleGraceMs, this.options.intervalMs);
+    return Date.now() - this.lastKickAt < linger;
   }
 }

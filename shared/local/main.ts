@@ -85,7 +85,7 @@ const main = async () => {
         intervalMs: env.SCAN_INTERVAL_MS,
         leaseTtlMs: env.SCAN_INTERVAL_MS * 5,
         idleGraceMs: 10_000,
-        lingerMs: env.SCAN_INTERVAL_MS * 2,
+        lingerMs: env.SCAN_INTERVAL_MS,
         // A lease left by a killed process expires within its TTL: wait that long for it, not for the schedule.
         acquireWaitMs: env.SCAN_INTERVAL_MS * 6,
       },

@@ -105,8 +105,8 @@ export interface AccountSweep {
 
 interface AccountState {
   session?: MailboxSession;
-  /** Folder cursors as last read or written by this scanner; the store is read only on a miss. */
-  cursors: Map<string, FolderCursor>;
+  /** Folder cursors as last read or written by this scanner; the store is read once per account and loop. */
+  cursors?: Map<string, FolderCursor>;
   busy: boolean;
   failures: number;
   retryAt: number;
@@ -196,7 +196,7 @@ export class Scanner {
   private stateOf(email: string): AccountState {
     let state = this.accounts.get(email);
     if (!state) {
-      state = { busy: false, failures: 0, retryAt: 0, cursors: new Map() };
+      state = { busy: false, failures: 0, retryAt: 0 };
       this.accounts.set(email, state);
     }
     return state;
@@ -236,7 +236,7 @@ export class Scanner {
         );
         // Results are written before the cursor moves, so a crash in between re-reads, never skips.
         await this.deps.cursors.put(email, folder.path, read.cursor);
-        state.cursors.set(folder.path, read.cursor);
+        state.cursors?.set(folder.path, read.cursor);
       }
       const hadFailures = state.failures > 0 || this.failuresOnRecord.has(email);
       state.failures = 0;
@@ -296,8 +296,8 @@ export class Scanner {
     session: MailboxSession,
     folder: FolderState,
   ): Promise<{ messages: FetchedHeaders[]; cursor: FolderCursor } | undefined> {
-    const cursor = state.cursors.get(folder.path) ?? (await this.deps.cursors.get(email, folder.path));
-    if (cursor) state.cursors.set(folder.path, cursor);
+    state.cursors ??= await this.deps.cursors.all(email);
+    const cursor = state.cursors.get(folder.path);
     const known = cursor?.uidValidity === folder.uidValidity;
     if (known && folder.uidNext - 1 <= cursor.lastUid) return undefined;
     const messages = known

@@ -86,6 +86,8 @@ export interface FolderCursor {
 
 export interface CursorStore {
   get(email: string, path: string): Promise<FolderCursor | undefined>;
+  /** Every folder cursor of the account, by folder path, in one read: what a loop needs on its first sweep. */
+  all(email: string): Promise<Map<string, FolderCursor>>;
   put(email: string, path: string, cursor: FolderCursor): Promise<void>;
 }
 

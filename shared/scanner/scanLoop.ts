@@ -71,12 +71,20 @@ export const runScanLoop = async (
 ): Promise<ScanLoopReport> => {
   const { scanner, lease, clock, log } = deps;
   const giveUpAt = Date.now() + (options.acquireWaitMs ?? 0);
+  let waitedForLease = false;
   while (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
+    waitedForLease = true;
     if (signal?.aborted || Date.now() + options.intervalMs > Math.min(giveUpAt, options.deadline)) {
       return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
     }
     await sleep(options.intervalMs, signal);
   }
+  // A loop that had to wait for the lease was woken while another one ran, and that one swept after the wake-up and
+  // then lingered: the check that woke this loop is done or shows within a linger. The full grace would bill
+  // seconds of sweeping nothing.
+  const idleGraceMs = waitedForLease
+    ? Math.min(options.idleGraceMs, options.lingerMs ?? options.idleGraceMs)
+    : options.idleGraceMs;
   let ticks = 0;
   let stoppedBecause: ScanLoopReport['stoppedBecause'] = 'deadline';
   let idleSince: number | undefined;
@@ -108,7 +116,7 @@ export const runScanLoop = async (
         sawWork = true;
       } else if (tick) {
         idleSince ??= Date.now();
-        const grace = sawWork ? (options.lingerMs ?? options.idleGraceMs) : options.idleGraceMs;
+        const grace = sawWork ? (options.lingerMs ?? idleGraceMs) : idleGraceMs;
         if (Date.now() - idleSince >= grace) {
           stoppedBecause = 'idle';
           break;

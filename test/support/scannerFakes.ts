@@ -48,6 +48,14 @@ export class MemoryCursors implements CursorStore {
   async get(email: string, path: string) {
     return this.byKey.get(`${email} ${path}`);
   }
+  async all(email: string) {
+    const prefix = `${email} `;
+    return new Map(
+      [...this.byKey]
+        .filter(([key]) => key.startsWith(prefix))
+        .map(([key, cursor]) => [key.slice(prefix.length), cursor] as const),
+    );
+  }
   async put(email: string, path: string, cursor: FolderCursor) {
     this.byKey.set(`${email} ${path}`, cursor);
   }

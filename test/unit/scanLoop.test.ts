@@ -148,6 +148,21 @@ describe('the scanner loop', () => {
     });
   });
 
+  it('after waiting for another loop to end, keeps only a linger of grace: that loop swept after the wake-up', async () => {
+    const lease = new MemoryLease();
+    await lease.acquire('other', Date.now(), 60_000);
+    const { connector } = countingConnector();
+    const scanner = scannerOver(scriptedChecks([[]]), connector);
+    setTimeout(() => void lease.release('other'), 30);
+    const startedAt = Date.now();
+    const report = await runScanLoop(
+      { scanner, lease, clock: systemClock, log },
+      { ...options, acquireWaitMs: 10_000, idleGraceMs: 60_000, lingerMs: 0 },
+    );
+    expect(report).toMatchObject({ ran: true, stoppedBecause: 'idle', ticks: 1 });
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+  });
+
   it('a shard sweeps only its own accounts, and all shards together sweep each account once', async () => {
     const accounts = Array.from({ length: 40 }, (_, index) => `user${index}@mail.test`);
     const swept: string[] = [];
