@@ -47,20 +47,24 @@ export const connectionsPerUser = (): Map<string, number> => {
   return counts;
 };
 
-/** A table on its own dynalite with `checks` checks, each waiting for every one of `emails`. */
+/**
+ * A table on its own dynalite with `checks` checks, each waiting for every one of `emails`. Their starts are spread
+ * over the last 4 minutes, as 1,000 checks that are all active at once (each lives 5 minutes) arrive in steady state.
+ */
 const seedChecks = async (emails: string[], checks: number) => {
   const dynamo = await startDynalite({ port: 0 });
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
   const store = new DynamoCheckStore(client, TABLE);
   const now = systemClock.now();
+  const spreadMs = checks > 0 ? Math.floor(240_000 / checks) : 0;
   const ids: string[] = [];
   for (let start = 0; start < checks; start += 25) {
     await Promise.all(
       Array.from({ length: Math.min(25, checks - start) }, async (_, offset) => {
         const id = newCheckId();
         ids.push(id);
-        await store.create(newCheck(id, 'scale', emails, now - (checks - start - offset)));
+        await store.create(newCheck(id, 'scale', emails, now - (checks - start - offset) * spreadMs));
       }),
     );
   }

@@ -93,6 +93,8 @@ export interface CursorStore {
 
 export interface PendingAccounts {
   checkId: string;
+  /** When the check started; a store that leaves it out has every listing taken as the whole truth. */
+  createdAt?: number;
   /** Accounts of the check that have not received the message yet. */
   pending: string[];
 }
@@ -104,8 +106,11 @@ export interface SettledCheck {
 }
 
 export interface ActiveChecks {
-  /** Checks still within their active minutes at `now`, with the accounts still pending in each. */
-  listActive(now: number): Promise<PendingAccounts[]>;
+  /**
+   * Checks still within their active minutes at `now`, with the accounts still pending in each; with `since`, only
+   * those created at or after it (the scanner keeps older ones from earlier listings). A store may return more.
+   */
+  listActive(now: number, since?: number): Promise<PendingAccounts[]>;
   /**
    * Marks every check of the last 10 minutes that has become complete or timed out as settled, each exactly once
    * (a conditional write), and returns the ones this call settled: for counting completions and timeouts.

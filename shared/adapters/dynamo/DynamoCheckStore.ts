@@ -121,11 +121,13 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     }
   }
 
-  async listActive(now: number): Promise<PendingAccounts[]> {
+  async listActive(now: number, since?: number): Promise<PendingAccounts[]> {
     const active: PendingAccounts[] = [];
-    for await (const item of this.checksCreatedSince(activeCutoff(now), 'checkId, emails, results')) {
+    const from = Math.max(activeCutoff(now), since ?? Number.NEGATIVE_INFINITY);
+    for await (const item of this.checksCreatedSince(from, 'checkId, createdAt, emails, results')) {
       const pending = pendingEmailsOf(item);
-      if (pending.length > 0) active.push({ checkId: String(item.checkId), pending });
+      if (pending.length > 0)
+        active.push({ checkId: String(item.checkId), createdAt: Number(item.createdAt), pending });
     }
     return active;
   }

@@ -1,0 +1,132 @@
+// How the scanner keeps its list of active checks: a full listing at first and every 30 s, in between only the checks
+// started lately, merged with what it knows of the older ones. Over a store that keeps the index's rules (it answers
+// `since` exactly), with an injected clock and mailboxes that hold nothing.
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/domain/clock';
+import { ACTIVE_MS } from '../../shared/domain/limits';
+import type { RecordOutcome } from '../../shared/domain/ports';
+import { createLogger } from '../../shared/log';
+import type {
+  ActiveChecks,
+  MailboxConnector,
+  PendingAccounts,
+  ResultStore,
+} from '../../shared/scanner/ports';
+import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
+import { MemoryCursors } from '../support/scannerFakes';
+
+class IndexedChecks implements ActiveChecks, ResultStore {
+  readonly checks: (PendingAccounts & { createdAt: number })[] = [];
+  readonly calls: (number | undefined)[] = [];
+  async listActive(now: number, since?: number): Promise<PendingAccounts[]> {
+    this.calls.push(since);
+    return this.checks
+      .filter((check) => check.createdAt >= Math.max(now - ACTIVE_MS, since ?? 0) && check.pending.length > 0)
+      .map((check) => ({ ...check, pending: [...check.pending] }));
+  }
+  async settle() {
+    return [];
+  }
+  async recordResult(): Promise<RecordOutcome> {
+    return 'recorded';
+  }
+}
+
+const emptyMailboxes: MailboxConnector = {
+  async open() {
+    return {
+      gmail: false,
+      folders: async () => [],
+      headersAfter: async () => [],
+      headersSince: async () => [],
+      tabsOf: async () => new Map(),
+      close: async () => undefined,
+    };
+  },
+};
+
+const setup = () => {
+  const clock = new ManualClock();
+  const checks = new IndexedChecks();
+  const scanner = new Scanner({
+    checks,
+    cursors: new MemoryCursors(),
+    credentials: {
+      get: async (email) => ({
+        email,
+        provider: 'imap',
+        imap: { host: '127.0.0.1', port: 1, secure: false },
+        auth: { user: email, pass: 'x' },
+        folders: {},
+      }),
+    },
+    connector: emptyMailboxes,
+    clock,
+    log: createLogger('test', 'error'),
+  });
+  return { clock, checks, scanner };
+};
+
+const pendingOf = async (scanner: Scanner) => {
+  const { started, pendingAccounts } = await scanner.tick();
+  await Promise.all(started);
+  return pendingAccounts;
+};
+
+describe('the active checks a scanner sweeps for', () => {
+  it('lists everything first, then only checks started since its newest less the index lag', async () => {
+    const { clock, checks, scanner } = setup();
+    const t0 = clock.now();
+    checks.checks.push({ checkId: 'old', createdAt: t0 - 60_000, pending: ['a@mail.test'] });
+    expect(await pendingOf(scanner)).toBe(1);
+    expect(checks.calls).toEqual([undefined]);
+
+    clock.advance(1000);
+    checks.checks.push({ checkId: 'new', createdAt: clock.now(), pending: ['b@mail.test'] });
+    // The old check is no longer in the incremental listing's window, yet still waited for.
+    expect(await pendingOf(scanner)).toBe(2);
+    expect(checks.calls[1]).toBe(t0 - 60_000 - INDEX_LAG_MS);
+
+    clock.advance(1000);
+    await pendingOf(scanner);
+    expect(checks.calls[2]).toBe(clock.now() - 1000 - INDEX_LAG_MS);
+  });
+
+  it('drops a check of the listed window that the store no longer lists, and keeps older ones until a full listing', async () => {
+    const { clock, checks, scanner } = setup();
+    checks.checks.push(
+      { checkId: 'old', createdAt: clock.now() - 60_000, pending: ['a@mail.test'] },
+      { checkId: 'recent', createdAt: clock.now(), pending: ['b@mail.test'] },
+    );
+    expect(await pendingOf(scanner)).toBe(2);
+    // Both completed elsewhere: the recent one is seen at once, the old one at the next full listing.
+    for (const check of checks.checks) check.pending = [];
+    clock.advance(1000);
+    expect(await pendingOf(scanner)).toBe(1);
+    clock.advance(FULL_LIST_EVERY_MS);
+    expect(await pendingOf(scanner)).toBe(0);
+    expect(checks.calls.at(-1)).toBeUndefined();
+  });
+
+  it('forgets a check after its active minutes without being told', async () => {
+    const { clock, checks, scanner } = setup();
+    checks.checks.push({ checkId: 'c', createdAt: clock.now(), pending: ['a@mail.test'] });
+    expect(await pendingOf(scanner)).toBe(1);
+    clock.advance(ACTIVE_MS + 1);
+    expect(await pendingOf(scanner)).toBe(0);
+  });
+
+  it('narrows a known check to what both it and the store still wait for', async () => {
+    const { clock, checks, scanner } = setup();
+    const check = { checkId: 'c', createdAt: clock.now(), pending: ['a@mail.test', 'b@mail.test'] };
+    checks.checks.push(check);
+    expect(await pendingOf(scanner)).toBe(2);
+    check.pending = ['b@mail.test'];
+    clock.advance(1000);
+    expect(await pendingOf(scanner)).toBe(1);
+    // The store cannot bring back an account once it is in.
+    check.pending = ['a@mail.test', 'b@mail.test'];
+    clock.advance(1000);
+    expect(await pendingOf(scanner)).toBe(1);
+  });
+});
