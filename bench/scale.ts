@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ImapFlow } from 'imapflow';
 import { indexCredentials } from '../shared/adapters/credentials/credentialsFile';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
@@ -79,6 +80,31 @@ const seedChecks = async (emails: string[], checks: number) => {
   };
 };
 
+/**
+ * Logs in to every account once and reads every folder's status, then logs out: Dovecot builds a mailbox's indexes
+ * on its first open (1.6 to 3.8 s for 200 fresh mailboxes at once, measured), which no real mailbox still owes.
+ */
+const openOnce = async (accounts: LocalAccount[]) => {
+  const queue = [...accounts];
+  const worker = async () => {
+    for (let account = queue.shift(); account; account = queue.shift()) {
+      if (!('pass' in account.auth)) continue;
+      const client = new ImapFlow({
+        host: account.imap.host,
+        port: account.imap.port,
+        secure: account.imap.secure,
+        auth: { user: account.auth.user, pass: account.auth.pass },
+        logger: false,
+      });
+      client.on('error', () => undefined);
+      await client.connect();
+      await client.list({ statusQuery: { uidNext: true, uidValidity: true, messages: true } });
+      await client.logout();
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, worker));
+};
+
 export interface ScaleOptions {
   accounts: LocalAccount[];
   checks: number;
@@ -91,6 +117,7 @@ export const runScaleBench = async (options: ScaleOptions) => {
   const say = options.progress ?? (() => undefined);
   const emails = options.accounts.map((account) => account.email);
   say(`scale: ${options.checks} active checks over ${emails.length} accounts`);
+  await openOnce(options.accounts);
   const seeded = await seedChecks(emails, options.checks);
   const logins = new Map<string, number>();
   const { scanner, lease } = createScanner({
