@@ -9,7 +9,7 @@ import type { RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
 import { type MsDelivery, msDeliveryOf } from '../providers/msDelivery';
 import { scanFolders } from './folders';
-import { headerValue, MS_DELIVERY_HEADER, tagsInMessage } from './headers';
+import { headerBlockOf, MS_DELIVERY_HEADER, tagsInBlock, valueInBlock } from './headers';
 import type {
   AccountHealthStore,
   ActiveChecks,
@@ -374,17 +374,20 @@ export class Scanner {
     messages: FetchedHeaders[],
     path: string,
   ): Promise<number> {
-    const tagged = messages.flatMap((message) =>
-      [...tagsInMessage(message.headers, email)].map((checkId) => ({ checkId, message })),
-    );
+    const tagged = messages.flatMap((message) => {
+      const block = headerBlockOf(message.headers);
+      return block === undefined
+        ? []
+        : [...tagsInBlock(block, email)].map((checkId) => ({ checkId, message, block }));
+    });
     const byTab = session.gmail && folderCategory === 'primary' && tagged.length > 0;
     const tabs = byTab
       ? await session.tabsOf(path, [...new Set(tagged.map(({ message }) => message.uid))])
       : new Map();
-    for (const { checkId, message } of tagged) {
+    for (const { checkId, message, block } of tagged) {
       const category =
         session.gmail && folderCategory === 'primary' ? (tabs.get(message.uid) ?? 'unknown') : folderCategory;
-      const verdict = msDeliveryOf(headerValue(message.headers, MS_DELIVERY_HEADER));
+      const verdict = msDeliveryOf(valueInBlock(block, MS_DELIVERY_HEADER));
       if (verdict && disagrees(verdict, category)) {
         // The folder decides the category; a mismatch with Outlook's own stamp is worth a look, not a correction.
         this.deps.log.warn('provider verdict disagrees with the folder', {

@@ -17,13 +17,16 @@ import fc from 'fast-check';
 import { isCheckId, newCheckId } from '../../shared/domain/checkId';
 import { msDeliveryOf } from '../../shared/providers/msDelivery';
 import {
+  headerBlockOf,
   headerValue,
   MAX_HEADER_BYTES,
   MAX_TAG_CANDIDATES,
   MS_DELIVERY_HEADER,
   parseHeaderBlock,
   tagsForAccount,
+  tagsInBlock,
   tagsInMessage,
+  valueInBlock,
 } from '../../shared/scanner/headers';
 
 export const MAILBOXES = [
@@ -527,8 +530,10 @@ const blockOf = (raw: string | Buffer): string => {
 
 /** What the scanner does per message: the tags for its mailbox, and the verdict header of a tagged copy. */
 export const scanOne = (message: GeneratedMessage): { tags: Set<string>; verdict: string | undefined } => {
-  const tags = tagsInMessage(message.raw, message.mailbox);
-  const verdict = headerValue(message.raw, MS_DELIVERY_HEADER);
+  // As the scanner does: the block read once, then both questions asked of it.
+  const block = headerBlockOf(message.raw);
+  const tags = block === undefined ? new Set<string>() : tagsInBlock(block, message.mailbox);
+  const verdict = block === undefined ? undefined : valueInBlock(block, MS_DELIVERY_HEADER);
   msDeliveryOf(verdict);
   return { tags, verdict };
 };
