@@ -215,6 +215,8 @@ export const runShardBench = async (options: ShardOptions) => {
     accounts: number;
     slowestShardMedianMs: number;
     perShardMedianMs: number[];
+    /** Each shard process's own CPU per sweep (median): flat when nothing shared grows with the shards. */
+    slowestShardCpuMedianMs: number;
   }[] = [];
   for (const count of options.shardCounts) {
     const accounts = options.accounts.slice(0, count * options.shardSize);
@@ -249,7 +251,12 @@ export const runShardBench = async (options: ShardOptions) => {
         child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
         return once(child, 'exit').then(([code]) => {
           if (code !== 0) throw new Error(`shard ${index}/${count} exited with ${code}`);
-          return JSON.parse(output) as { steadyMs: number[]; accounts: number; failed: number };
+          return JSON.parse(output) as {
+            steadyMs: number[];
+            steadyCpuMs: number[];
+            accounts: number;
+            failed: number;
+          };
         });
       });
       const reports = await Promise.all(workers);
@@ -259,6 +266,7 @@ export const runShardBench = async (options: ShardOptions) => {
         accounts: accounts.length,
         slowestShardMedianMs: Math.max(...perShard),
         perShardMedianMs: perShard,
+        slowestShardCpuMedianMs: round(Math.max(...reports.map((report) => median(report.steadyCpuMs)))),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

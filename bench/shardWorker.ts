@@ -33,10 +33,14 @@ const main = async () => {
   });
   const sweep = async () => {
     const began = performance.now();
+    const cpu = process.cpuUsage();
     const tick = await scanner.tick();
     const sweeps = await Promise.all(tick.started);
+    const used = process.cpuUsage(cpu);
     return {
       ms: performance.now() - began,
+      // This process's own CPU for the sweep: what a Lambda invocation with a core of its own would spend.
+      cpuMs: (used.user + used.system) / 1000,
       accounts: sweeps.length,
       failed: sweeps.filter((s) => !s.ok).length,
     };
@@ -50,6 +54,7 @@ const main = async () => {
     JSON.stringify({
       firstMs: first.ms,
       steadyMs: steady.map((run) => run.ms),
+      steadyCpuMs: steady.map((run) => run.cpuMs),
       accounts: first.accounts,
       failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0),
     }),

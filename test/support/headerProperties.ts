@@ -18,7 +18,6 @@ import { isCheckId, newCheckId } from '../../shared/domain/checkId';
 import { msDeliveryOf } from '../../shared/providers/msDelivery';
 import {
   headerBlockOf,
-  headerValue,
   MAX_HEADER_BYTES,
   MAX_TAG_CANDIDATES,
   MS_DELIVERY_HEADER,
