@@ -194,7 +194,12 @@ export class Scanner {
    * longer lists it as pending or this scanner has written (or found written) its result.
    */
   private async activeChecks(now: number) {
-    const full = this.listedUntil === undefined || now - this.lastFullList >= FULL_LIST_EVERY_MS;
+    // A clock that went back (or a check stamped ahead by another machine's clock) must not hide new checks: the
+    // mark never passes this scanner's now, and a jump back lists everything again.
+    const full =
+      this.listedUntil === undefined ||
+      now < this.lastFullList ||
+      now - this.lastFullList >= FULL_LIST_EVERY_MS;
     const since = full
       ? activeCutoff(now)
       : Math.max(activeCutoff(now), (this.listedUntil ?? now) - INDEX_LAG_MS);
@@ -209,7 +214,7 @@ export class Scanner {
       if (entry.createdAt !== undefined)
         this.listedUntil = Math.max(this.listedUntil ?? entry.createdAt, entry.createdAt);
     }
-    this.listedUntil ??= now;
+    this.listedUntil = Math.min(this.listedUntil ?? now, now);
     for (const [checkId, check] of this.active) {
       // Within the window just listed, the store's word is final: a check it left out is complete or gone.
       const listedWindow = full || check.createdAt >= since;

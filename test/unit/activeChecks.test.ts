@@ -129,4 +129,18 @@ describe('the active checks a scanner sweeps for', () => {
     clock.advance(1000);
     expect(await pendingOf(scanner)).toBe(1);
   });
+
+  it('lists everything again when its clock goes back, and never lets a check stamped ahead hide later ones', async () => {
+    const { clock, checks, scanner } = setup();
+    // Stamped a minute ahead by another machine's clock.
+    checks.checks.push({ checkId: 'ahead', createdAt: clock.now() + 60_000, pending: ['a@mail.test'] });
+    expect(await pendingOf(scanner)).toBe(1);
+    clock.advance(1000);
+    checks.checks.push({ checkId: 'now', createdAt: clock.now(), pending: ['b@mail.test'] });
+    expect(await pendingOf(scanner)).toBe(2);
+    clock.advance(-120_000);
+    checks.checks.push({ checkId: 'back', createdAt: clock.now(), pending: ['c@mail.test'] });
+    await pendingOf(scanner);
+    expect(checks.calls.at(-1)).toBeUndefined();
+  });
 });
