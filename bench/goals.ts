@@ -91,9 +91,18 @@ export const GOALS: Goal[] = [
     goal: 'One sweep over 200 accounts with 1,000 active checks ≤ 5 s',
     command: `${BENCH} scale`,
     read: (r) => ({
-      measured: `${ms(num(r, 'steadySweep.medianMs'))} median, ${ms(num(r, 'steadySweep.maxMs'))} max (${num(r, 'accounts')} accounts, ${num(r, 'activeChecks')} checks; first sweep with every login ${ms(num(r, 'firstSweep.ms'))})`,
+      measured: `${ms(num(r, 'steadySweep.medianMs'))} median, ${ms(num(r, 'steadySweep.maxMs'))} max of ${num(r, 'steadySweep.sweeps')} sweeps (${num(r, 'accounts')} accounts, ${num(r, 'activeChecks')} checks)`,
       pass:
-        num(r, 'steadySweep.maxMs') <= 5000 && num(r, 'firstSweep.ms') <= 5000 && num(r, 'accounts') >= 200,
+        num(r, 'steadySweep.maxMs') <= 5000 && num(r, 'accounts') >= 200 && num(r, 'activeChecks') >= 1000,
+    }),
+  },
+  {
+    section: 'scale',
+    goal: "The same, for a loop's first sweep: 200 logins and a full listing of the 1,000 checks ≤ 5 s",
+    command: `${BENCH} scale`,
+    read: (r) => ({
+      measured: `${ms(num(r, 'firstSweep.ms'))}, of which listing the checks ${ms(num(r, 'firstSweep.listActiveMs'))}`,
+      pass: num(r, 'firstSweep.ms') <= 5000 && num(r, 'accounts') >= 200,
     }),
   },
   {
