@@ -72,9 +72,15 @@ const run = spawnSync(
     `--outputFile=${jsonFile}`,
     '--reporter=default',
   ],
-  { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, env: { ...process.env, FORCE_COLOR: '0' } },
+  {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 256 * 2 ** 20,
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  },
 );
-const output = `${run.stdout}\n${run.stderr}`;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: vitest colours its output whatever the environment says.
+const output = `${run.stdout}\n${run.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
 const report = JSON.parse(readFileSync(jsonFile, 'utf8')) as { testResults: FileResult[] };
 
 /** The JSON figures each test printed, found after vitest's `stdout | file > test name` headers. */
