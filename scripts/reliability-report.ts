@@ -81,15 +81,17 @@ const run = spawnSync(
 );
 // biome-ignore lint/suspicious/noControlCharactersInRegex: vitest colours its output whatever the environment says.
 const output = `${run.stdout}\n${run.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
+writeFileSync(join(ROOT, '.test-results/reliability.log'), output);
 const report = JSON.parse(readFileSync(jsonFile, 'utf8')) as { testResults: FileResult[] };
 
 /** The JSON figures each test printed, found after vitest's `stdout | file > test name` headers. */
 const figures = new Map<string, string[]>();
 let current: string | undefined;
 for (const line of output.split('\n')) {
-  const header = /^std(?:out|err) \| (\S+) > (.+)$/.exec(line);
+  const header = /^std(?:out|err) \| (\S+)(?: > (.+))?$/.exec(line);
   if (header) {
-    current = `${header[1]} > ${header[2]?.replaceAll(' > ', ' ')}`;
+    // Without a test name the lines come from a file's hooks (figures gathered over its tests).
+    current = header[2] ? `${header[1]} > ${header[2].replaceAll(' > ', ' ')}` : `${header[1]} > (file)`;
     continue;
   }
   const json = /(\{".*\})\s*$/.exec(line)?.[1];
@@ -122,6 +124,11 @@ for (const { area, files: areaFiles } of AREAS) {
       rows.push(`| ${area} | \`${file}\` | not run | | |`);
       continue;
     }
+    const fileFigures = figures.get(`${file} > (file)`);
+    if (fileFigures)
+      rows.push(
+        `| ${area} | figures over the file's tests (\`${file}\`) | | | ${cell(fileFigures.join('; '))} |`,
+      );
     for (const test of result.assertionResults) {
       const ok = test.status === 'passed';
       if (ok) passed++;
