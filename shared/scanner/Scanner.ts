@@ -245,9 +245,11 @@ export class Scanner {
     clearTimeout(timer);
     const sessions = [...this.accounts.values()].flatMap((state) => (state.session ? [state.session] : []));
     this.accounts.clear();
-    // The next loop starts from a full listing: checks may have completed elsewhere in between.
+    // The next loop starts afresh, as a new Lambda process would: a full listing (checks may have completed
+    // elsewhere in between), and a probe that learns which accounts have failures on record to clear.
     this.active.clear();
     this.listedUntil = undefined;
+    this.lastProbe = Number.NEGATIVE_INFINITY;
     this.closing.abort();
     await Promise.allSettled(sessions.map((session) => session.close()));
     await this.settle();

@@ -3,16 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
-import type {
-  Lease,
-  MailboxConnector,
-  MailboxCredentials,
-  PendingAccounts,
-} from '../../shared/scanner/ports';
+import type { Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
 import { inShard } from '../../shared/scanner/shards';
-import { MemoryCursors } from '../support/scannerFakes';
+import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
 
 const log = createLogger('test', 'error');
 
@@ -27,33 +22,6 @@ class MemoryLease implements Lease {
     if (this.holder?.owner === owner) this.holder = undefined;
   }
 }
-
-/** Counts logins per account; every mailbox is empty. */
-const countingConnector = () => {
-  const opened: string[] = [];
-  const connector: MailboxConnector = {
-    async open(credentials) {
-      opened.push(credentials.email);
-      return {
-        gmail: false,
-        folders: async () => [],
-        headersAfter: async () => [],
-        headersSince: async () => [],
-        tabsOf: async () => new Map(),
-        close: async () => undefined,
-      };
-    },
-  };
-  return { connector, opened };
-};
-
-const credentialsOf = (email: string): MailboxCredentials => ({
-  email,
-  provider: 'imap',
-  imap: { host: '127.0.0.1', port: 1, secure: false },
-  auth: { user: email, pass: 'x' },
-  folders: {},
-});
 
 /** Active checks as a script: each listActive call takes the next answer, the last one repeating. */
 const scriptedChecks = (answers: PendingAccounts[][]) => {
@@ -95,7 +63,7 @@ const options = {
 
 describe('the scanner loop', () => {
   it('logs in nowhere when no check is active, even with unhealthy accounts waiting for a probe', async () => {
-    const { connector, opened } = countingConnector();
+    const { connector, opened } = emptyMailboxes();
     const scanner = scannerOver(scriptedChecks([[]]), connector, { unhealthy: ['dead@mail.test'] });
     const report = await runScanLoop({ scanner, lease: new MemoryLease(), clock: systemClock, log }, options);
     expect(report).toMatchObject({ ran: true, stoppedBecause: 'idle', ticks: 1 });
@@ -103,7 +71,7 @@ describe('the scanner loop', () => {
   });
 
   it('probes unhealthy accounts while a check is active', async () => {
-    const { connector, opened } = countingConnector();
+    const { connector, opened } = emptyMailboxes();
     const checks = scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
     const scanner = scannerOver(checks, connector, { unhealthy: ['dead@mail.test'] });
     await runScanLoop({ scanner, lease: new MemoryLease(), clock: systemClock, log }, options);
@@ -111,7 +79,7 @@ describe('the scanner loop', () => {
   });
 
   it('after work, stops when its linger is over instead of waiting out the idle grace', async () => {
-    const { connector } = countingConnector();
+    const { connector } = emptyMailboxes();
     const checks = scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
     const scanner = scannerOver(checks, connector);
     const startedAt = Date.now();
@@ -124,7 +92,7 @@ describe('the scanner loop', () => {
   });
 
   it('without work, keeps the idle grace: a new check may not be in the index yet', async () => {
-    const { connector } = countingConnector();
+    const { connector } = emptyMailboxes();
     const checks = scriptedChecks([[], [], [{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
     const scanner = scannerOver(checks, connector);
     const report = await runScanLoop(
@@ -137,7 +105,7 @@ describe('the scanner loop', () => {
   it('waits for a lease held by a loop that is ending, when asked to', async () => {
     const lease = new MemoryLease();
     await lease.acquire('other', Date.now(), 60_000);
-    const { connector } = countingConnector();
+    const { connector } = emptyMailboxes();
     const scanner = scannerOver(scriptedChecks([[]]), connector);
     const deps = { scanner, lease, clock: systemClock, log };
     expect(await runScanLoop(deps, options)).toMatchObject({ ran: false, stoppedBecause: 'not-acquired' });
@@ -151,7 +119,7 @@ describe('the scanner loop', () => {
   it('after waiting for another loop to end, keeps only a linger of grace: that loop swept after the wake-up', async () => {
     const lease = new MemoryLease();
     await lease.acquire('other', Date.now(), 60_000);
-    const { connector } = countingConnector();
+    const { connector } = emptyMailboxes();
     const scanner = scannerOver(scriptedChecks([[]]), connector);
     setTimeout(() => void lease.release('other'), 30);
     const startedAt = Date.now();
@@ -163,11 +131,34 @@ describe('the scanner loop', () => {
     expect(Date.now() - startedAt).toBeLessThan(30_000);
   });
 
+  it("clears failures a past loop left on record, in each new loop's first sweep", async () => {
+    const cleared: string[] = [];
+    const scanner = new Scanner({
+      checks: scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }]]),
+      cursors: new MemoryCursors(),
+      credentials: { get: async (email) => credentialsOf(email) },
+      health: {
+        recordFailure: async () => false,
+        recordSuccess: async (email) => cleared.push(email) > 0,
+        listFailing: async () => [{ email: 'a@mail.test', unhealthy: false }],
+      },
+      connector: emptyMailboxes().connector,
+      clock: systemClock,
+      log,
+    });
+    for (const loop of [1, 2]) {
+      await scanner.sweepOnce();
+      await scanner.sweepOnce();
+      await scanner.close();
+      expect(cleared).toHaveLength(loop);
+    }
+  });
+
   it('a shard sweeps only its own accounts, and all shards together sweep each account once', async () => {
     const accounts = Array.from({ length: 40 }, (_, index) => `user${index}@mail.test`);
     const swept: string[] = [];
     for (const index of [0, 1, 2]) {
-      const { connector, opened } = countingConnector();
+      const { connector, opened } = emptyMailboxes();
       const scanner = scannerOver(scriptedChecks([[{ checkId: 'c1', pending: accounts }]]), connector, {
         shard: { index, count: 3 },
       });
