@@ -3,9 +3,8 @@
 // that folder with NOOP every 25 ms, to the moment GET first shows that account's category. The same checks also give the time from
 // Postfix accepting the message. A second phase polls as the spec tells clients to (every 5 s) and counts what the
 // service spent: DynamoDB request units, handler milliseconds and scanner-loop milliseconds.
-import { ImapFlow } from 'imapflow';
 import type { LocalAccount } from '../shared/local/localConfig';
-import { GTUBE, sendOnce } from '../test/support/mailStack';
+import { connectStackAccount, GTUBE, sendOnce } from '../test/support/mailStack';
 import { takeHandlerTimings } from './api';
 import { type BenchAccount, type LocalServer, percentile, round, startLocalServer } from './localServer';
 
@@ -49,23 +48,12 @@ const WATCH_POLL_MS = 25;
  * "in the mailbox" half a second late and flatter the figure.
  */
 const watch = async (account: LocalAccount): Promise<Watcher> => {
-  if (!('pass' in account.auth))
-    throw new Error(`${account.email}: the benchmark watches password accounts only`);
-  const client = new ImapFlow({
-    host: account.imap.host,
-    port: account.imap.port,
-    secure: account.imap.secure,
-    auth: { user: account.auth.user, pass: account.auth.pass },
-    logger: false,
-    disableAutoIdle: true,
-  });
+  const client = await connectStackAccount(account, { disableAutoIdle: true });
   const arrivals: number[] = [];
   client.on('exists', (event: { count: number; prevCount: number }) => {
     const at = Date.now();
     for (let index = event.prevCount; index < event.count; index++) arrivals.push(at);
   });
-  client.on('error', () => undefined);
-  await client.connect();
   await client.mailboxOpen(landingFolder(account.email), { readOnly: true });
   let watching = true;
   const polling = (async () => {

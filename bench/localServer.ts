@@ -1,11 +1,12 @@
 // Owns what the API benchmarks run against: `npm start` (shared/local/main.ts) as its own process over a fresh temp
 // DATA_DIR, with mailboxes the in-process scanner can really log in to, so start never answers 404.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { spawnNode } from '../test/support/process';
 import { type ScriptedImap, startScriptedImap } from '../test/support/scriptedImapServer';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -94,30 +95,21 @@ const waitFor = (child: ChildProcessWithoutNullStreams, text: () => string, read
 export const startLocalServer = async (
   accounts: BenchAccount[],
   env: Record<string, string> = {},
-  /** Node flags, e.g. `--cpu-prof`. */
-  nodeArgs: string[] = [],
 ): Promise<LocalServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-bench-api-'));
   writeFileSync(join(dir, 'local.json'), JSON.stringify({ accounts }), { mode: 0o600 });
-  // Node itself with tsx as a loader, never the tsx CLI: the CLI runs the server in a child of its own, so `pid` would
-  // be the wrapper's and a signal sent to it (SIGUSR2 for the usage report) would not reach the server.
-  const [command, args] = [process.execPath, [...nodeArgs, '--import', 'tsx', 'shared/local/main.ts']];
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: join(dir, 'data'),
-      LOCAL_CONFIG: join(dir, 'local.json'),
-      LOG_LEVEL: 'warn',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // Per-key limits would turn a load test into a test of the limits; these keep them out of the way.
-      START_RATE_LIMIT_PER_MINUTE: '1000000',
-      MAX_CHECKS_IN_FLIGHT_PER_KEY: '0',
-      ...env,
-    },
-    stdio: 'pipe',
+  // `pid` is the server's own (spawnNode), so the SIGUSR2 of the usage report reaches it.
+  const child = spawnNode(join(ROOT, 'shared/local/main.ts'), [], {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: join(dir, 'data'),
+    LOCAL_CONFIG: join(dir, 'local.json'),
+    LOG_LEVEL: 'warn',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // Per-key limits would turn a load test into a test of the limits; these keep them out of the way.
+    START_RATE_LIMIT_PER_MINUTE: '1000000',
+    MAX_CHECKS_IN_FLIGHT_PER_KEY: '0',
+    ...env,
   });
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ImapFlow } from 'imapflow';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { indexCredentials } from '../shared/adapters/credentials/credentialsFile';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
@@ -18,7 +18,7 @@ import type { LocalAccount } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
 import { createScanner } from '../shared/runtime/scanner';
 import { runScanLoop } from '../shared/scanner/scanLoop';
-import { MAILSTACK_DIR } from '../test/support/mailStack';
+import { connectStackAccount, MAILSTACK_DIR } from '../test/support/mailStack';
 import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
 import { percentile, round } from './localServer';
 
@@ -89,20 +89,29 @@ const openOnce = async (accounts: LocalAccount[]) => {
   const worker = async () => {
     for (let account = queue.shift(); account; account = queue.shift()) {
       if (!('pass' in account.auth)) continue;
-      const client = new ImapFlow({
-        host: account.imap.host,
-        port: account.imap.port,
-        secure: account.imap.secure,
-        auth: { user: account.auth.user, pass: account.auth.pass },
-        logger: false,
-      });
-      client.on('error', () => undefined);
-      await client.connect();
+      const client = await connectStackAccount(account);
       await client.list({ statusQuery: { uidNext: true, uidValidity: true, messages: true } });
       await client.logout();
     }
   };
   await Promise.all(Array.from({ length: 10 }, worker));
+};
+
+/** A scanner over the bench table that counts its logins (LOGIN or AUTHENTICATE) per account. */
+const loginCountingScanner = (client: DynamoDBDocumentClient, accounts: LocalAccount[]) => {
+  const logins = new Map<string, number>();
+  const parts = createScanner({
+    client,
+    tableName: TABLE,
+    credentials: new StaticCredentialSource(indexCredentials(accounts)),
+    clock: systemClock,
+    log,
+    onCommand: (account, command) => {
+      if (command === 'LOGIN' || command === 'AUTHENTICATE')
+        logins.set(account, (logins.get(account) ?? 0) + 1);
+    },
+  });
+  return { ...parts, logins };
 };
 
 export interface ScaleOptions {
@@ -119,18 +128,7 @@ export const runScaleBench = async (options: ScaleOptions) => {
   say(`scale: ${options.checks} active checks over ${emails.length} accounts`);
   await openOnce(options.accounts);
   const seeded = await seedChecks(emails, options.checks);
-  const logins = new Map<string, number>();
-  const { scanner, lease } = createScanner({
-    client: seeded.client,
-    tableName: TABLE,
-    credentials: new StaticCredentialSource(indexCredentials(options.accounts)),
-    clock: systemClock,
-    log,
-    onCommand: (account, command) => {
-      if (command === 'LOGIN' || command === 'AUTHENTICATE')
-        logins.set(account, (logins.get(account) ?? 0) + 1);
-    },
-  });
+  const { scanner, logins } = loginCountingScanner(seeded.client, options.accounts);
   try {
     const timeSweep = async () => {
       const began = performance.now();
@@ -153,23 +151,12 @@ export const runScaleBench = async (options: ScaleOptions) => {
 
     // Idle: no check active (a table of its own), the loop as the schedule runs it.
     const idle = await seedChecks([], 0);
-    const idleLogins: string[] = [];
-    const idleScanner = createScanner({
-      client: idle.client,
-      tableName: TABLE,
-      credentials: new StaticCredentialSource(indexCredentials(options.accounts)),
-      clock: systemClock,
-      log,
-      onCommand: (account, command) => {
-        if (command === 'LOGIN' || command === 'AUTHENTICATE') idleLogins.push(account);
-      },
-    });
+    const idleScanner = loginCountingScanner(idle.client, options.accounts);
     const idleReport = await runScanLoop(
-      { ...idleScanner, clock: systemClock, log },
+      { scanner: idleScanner.scanner, lease: idleScanner.lease, clock: systemClock, log },
       { owner: 'bench', intervalMs: 1000, deadline: Date.now() + 60_000, leaseTtlMs: 10_000, idleGraceMs: 0 },
     );
     await idle.close();
-    void lease;
     return {
       benchmark: 'scale',
       accounts: emails.length,
@@ -188,7 +175,11 @@ export const runScaleBench = async (options: ScaleOptions) => {
       },
       maxConnectionsPerAccount: maxConnections,
       loginsPerAccount,
-      idle: { ticks: idleReport.ticks, stoppedBecause: idleReport.stoppedBecause, logins: idleLogins.length },
+      idle: {
+        ticks: idleReport.ticks,
+        stoppedBecause: idleReport.stoppedBecause,
+        logins: [...idleScanner.logins.values()].reduce((sum, count) => sum + count, 0),
+      },
     };
   } finally {
     await seeded.close();

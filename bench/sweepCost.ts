@@ -1,10 +1,9 @@
 // Benchmark: what a sweep costs for a mailbox holding years of mail versus an empty one, in time and in IMAP
 // commands, on real Dovecot. Three phases, both mailboxes swept in the same ticks so they share the machine alike:
 // first sight (no cursor yet), idle (nothing new) and one new tagged message.
-import { ImapFlow } from 'imapflow';
 import type { LocalAccount } from '../shared/local/localConfig';
 import type { AccountSweep } from '../shared/scanner/Scanner';
-import { sendOnce } from '../test/support/mailStack';
+import { connectStackAccount, sendOnce } from '../test/support/mailStack';
 import { startScanHarness } from '../test/support/scanHarness';
 import { percentile, round } from './localServer';
 
@@ -17,24 +16,10 @@ export interface SweepCostOptions {
   progress?: (line: string) => void;
 }
 
-const connectTo = async (account: LocalAccount) => {
-  if (!('pass' in account.auth)) throw new Error(`${account.email} is not a password account`);
-  const client = new ImapFlow({
-    host: account.imap.host,
-    port: account.imap.port,
-    secure: account.imap.secure,
-    auth: { user: account.auth.user, pass: account.auth.pass },
-    logger: false,
-  });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-};
-
 /** Fills INBOX with `count` old untagged messages over four pipelined connections (APPEND, as a mail client would). */
 const fill = async (account: LocalAccount, count: number, progress: (line: string) => void) => {
   const date = new Date(Date.now() - 400 * 86_400_000);
-  const clients = await Promise.all([0, 1, 2, 3].map(() => connectTo(account)));
+  const clients = await Promise.all([0, 1, 2, 3].map(() => connectStackAccount(account)));
   const message = (index: number) =>
     `From: old${index}@example.com\r\nTo: ${account.email}\r\nSubject: old ${index}\r\nMessage-ID: <old${index}@example.com>\r\nDate: ${date.toUTCString()}\r\n\r\nold mail ${index}\r\n`;
   // The first APPEND alone: Dovecot creates a missing INBOX on it, and two at once race ("Mailbox already exists").
@@ -65,7 +50,7 @@ const fill = async (account: LocalAccount, count: number, progress: (line: strin
 };
 
 const uidNextOf = async (account: LocalAccount) => {
-  const client = await connectTo(account);
+  const client = await connectStackAccount(account);
   try {
     const status = await client.status('INBOX', { uidNext: true });
     return status ? (status.uidNext ?? 0) : 0;

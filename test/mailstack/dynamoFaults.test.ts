@@ -2,15 +2,18 @@
 // mail arrives at the real loopback mail stack: every API answer is a clean 5xx `{detail}` within the client's
 // bounded timeouts, the in-process scanner of npm start keeps running, and once DynamoDB is back every check
 // completes with each account recorded exactly once.
+
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import type { CheckView } from '../../shared/domain/check';
 import { systemClock } from '../../shared/domain/clock';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { createLogger } from '../../shared/log';
 import { createScanner } from '../../shared/runtime/scanner';
 import type { Placement } from '../../shared/scanner/Scanner';
+import { OffsetClock } from '../support/clocks';
 import type { ProxyMode } from '../support/dynamoProxy';
-import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
+import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
 import { expectClean5xx, type ProxiedService, startProxiedService } from '../support/proxiedService';
 import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FAST_TIMEOUTS } from '../support/scanHarness';
@@ -21,21 +24,6 @@ const OUTAGE_MS = 10_000;
 /** The API Lambda's timeout: the bound DYNAMO_TIMEOUTS is chosen to answer within. */
 const API_ANSWER_LIMIT_MS = 10_000;
 const START = '/api/spam-check/start';
-const EXPECTED = {
-  'archive@mail.test': 'unknown',
-  'inbox@mail.test': 'primary',
-  'junk@mail.test': 'spam',
-  'promo@mail.test': 'promotions',
-  'trash@mail.test': 'trash',
-};
-
-interface Body {
-  check_id: string;
-  status: string;
-  received: number;
-  total: number;
-  results: { email: string; category: string }[];
-}
 
 let service: ProxiedService;
 let runner: LocalScanRunner;
@@ -56,7 +44,7 @@ afterAll(() => {
 
 // A fresh service per outage: the SDK client's retry quota, drained by one outage, must not shape the next.
 beforeEach(async () => {
-  service = await startProxiedService(systemClock);
+  service = await startProxiedService(new OffsetClock());
   const accounts = NAMES.map((name) => ({ ...stackAccount(`${name}@mail.test`), scope: SCOPE }));
   for (const account of accounts) await service.addAccount(account.email, SCOPE);
   key = await service.issueKey(SCOPE);
@@ -137,14 +125,14 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
     expect(gets.length).toBeGreaterThan(0);
 
     // Caught up: every check completes, with nothing kicking the scanner but its own loop.
-    const bodies = new Map<string, Body>();
+    const bodies = new Map<string, CheckView>();
     const limit = Date.now() + 30_000;
     while (bodies.size < ids.length && Date.now() < limit) {
       for (const id of ids) {
         if (bodies.has(id)) continue;
         const response = await get(id);
         expect(response.status).toBe(200);
-        const body = response.body as Body;
+        const body = response.body as CheckView;
         if (body.status !== 'pending') bodies.set(id, body);
       }
       await sleep(100);
@@ -158,7 +146,7 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
       expect(body?.received).toBe(body?.results.filter((result) => result.category !== 'pending').length);
       expect(
         Object.fromEntries(body?.results.map((result) => [result.email, result.category]) ?? []),
-      ).toEqual(EXPECTED);
+      ).toEqual(GTUBE_CATEGORIES);
     }
     // Exactly once: one recorded placement per check and account, however many sweeps failed or repeated.
     const recorded = placements

@@ -111,6 +111,16 @@ const healthyRecorded = async (
   );
 };
 
+/** A check of the healthy accounts and `faulty`, the loop running, one message sent: once the healthy ones are in. */
+const sendThrough = async (faulty: LocalAccount) => {
+  const harness = await harnessOver(faulty);
+  const check = await harness.startQuietly(SCOPE);
+  harness.startRunner();
+  const sentAt = harness.service.clock.now();
+  await sendOnce(check.accounts);
+  return { harness, check, sentAt, healthyMs: await healthyRecorded(harness, check.check_id, sentAt) };
+};
+
 const everyRecorded = (harness: ScanHarness, checkId: string) =>
   [...HEALTHY, TARGET].every((email) => recorded(harness, checkId, email).length > 0);
 
@@ -129,12 +139,7 @@ const hurry = (harness: ScanHarness) => () => harness.service.clock.advance(250)
 describe('network faults on one account (through a proxy the test controls)', () => {
   it('no fault: the baseline for the figures', async () => {
     const proxy = await proxyToDovecot();
-    const harness = await harnessOver(throughProxy(proxy));
-    const check = await harness.startQuietly(SCOPE);
-    harness.startRunner();
-    const sentAt = harness.service.clock.now();
-    await sendOnce(check.accounts);
-    const healthyMs = await healthyRecorded(harness, check.check_id, sentAt);
+    const { harness, check, sentAt, healthyMs } = await sendThrough(throughProxy(proxy));
     await waitFor('the proxied account', () => recorded(harness, check.check_id, PROXIED).length > 0);
     figures.push({
       fault: 'none',
@@ -148,12 +153,7 @@ describe('network faults on one account (through a proxy the test controls)', ()
   it('connection refused: the others complete, the account waits, then is recorded once when it accepts again', async () => {
     const proxy = await proxyToDovecot();
     await proxy.refuse();
-    const harness = await harnessOver(throughProxy(proxy));
-    const check = await harness.startQuietly(SCOPE);
-    harness.startRunner();
-    const sentAt = harness.service.clock.now();
-    await sendOnce(check.accounts);
-    const healthyMs = await healthyRecorded(harness, check.check_id, sentAt);
+    const { harness, check, healthyMs } = await sendThrough(throughProxy(proxy));
     figures.push({ fault: 'connection refused', healthyMs });
     await waitFor('two refused sweeps', () => failures(harness, PROXIED).length >= 2);
     expect(failures(harness, PROXIED)[0]?.error).toMatch(/ECONNREFUSED/);
@@ -168,12 +168,7 @@ describe('network faults on one account (through a proxy the test controls)', ()
   it('greeting never sent: the others complete, the attempt ends at the greeting timeout, recovery records once', async () => {
     const proxy = await proxyToDovecot();
     proxy.withholdGreeting();
-    const harness = await harnessOver(throughProxy(proxy));
-    const check = await harness.startQuietly(SCOPE);
-    harness.startRunner();
-    const sentAt = harness.service.clock.now();
-    await sendOnce(check.accounts);
-    const healthyMs = await healthyRecorded(harness, check.check_id, sentAt);
+    const { harness, check, healthyMs } = await sendThrough(throughProxy(proxy));
     figures.push({ fault: 'greeting never sent', healthyMs });
     // The silent server costs the account one greeting timeout per attempt, never a sweep that hangs.
     await waitFor('a greeting timeout', () => failures(harness, PROXIED).length >= 1);
@@ -279,12 +274,10 @@ describe('mailbox faults on one account', () => {
   it('wrong password: the others complete, the account stays pending and is retried, the password never logged', async () => {
     const account = stackAccount(TARGET);
     const wrong = `wrong-${randomUUID()}`;
-    const harness = await harnessOver({ ...account, auth: { user: TARGET, pass: wrong } });
-    const check = await harness.startQuietly(SCOPE);
-    harness.startRunner();
-    const sentAt = harness.service.clock.now();
-    await sendOnce(check.accounts);
-    const healthyMs = await healthyRecorded(harness, check.check_id, sentAt);
+    const { harness, check, healthyMs } = await sendThrough({
+      ...account,
+      auth: { user: TARGET, pass: wrong },
+    });
     figures.push({ fault: 'wrong password', healthyMs });
     await waitFor('retried logins', () => failures(harness, TARGET).length >= 2, hurry(harness));
     expect(failures(harness, TARGET)[0]?.error).toMatch(/authentication failed/);

@@ -1,95 +1,36 @@
 // `npm start` stopped in the middle of a check, once with SIGTERM and once with SIGKILL, while mail keeps arriving
 // at the real loopback mail stack; started again on the same DATA_DIR it completes the check: the results recorded
 // before the stop are kept, the copies that arrived while it was down are found, and no account counts twice.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
+import type { CheckView } from '../../shared/domain/check';
+import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
+import { spawnEntry } from '../support/process';
 
 const MAIN = 'shared/local/main.ts';
 const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];
 const API_KEY = 'ipk_restart-mid-check-test-key-0123456789';
-const EXPECTED = {
-  'archive@mail.test': 'unknown',
-  'inbox@mail.test': 'primary',
-  'junk@mail.test': 'spam',
-  'promo@mail.test': 'promotions',
-  'trash@mail.test': 'trash',
-};
 
-interface Body {
-  check_id: string;
-  status: string;
-  received: number;
-  total: number;
-  results: { email: string; category: string }[];
-}
+const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
-/**
- * npm start as `node --import tsx`, not through the tsx CLI: a SIGKILL of the CLI would leave the real service
- * running in its child process, still holding the data folder.
- */
-class Service {
-  private text = '';
-  private constructor(
-    readonly child: ChildProcessWithoutNullStreams,
-    readonly baseUrl: string,
-  ) {}
-
-  static async start(env: Record<string, string>): Promise<Service> {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      env: { ...process.env, ...env },
-      stdio: 'pipe',
-    });
-    let text = '';
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not become ready:\n${text}`)), 30_000);
-      const onData = (chunk: Buffer) => {
-        text += chunk.toString();
-        const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
-        if (found) {
-          clearTimeout(timer);
-          resolve(found);
-        }
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`npm start exited with ${code}:\n${text}`));
+/** npm start as a process, with its base address and the API key the config gives it. */
+const startService = async (env: Record<string, string>) => {
+  const started = await spawnEntry(MAIN, env, ready);
+  const baseUrl = started.match[1];
+  return {
+    ...started,
+    request: async (method: string, path: string): Promise<{ status: number; body: unknown }> => {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${API_KEY}` },
       });
-    });
-    const service = new Service(child, baseUrl);
-    service.text = text;
-    child.stdout.on('data', (chunk: Buffer) => (service.text += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (service.text += chunk.toString()));
-    return service;
-  }
-
-  output(): string {
-    return this.text;
-  }
-
-  /** Resolves with the exit code (null when killed by the signal). */
-  async stop(signal: NodeJS.Signals): Promise<number | null> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
-    const exited = once(this.child, 'exit') as Promise<[number | null]>;
-    this.child.kill(signal);
-    const [code] = await exited;
-    return code;
-  }
-
-  async request(method: string, path: string): Promise<{ status: number; body: unknown }> {
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${API_KEY}` },
-    });
-    return { status: response.status, body: await response.json() };
-  }
-}
+      return { status: response.status, body: await response.json() };
+    },
+  };
+};
+type Service = Awaited<ReturnType<typeof startService>>;
 
 let dir: string;
 let configPath: string;
@@ -111,10 +52,10 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const getCheck = async (service: Service, checkId: string): Promise<Body> => {
+const getCheck = async (service: Service, checkId: string): Promise<CheckView> => {
   const response = await service.request('GET', `/api/spam-check/${checkId}`);
   expect(response.status).toBe(200);
-  const body = response.body as Body;
+  const body = response.body as CheckView;
   // Every read, not just the last: `received` always counts exactly the accounts that have a category.
   expect(body.received).toBe(body.results.filter((result) => result.category !== 'pending').length);
   return body;
@@ -123,7 +64,7 @@ const getCheck = async (service: Service, checkId: string): Promise<Body> => {
 const pollUntil = async (
   service: Service,
   checkId: string,
-  done: (body: Body) => boolean,
+  done: (body: CheckView) => boolean,
   limitMs: number,
 ) => {
   const until = Date.now() + limitMs;
@@ -146,7 +87,7 @@ describe.each<NodeJS.Signals>(['SIGTERM', 'SIGKILL'])('npm start stopped with %s
       SCAN_INTERVAL_MS: '1000',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
-    const first = await Service.start(env);
+    const first = await startService(env);
     running.push(first);
     const started = await first.request('POST', '/api/spam-check/start');
     expect(started.status).toBe(200);
@@ -167,7 +108,7 @@ describe.each<NodeJS.Signals>(['SIGTERM', 'SIGKILL'])('npm start stopped with %s
 
     // The rest arrive while nothing is running.
     await sendOnce(late, { subject: `restart ${signal} late`, text: `${GTUBE}\n` });
-    const second = await Service.start(env);
+    const second = await startService(env);
     running.push(second);
     const restartedAt = Date.now();
     // What was recorded before the stop is still there.
@@ -180,7 +121,7 @@ describe.each<NodeJS.Signals>(['SIGTERM', 'SIGKILL'])('npm start stopped with %s
     expect(body.received).toBe(NAMES.length);
     expect(body.total).toBe(NAMES.length);
     expect(Object.fromEntries(body.results.map((result) => [result.email, result.category]))).toEqual(
-      EXPECTED,
+      GTUBE_CATEGORIES,
     );
     expect(await second.stop('SIGTERM')).toBe(0);
     // Neither run printed a failure: no crash, no unhandled rejection, no failed scan loop.

@@ -1,7 +1,7 @@
 // The kill-and-restart scenario shared by the CI test and the long benchmark: scanner processes (scannerEntry.ts)
 // over a dynalite this process owns are killed with SIGKILL mid-sweep and replaced, while one message per check
 // arrives through Postfix; afterwards every check must be complete and no account counted twice.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,10 +14,8 @@ import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { type StartedCheck, startCheck } from '../../shared/usecases/startCheck';
 import { sendOnce, stackAccount } from './mailStack';
+import { spawnNode } from './process';
 
-// Node itself with tsx as a loader, not the tsx CLI: the CLI runs the script in a child process, which a SIGKILL of
-// the CLI would leave running (and holding the lease).
-const NODE_ARGS = ['--import', 'tsx'];
 const ENTRY = 'test/support/scannerEntry.ts';
 const TABLE = 'kill-table';
 const SCOPE = 'kill';
@@ -71,10 +69,7 @@ class ScannerProcess {
   private waiters: { test: (event: Event) => boolean; resolve: () => void }[] = [];
 
   constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, [...NODE_ARGS, ENTRY], {
-      env: { ...process.env, ...env },
-      stdio: 'pipe',
-    });
+    this.child = spawnNode(ENTRY, [], env);
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString();
       const lines = this.buffer.split('\n');

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ImapFlow } from 'imapflow';
+import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type { LocalAccount } from '../../shared/local/localConfig';
@@ -13,6 +13,15 @@ import { localAccountSchema } from '../../shared/local/localConfig';
 export const MAILSTACK_DIR = process.env.MAILSTACK_DIR ?? '/tmp/inbox-placement-mailstack';
 export const EXTRA_USERS = 12;
 export const SMTP = { host: '127.0.0.1', port: 2525 };
+
+/** The category each fixed account of the stack reports for one message carrying GTUBE (see the README's table). */
+export const GTUBE_CATEGORIES = {
+  'archive@mail.test': 'unknown',
+  'inbox@mail.test': 'primary',
+  'junk@mail.test': 'spam',
+  'promo@mail.test': 'promotions',
+  'trash@mail.test': 'trash',
+} as const;
 
 /** The official GTUBE string: SpamAssassin scores any message carrying it as spam. */
 export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
@@ -56,10 +65,26 @@ export const sendOnce = async (
   return Date.now();
 };
 
+/** A logged-in IMAP client of a password account of the stack; a dropped connection is the caller's to notice. */
+export const connectStackAccount = async (
+  account: LocalAccount,
+  options: Partial<ImapFlowOptions> = {},
+): Promise<ImapFlow> => {
+  if (!('pass' in account.auth)) throw new Error(`${account.email} is not a password account`);
+  const client = new ImapFlow({
+    ...account.imap,
+    auth: { user: account.auth.user, pass: account.auth.pass },
+    logger: false,
+    ...options,
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+};
+
 /** Puts `count` untagged messages dated `date` into a folder, as years of old mail would be. */
 export const appendOld = async (account: LocalAccount, count: number, date: Date, folder = 'INBOX') => {
-  const client = new ImapFlow({ ...account.imap, auth: account.auth, logger: false });
-  await client.connect();
+  const client = await connectStackAccount(account);
   try {
     for (let index = 0; index < count; index++) {
       const raw = `From: old@example.com\r\nTo: ${account.email}\r\nSubject: old ${index}\r\nDate: ${date.toUTCString()}\r\n\r\nold mail\r\n`;

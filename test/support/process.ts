@@ -2,21 +2,30 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 
-const TSX = 'node_modules/.bin/tsx';
+/**
+ * Node itself with tsx as a loader, never the tsx CLI: the CLI runs the entry in a child of its own, so a SIGKILL
+ * sent to it would leave the real process running (holding a lease or a data folder).
+ */
+export const spawnNode = (entry: string, args: string[], env: Record<string, string>) =>
+  spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    env: { ...process.env, ...env },
+    stdio: 'pipe',
+  });
 
 export interface Started {
   child: ChildProcessWithoutNullStreams;
   output: () => string;
-  stop(): Promise<number | null>;
+  /** Resolves with the exit code (null when the signal killed it); SIGTERM unless told. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `tsx <entry>` and resolves once `ready` matches its output (or rejects with what it printed). */
+/** Spawns the entry and resolves once `ready` matches its output (or rejects with what it printed). */
 export const spawnEntry = async (
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
 ): Promise<Started & { match: RegExpMatchArray }> => {
-  const child = spawn(TSX, [entry], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  const child = spawnNode(entry, [], env);
   let text = '';
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${entry} did not become ready:\n${text}`)), 30_000);
@@ -39,10 +48,11 @@ export const spawnEntry = async (
     child,
     match,
     output: () => text,
-    stop: async () => {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const [code] = (await once(child, 'exit')) as [number | null];
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = once(child, 'exit') as Promise<[number | null]>;
+      child.kill(signal);
+      const [code] = await exited;
       return code;
     },
   };
@@ -58,7 +68,7 @@ export const runEntryWithStdin = async (
   env: Record<string, string>,
   stdin: string,
 ) => {
-  const child = spawn(TSX, [entry, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  const child = spawnNode(entry, args, env);
   child.stdin.end(stdin);
   let stdout = '';
   let stderr = '';

@@ -2,7 +2,14 @@
 // conversation: DynamoDB's side of both is tested on dynalite elsewhere.
 import type { DetectedCategory } from '../../shared/domain/categories';
 import type { RecordOutcome } from '../../shared/domain/ports';
-import type { CursorStore, FolderCursor, PendingAccounts, SettledCheck } from '../../shared/scanner/ports';
+import type {
+  CursorStore,
+  FolderCursor,
+  MailboxConnector,
+  MailboxCredentials,
+  PendingAccounts,
+  SettledCheck,
+} from '../../shared/scanner/ports';
 
 /** Live checks and the results written for them; an account stays pending until its result is recorded. */
 export class FakeChecks {
@@ -60,3 +67,31 @@ export class MemoryCursors implements CursorStore {
     this.byKey.set(`${email} ${path}`, cursor);
   }
 }
+
+/** Mailboxes that hold nothing, counting the logins (one entry per account opened). */
+export const emptyMailboxes = () => {
+  const opened: string[] = [];
+  const connector: MailboxConnector = {
+    async open(credentials) {
+      opened.push(credentials.email);
+      return {
+        gmail: false,
+        folders: async () => [],
+        headersAfter: async () => [],
+        headersSince: async () => [],
+        tabsOf: async () => new Map(),
+        close: async () => undefined,
+      };
+    },
+  };
+  return { connector, opened };
+};
+
+/** Password credentials for any account, pointing nowhere: for scanners over fake mailboxes. */
+export const credentialsOf = (email: string): MailboxCredentials => ({
+  email,
+  provider: 'imap',
+  imap: { host: '127.0.0.1', port: 1, secure: false },
+  auth: { user: email, pass: 'x' },
+  folders: {},
+});

@@ -23,7 +23,7 @@ import type { KeyLimits } from '../../shared/domain/keyLimits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
-import { createLogger } from '../../shared/log';
+import { createLogger, type Logger } from '../../shared/log';
 import type { ApiDeps } from '../../shared/runtime/apiDeps';
 import { validateResponse } from './openapi';
 import { rawRequest } from './rawRequest';
@@ -61,6 +61,10 @@ export interface TestServiceOptions {
   keyLimits?: KeyLimits;
   /** The auth cache's lifetime; the production default unless given. */
   authCacheTtlMs?: number;
+  /** Where the handlers log; nowhere unless given. */
+  log?: Logger;
+  /** Something every part reaches dynalite through (a proxy the test controls), closed with the service. */
+  dynamoFront?: (endpoint: string) => Promise<{ endpoint: string; close(): Promise<void> }>;
 }
 
 export const startTestService = async <C extends TestClock = ManualClock>(
@@ -69,9 +73,10 @@ export const startTestService = async <C extends TestClock = ManualClock>(
 ): Promise<TestService & { clock: C }> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-test-'));
   const dynamo = await startDynalite({ path: dir });
-  const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
+  const front = await options.dynamoFront?.(dynamo.endpoint);
+  const client = createDocumentClient({ region: 'local', endpoint: front?.endpoint ?? dynamo.endpoint });
   await ensureTable(client, TABLE);
-  const log = createLogger('test', 'error', () => undefined);
+  const log = options.log ?? createLogger('test', 'error', () => undefined);
   const deps: ApiDeps = {
     keys: new DynamoApiKeyStore(client, TABLE),
     checks: new DynamoCheckStore(client, TABLE),
@@ -132,6 +137,7 @@ export const startTestService = async <C extends TestClock = ManualClock>(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       client.destroy();
+      await front?.close();
       await dynamo.close();
       rmSync(dir, { recursive: true, force: true });
     },

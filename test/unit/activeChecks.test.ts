@@ -6,14 +6,9 @@ import { ManualClock } from '../../shared/domain/clock';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
-import type {
-  ActiveChecks,
-  MailboxConnector,
-  PendingAccounts,
-  ResultStore,
-} from '../../shared/scanner/ports';
+import type { ActiveChecks, PendingAccounts, ResultStore } from '../../shared/scanner/ports';
 import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
-import { MemoryCursors } from '../support/scannerFakes';
+import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
 
 class IndexedChecks implements ActiveChecks, ResultStore {
   readonly checks: (PendingAccounts & { createdAt: number })[] = [];
@@ -32,35 +27,14 @@ class IndexedChecks implements ActiveChecks, ResultStore {
   }
 }
 
-const emptyMailboxes: MailboxConnector = {
-  async open() {
-    return {
-      gmail: false,
-      folders: async () => [],
-      headersAfter: async () => [],
-      headersSince: async () => [],
-      tabsOf: async () => new Map(),
-      close: async () => undefined,
-    };
-  },
-};
-
 const setup = () => {
   const clock = new ManualClock();
   const checks = new IndexedChecks();
   const scanner = new Scanner({
     checks,
     cursors: new MemoryCursors(),
-    credentials: {
-      get: async (email) => ({
-        email,
-        provider: 'imap',
-        imap: { host: '127.0.0.1', port: 1, secure: false },
-        auth: { user: email, pass: 'x' },
-        folders: {},
-      }),
-    },
-    connector: emptyMailboxes,
+    credentials: { get: async (email) => credentialsOf(email) },
+    connector: emptyMailboxes().connector,
     clock,
     log: createLogger('test', 'error'),
   });

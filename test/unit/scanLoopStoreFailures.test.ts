@@ -7,7 +7,7 @@ import { createLogger } from '../../shared/log';
 import type { Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
-import { MemoryCursors } from '../support/scannerFakes';
+import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
 
 const unreachable = () =>
   Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
@@ -29,24 +29,6 @@ class FlakyLease implements Lease {
   }
 }
 
-const emptyMailboxes = () => {
-  const opened: string[] = [];
-  const connector: MailboxConnector = {
-    async open(credentials) {
-      opened.push(credentials.email);
-      return {
-        gmail: false,
-        folders: async () => [],
-        headersAfter: async () => [],
-        headersSince: async () => [],
-        tabsOf: async () => new Map(),
-        close: async () => undefined,
-      };
-    },
-  };
-  return { connector, opened };
-};
-
 /** listActive answers from the script, one entry per call (the last repeating); `'down'` throws. */
 const scriptedStore = (script: (PendingAccounts[] | 'down')[]) => {
   let call = 0;
@@ -65,15 +47,7 @@ const scannerOver = (checks: ReturnType<typeof scriptedStore>, connector: Mailbo
   new Scanner({
     checks,
     cursors: new MemoryCursors(),
-    credentials: {
-      get: async (email) => ({
-        email,
-        provider: 'imap',
-        imap: { host: '127.0.0.1', port: 1, secure: false },
-        auth: { user: email, pass: 'x' },
-        folders: {},
-      }),
-    },
+    credentials: { get: async (email) => credentialsOf(email) },
     connector,
     clock: systemClock,
     log: createLogger('test', 'error'),
