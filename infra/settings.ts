@@ -17,8 +17,12 @@ export interface Settings {
   throttleRate: number;
   /** API burst of requests above the rate. */
   throttleBurst: number;
-  /** Where alarm notifications go; no subscription without it. */
+  /** Subscribed (by email) to the service's alarm topic. */
   alarmEmail: string | undefined;
+  /** An existing SNS topic every alarm notifies as well (a pager, a chat bridge, a shared ops topic). */
+  alarmTopicArn: string | undefined;
+  /** Reserved concurrency of the scanner: the ceiling on its self-invocations and shards (SCANNER_CONCURRENCY). */
+  scannerConcurrency: number;
   /** LOG_LEVEL of every function. */
   logLevel: LogLevel;
   /** Checks one API key may start per minute (START_RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
@@ -36,7 +40,17 @@ export const DEFAULT_SETTINGS = {
   logLevel: 'info',
   startRateLimitPerMinute: DEFAULT_KEY_LIMITS.startsPerMinute,
   maxChecksInFlightPerKey: DEFAULT_KEY_LIMITS.maxInFlight,
-} as const satisfies Omit<Settings, 'alarmEmail'>;
+  scannerConcurrency: 10,
+} as const satisfies Omit<Settings, 'alarmEmail' | 'alarmTopicArn'>;
+
+/** The one line synth prints when no alarm destination is set; the alarms then notify a topic nobody reads. */
+export const NO_ALARM_DESTINATION =
+  'No alarm destination: the alarms notify an SNS topic nobody subscribes to. Pass -c alarmEmail=you@example.com ' +
+  'or -c alarmTopicArn=arn:aws:sns:<region>:<account>:<topic>.';
+
+/** True when the alarms reach someone: an email subscription or an existing topic. */
+export const hasAlarmDestination = (settings: Pick<Settings, 'alarmEmail' | 'alarmTopicArn'>): boolean =>
+  settings.alarmEmail !== undefined || settings.alarmTopicArn !== undefined;
 
 export class SettingsError extends Error {}
 
@@ -92,6 +106,17 @@ const alarmEmail = (read: ReadContext): string | undefined => {
     : fail('alarmEmail', value, 'an email address');
 };
 
+/** arn:<partition>:sns:<region>:<12-digit account>:<topic name>; a FIFO topic cannot take alarm notifications. */
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
+const alarmTopicArn = (read: ReadContext): string | undefined => {
+  const value = read('alarmTopicArn');
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && SNS_TOPIC_ARN.test(value.trim())
+    ? value.trim()
+    : fail('alarmTopicArn', value, 'an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)');
+};
+
 const logLevel = (read: ReadContext): LogLevel => {
   const value = read('logLevel');
   if (value === undefined) return DEFAULT_SETTINGS.logLevel;
@@ -107,6 +132,9 @@ export const readSettings = (read: ReadContext): Settings => ({
   throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),
   alarmEmail: alarmEmail(read),
+  alarmTopicArn: alarmTopicArn(read),
+  // At least 2: a loop's hand-over overlaps its successor's start for a moment.
+  scannerConcurrency: integerIn(read, 'scannerConcurrency', DEFAULT_SETTINGS.scannerConcurrency, 2, 1000),
   logLevel: logLevel(read),
   // The same bounds as in shared/config.ts, so a value the API would refuse fails at synth.
   startRateLimitPerMinute: integerIn(

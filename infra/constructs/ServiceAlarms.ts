@@ -1,5 +1,5 @@
-// Owns the alarms and the SNS topic they notify: a failing scanner, a mailbox that keeps refusing logins, an API
-// answering 5xx, and too many checks ending in timeout.
+// Owns the alarms and where they go: a failing or silent scanner, dead-lettered scanner invocations, a mailbox that
+// keeps refusing logins, API errors, Lambda and DynamoDB throttles, and too many checks ending in timeout.
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
@@ -10,9 +10,11 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { serviceMetric } from './serviceMetrics';
 
@@ -20,14 +22,36 @@ export interface ServiceAlarmsProps {
   /** Prefix of every alarm name, so two deployments in one account stay apart. */
   namePrefix: string;
   scanner: IFunction;
+  /** The functions behind the API's routes (start, get) and its fallback. */
+  api: IFunction[];
+  /** Where the scanner's failed asynchronous invocations and stream batches end up. */
+  deadLetters: IQueue;
+  table: ITable;
   stage: IHttpStage;
   /** Subscribed to the topic when given; SNS mails a confirmation link first. */
   alarmEmail: string | undefined;
+  /** An existing topic every alarm notifies too. */
+  alarmTopicArn: string | undefined;
 }
+
+/** Every DynamoDB operation the functions send (TABLE_ACCESS), for the throttle alarm. */
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.QUERY,
+];
 
 /** Thresholds, exported for the dashboard's lines and for the tests. */
 export const ALARM_THRESHOLDS = {
   scannerErrors: 1,
+  /** Fewer scanner ticks than this in 15 minutes (or none reported at all) means the scanner is not running. */
+  scannerHeartbeats: 1,
+  deadLetters: 1,
+  apiFunctionErrors: 1,
+  lambdaThrottles: 1,
+  tableThrottles: 1,
   imapConsecutiveFailures: 3,
   api5xx: 5,
   timedOutShare: 0.2,
@@ -38,6 +62,7 @@ export class ServiceAlarms extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
   private readonly namePrefix: string;
+  private readonly destinations: ITopic[];
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
@@ -46,9 +71,70 @@ export class ServiceAlarms extends Construct {
     // a topic under the AWS-managed aws/sns key, so encryption would take a customer-managed KMS key for no gain.
     this.topic = new Topic(this, 'Topic', { displayName: 'Inbox placement alarms', enforceSSL: true });
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    this.destinations = [this.topic];
+    if (props.alarmTopicArn !== undefined) {
+      this.destinations.push(Topic.fromTopicArn(this, 'ExistingTopic', props.alarmTopicArn));
+    }
 
     const fiveMinutes = Duration.minutes(5);
     const fifteenMinutes = Duration.minutes(15);
+
+    this.add('ScannerHeartbeat', {
+      description:
+        'The scanner reported no tick in 15 minutes: it is not running (schedule disabled, throttled, crashing ' +
+        'at start, or its metrics not arriving). Results stop arriving.',
+      // Every invocation ticks at least once (the minute schedule even when idle), so silence is the failure.
+      metric: serviceMetric('scannerHeartbeat', { statistic: 'Sum', period: fifteenMinutes }),
+      threshold: ALARM_THRESHOLDS.scannerHeartbeats,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    this.add('ScannerDeadLetters', {
+      description:
+        'A scanner invocation (hand-over, shard, schedule) or stream batch failed for good and was sent to the ' +
+        'dead-letter queue; the message holds the event and the error.',
+      metric: props.deadLetters.metricApproximateNumberOfMessagesVisible({
+        statistic: 'Maximum',
+        period: fiveMinutes,
+      }),
+      threshold: ALARM_THRESHOLDS.deadLetters,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    this.add('ApiFunctionErrors', {
+      description: 'An API function (start, get, fallback) failed: an error or a timeout, answered as a 5xx.',
+      metric: sumOf(
+        'errors',
+        props.api.map((fn) => fn.metricErrors({ statistic: 'Sum', period: fiveMinutes })),
+        fiveMinutes,
+      ),
+      threshold: ALARM_THRESHOLDS.apiFunctionErrors,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    this.add('LambdaThrottles', {
+      description:
+        'A function was throttled: the API answered 429/5xx, or the scanner hit its reserved concurrency (a ' +
+        'runaway of self-invocations, or more shards than scannerConcurrency allows).',
+      metric: sumOf(
+        'throttles',
+        [...props.api, props.scanner].map((fn) =>
+          fn.metricThrottles({ statistic: 'Sum', period: fiveMinutes }),
+        ),
+        fiveMinutes,
+      ),
+      threshold: ALARM_THRESHOLDS.lambdaThrottles,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    this.add('TableThrottles', {
+      description:
+        'DynamoDB throttled requests to the table (on-demand capacity exceeded for a moment or a hot key).',
+      metric: props.table.metricThrottledRequestsForOperations({
+        operations: TABLE_OPERATIONS,
+        statistic: 'Sum',
+        period: fiveMinutes,
+      }),
+      threshold: ALARM_THRESHOLDS.tableThrottles,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
 
     this.add('ScannerErrors', {
       description:
@@ -104,19 +190,31 @@ export class ServiceAlarms extends Construct {
       metric: IMetric;
       threshold: number;
       comparisonOperator: ComparisonOperator;
+      treatMissingData?: TreatMissingData;
     },
   ): void {
     const alarm = new Alarm(this, id, {
+      // No data means nothing ran or nothing failed: not an alarm by itself, except where silence is the failure.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
       ...props,
       alarmName: `${this.namePrefix}-${id}`,
       evaluationPeriods: 1,
       datapointsToAlarm: 1,
-      // No data means nothing ran or nothing failed: never an alarm by itself.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    const action = new SnsAction(this.topic);
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
+    for (const topic of this.destinations) {
+      const action = new SnsAction(topic);
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
     this.alarms.push(alarm);
   }
 }
+
+/** The sum of several series, each missing one counting as 0, so one quiet function does not blank the total. */
+const sumOf = (name: string, metrics: IMetric[], period: Duration): MathExpression =>
+  new MathExpression({
+    expression: metrics.map((_, index) => `FILL(${name}${index}, 0)`).join(' + '),
+    usingMetrics: Object.fromEntries(metrics.map((metric, index) => [`${name}${index}`, metric])),
+    label: name,
+    period,
+  });

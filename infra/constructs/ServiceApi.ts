@@ -35,6 +35,9 @@ const ACCESS_LOG_FIELDS = {
   protocol: '$context.protocol',
   responseLength: '$context.responseLength',
   integrationLatency: '$context.integrationLatency',
+  // Why API Gateway answered an error itself (throttled, bad request), and what failed calling the Lambda.
+  errorMessage: '$context.error.message',
+  integrationErrorMessage: '$context.integrationErrorMessage',
 };
 
 const AUTH_IN_HANDLER =

@@ -97,9 +97,11 @@ export class ServiceDashboard extends Construct {
         serviceMetric('detectionLatency', { statistic: 'p95', label: 'p95' }),
         serviceMetric('detectionLatency', { statistic: 'Maximum', label: 'max' }),
       ]),
-      graph('Active checks', [
-        serviceMetric('activeChecks', { statistic: 'Maximum', label: 'active checks' }),
-      ]),
+      graph(
+        'Active checks',
+        [serviceMetric('activeChecks', { statistic: 'Maximum', label: 'active checks' })],
+        { right: [serviceMetric('scannerHeartbeat', { statistic: 'Sum', label: 'scanner ticks' })] },
+      ),
     );
 
     this.dashboard.addWidgets(new TextWidget({ markdown: '## Mailboxes (scanner)', width: 24, height: 1 }));

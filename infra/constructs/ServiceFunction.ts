@@ -20,23 +20,50 @@ import type { LogLevel } from '../settings';
 
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
-type DynamoAction = `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query'}`;
+type DynamoAction = `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan'}`;
 
-/** What each kind of function may do to the table; no Scan, no batch calls, nothing the code does not send. */
+/** Actions on the table's items, and actions on its index (only Query reads an index). */
+interface TableGrant {
+  table: readonly DynamoAction[];
+  index: readonly DynamoAction[];
+}
+
+/**
+ * What each function may do to the table: exactly the commands its code sends (test/infra/stacks.test.ts asserts
+ * each list against the template), never a batch call.
+ */
 export const TABLE_ACCESS = {
   /** TABLE_NAME only: the shared config loader requires it, the code never touches the table. */
-  none: [],
-  /** start and get: API keys (GetItem, UpdateItem), accounts by scope (Query on gsi1), checks (GetItem, PutItem). */
-  api: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
-  /** The scanner adds DeleteItem for the lease it gives back. */
-  scanner: [
-    'dynamodb:GetItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:Query',
-  ],
-} as const satisfies Record<string, readonly DynamoAction[]>;
+  none: { table: [], index: [] },
+  /** get reads only: the API key (DynamoApiKeyStore.get) and the check (DynamoCheckStore.get). */
+  get: { table: ['dynamodb:GetItem'], index: [] },
+  /**
+   * start: the API key and the in-flight list (GetItem), the check and a first in-flight list (PutItem, putOnce),
+   * the per-minute count and the in-flight list (UpdateItem, DynamoKeyUsage), active accounts of the scope (Query
+   * on gsi1, DynamoAccountRegistry.activeInScope).
+   */
+  start: {
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    index: ['dynamodb:Query'],
+  },
+  /**
+   * The scanner: checks (GetItem, UpdateItem, Query on gsi1 for the active ones), cursors (GetItem, PutItem, Query
+   * on the table), the lease (PutItem, DeleteItem), account health (UpdateItem, and Scan: the probe of failing
+   * accounts lists them through DynamoAccountRegistry.list, a filtered Scan, at most once a minute while checks
+   * are active).
+   */
+  scanner: {
+    table: [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
+      'dynamodb:Scan',
+    ],
+    index: ['dynamodb:Query'],
+  },
+} as const satisfies Record<string, TableGrant>;
 
 export type TableAccess = (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS];
 
@@ -127,31 +154,41 @@ export class ServiceFunction extends NodejsFunction {
     this.selfName = props.functionName;
   }
 
-  /** Sets TABLE_NAME and allows exactly `access` on the table and its index (none for TABLE_ACCESS.none). */
+  /** Sets TABLE_NAME and allows exactly `access` on the table and on its index (none for TABLE_ACCESS.none). */
   bindTable(table: ITable, access: TableAccess): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
-    if (access.length === 0) return this;
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...access],
-        resources: [table.tableArn, `${table.tableArn}/index/${TABLE_SCHEMA.index.name}`],
-      }),
-    );
+    if (access.table.length > 0) {
+      this.addToRolePolicy(new PolicyStatement({ actions: [...access.table], resources: [table.tableArn] }));
+    }
+    if (access.index.length > 0) {
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: [...access.index],
+          resources: [`${table.tableArn}/index/${TABLE_SCHEMA.index.name}`],
+        }),
+      );
+    }
+    if (access.table.length + access.index.length === 0) return this;
     // A customer-managed key would need kms:Decrypt/Encrypt too; the table uses the AWS-owned key, so this is a no-op.
     table.encryptionKey?.grantEncryptDecrypt(this);
     return this;
   }
 
-  /** Sets CREDENTIALS_SECRET_ID and allows reading that one secret's value, nothing else about it. */
   /**
-   * Reads the mailbox credentials, and writes them back: a provider that rotates OAuth2 refresh tokens (Microsoft)
-   * hands out a new one at each refresh, which is lost on the next cold start unless it is stored.
+   * Sets CREDENTIALS_SECRET_ID. Reads the mailbox credentials, and writes them back: a provider that rotates OAuth2
+   * refresh tokens (Microsoft) hands out a new one at each refresh, which is lost on the next cold start unless it
+   * is stored. The write is a compare-and-set (SecretAccountEntries.update): PutSecretValue of a staged version,
+   * then UpdateSecretVersionStage to make it current only if the version read is still current.
    */
   bindSecret(secret: ISecret): this {
     this.addEnvironment('CREDENTIALS_SECRET_ID', secret.secretArn);
     this.addToRolePolicy(
       new PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
+        actions: [
+          'secretsmanager:GetSecretValue',
+          'secretsmanager:PutSecretValue',
+          'secretsmanager:UpdateSecretVersionStage',
+        ],
         resources: [secret.secretArn],
       }),
     );

@@ -1,12 +1,14 @@
 // Owns the stateless part: the four functions, the HTTP API, what wakes the scanner, the dashboard and the alarms.
 // It gets the table and the secret from DataStack through props and may be destroyed and redeployed at will.
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { checkKey } from '../../shared/adapters/dynamo/keys';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
@@ -18,7 +20,7 @@ import { ServiceApi } from '../constructs/ServiceApi';
 import { ServiceDashboard } from '../constructs/ServiceDashboard';
 import { ServiceFunction, TABLE_ACCESS } from '../constructs/ServiceFunction';
 import { functionEntry } from '../paths';
-import type { Settings } from '../settings';
+import { hasAlarmDestination, NO_ALARM_DESTINATION, type Settings } from '../settings';
 
 export interface ServiceStackProps extends StackProps {
   /** From DataStack; must have a stream (it wakes the scanner). */
@@ -37,6 +39,16 @@ if (SCANNER_TIMEOUT.toMilliseconds() <= DEADLINE_MARGIN_MS * 2) {
   throw new Error('the scanner timeout must leave room for the loop beyond its deadline margin');
 }
 
+/**
+ * How long Lambda keeps trying an asynchronous scanner invocation it could not run (throttled at the reserved
+ * concurrency) before sending it to the dead-letter queue. The minute schedule covers the same work anyway, so an
+ * older hand-over or shard event is worth nothing; keeping it short stops a backlog from piling up behind a ceiling.
+ */
+const SCANNER_MAX_EVENT_AGE = Duration.minutes(5);
+
+/** The id of the synth warning printed when the alarms have no destination (NO_ALARM_DESTINATION). */
+export const NO_ALARM_DESTINATION_WARNING = 'inbox-placement:noAlarmDestination';
+
 const LATEST_RUNTIME_REASON =
   'nodejs22.x is the runtime the service is built (esbuild target node22) and tested for; moving to a newer ' +
   'Node.js is a deliberate upgrade with its own test run, not something a deploy should do silently.';
@@ -48,6 +60,8 @@ const routesServedBy = (fn: RouteFunction): string =>
 
 export class ServiceStack extends Stack {
   readonly scanner: ServiceFunction;
+  /** Failed asynchronous scanner invocations and stream batches, with the event and the error. */
+  readonly scannerDeadLetters: Queue;
   readonly functions: Record<'start' | 'get' | 'fallback' | 'scanner', ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -64,13 +78,13 @@ export class ServiceStack extends Stack {
         START_RATE_LIMIT_PER_MINUTE: String(settings.startRateLimitPerMinute),
         MAX_CHECKS_IN_FLIGHT_PER_KEY: String(settings.maxChecksInFlightPerKey),
       },
-    }).bindTable(table, TABLE_ACCESS.api);
+    }).bindTable(table, TABLE_ACCESS.start);
     const get = new ServiceFunction(this, 'Get', {
       ...common,
       entry: functionEntry('get'),
       service: SERVICES.api,
       description: routesServedBy('get'),
-    }).bindTable(table, TABLE_ACCESS.api);
+    }).bindTable(table, TABLE_ACCESS.get);
     const fallback = new ServiceFunction(this, 'Fallback', {
       ...common,
       entry: functionEntry('fallback'),
@@ -78,6 +92,19 @@ export class ServiceStack extends Stack {
       description: 'Unknown paths and wrong methods: JSON 404 and 405',
     }).bindTable(table, TABLE_ACCESS.none);
 
+    // Every asynchronous invocation (schedule, hand-over, shard fan-out) that fails, or ages out throttled, lands
+    // here with its event and error, so a dropped hand-over leaves a trace and raises ScannerDeadLetters.
+    this.scannerDeadLetters = new Queue(this, 'ScannerDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.scannerDeadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter queue (the on-failure destination of the scanner and of its stream ' +
+        "mapping); cdk-nag only recognises queues named in another queue's redrive policy.",
+    });
     this.scanner = new ServiceFunction(this, 'Scanner', {
       ...common,
       entry: functionEntry('scan'),
@@ -91,11 +118,16 @@ export class ServiceStack extends Stack {
         SCAN_INTERVAL_MS: String(settings.scanIntervalMs),
         SCAN_SHARD_SIZE: String(settings.scanShardSize),
       },
-      // Overlapping loops are prevented by the lease item in the table (LEASE#scanner, a conditional write renewed
-      // every sweep), not by reserved concurrency: an invocation that cannot take the lease returns at once, and
-      // reserved concurrency would throttle the stream and schedule triggers instead of letting them return.
+      // Overlapping loops of one shard are prevented by the lease item in the table (a conditional write renewed
+      // every sweep): an invocation that cannot take it returns at once. The reserved concurrency is the cost
+      // ceiling on top: a bug that invokes the scanner in a loop (hand-over, shards) is throttled there, raises
+      // LambdaThrottles, and its events age out into the dead-letter queue. It needs room for every shard plus the
+      // moment a loop's hand-over overlaps its successor, and the account must keep 100 unreserved.
+      reservedConcurrentExecutions: settings.scannerConcurrency,
       // A failed run is not retried: the minute schedule is the retry, and a retry would only race for the lease.
       retryAttempts: 0,
+      maxEventAge: SCANNER_MAX_EVENT_AGE,
+      onFailure: new SqsDestination(this.scannerDeadLetters),
     })
       .bindTable(table, TABLE_ACCESS.scanner)
       .bindSecret(credentials)
@@ -108,6 +140,7 @@ export class ServiceStack extends Stack {
         startingPosition: StartingPosition.LATEST,
         batchSize: 1,
         retryAttempts: 0,
+        onFailure: new SqsDlq(this.scannerDeadLetters),
         filters: [
           FilterCriteria.filter({
             eventName: FilterRule.isEqual('INSERT'),
@@ -129,7 +162,10 @@ export class ServiceStack extends Stack {
     new Rule(this, 'ScanSchedule', {
       description: 'Runs the scanner every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(this.scanner, { retryAttempts: 0 })],
+      // An event EventBridge could not hand to Lambda at all goes to the same dead-letter queue.
+      targets: [
+        new LambdaFunction(this.scanner, { retryAttempts: 0, deadLetterQueue: this.scannerDeadLetters }),
+      ],
     });
 
     const functions = { start, get, fallback, scanner: this.scanner };
@@ -154,9 +190,17 @@ export class ServiceStack extends Stack {
     new ServiceAlarms(this, 'Alarms', {
       namePrefix: this.stackName,
       scanner: this.scanner,
+      api: [start, get, fallback],
+      deadLetters: this.scannerDeadLetters,
+      table,
       stage: api.stage,
       alarmEmail: settings.alarmEmail,
+      alarmTopicArn: settings.alarmTopicArn,
     });
+    // One line in `cdk synth` and `cdk deploy` output; `cdk deploy --strict` refuses to deploy with it.
+    if (!hasAlarmDestination(settings)) {
+      Annotations.of(this).addWarningV2(NO_ALARM_DESTINATION_WARNING, NO_ALARM_DESTINATION);
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: api.stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'ScannerFunctionName', {

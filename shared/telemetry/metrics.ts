@@ -94,6 +94,12 @@ export const METRICS = {
     service: 'scan',
     description: 'One account sweep, login to last write',
   },
+  scannerHeartbeat: {
+    name: 'ScannerHeartbeat',
+    unit: 'Count',
+    service: 'scan',
+    description: 'One per scanner tick, idle or not: its absence means the scanner is not running',
+  },
   activeChecks: {
     name: 'ActiveChecks',
     unit: 'Count',

@@ -154,14 +154,110 @@ describe('alarms', () => {
     return alarm;
   };
 
-  it('are five, each notifying the topic, none breaching on missing data', () => {
-    expect(alarms()).toHaveLength(5);
+  it('are ten, each notifying the topic; only the heartbeat breaches on missing data', () => {
+    expect(alarms()).toHaveLength(10);
     for (const alarm of alarms()) {
+      const heartbeat = String(alarm.Properties?.AlarmName).endsWith('-ScannerHeartbeat');
       expect(alarm.Properties).toMatchObject({
         AlarmActions: [topicRef()],
-        TreatMissingData: 'notBreaching',
+        OKActions: [topicRef()],
+        TreatMissingData: heartbeat ? 'breaching' : 'notBreaching',
         EvaluationPeriods: 1,
       });
+    }
+  });
+
+  it('fire when the scanner heartbeat is missing: under one tick in 15 minutes, no data breaching', () => {
+    const props = alarmNamed('ScannerHeartbeat').Properties;
+    expect(props).toMatchObject({
+      Threshold: ALARM_THRESHOLDS.scannerHeartbeats,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(ALARM_THRESHOLDS.scannerHeartbeats).toBe(1);
+    expect(props?.Metrics).toEqual([
+      expect.objectContaining({
+        MetricStat: {
+          Metric: {
+            Namespace: METRICS_NAMESPACE,
+            MetricName: METRICS.scannerHeartbeat.name,
+            Dimensions: [{ Name: SERVICE_DIMENSION, Value: METRICS.scannerHeartbeat.service }],
+          },
+          Period: 900,
+          Stat: 'Sum',
+        },
+      }),
+    ]);
+  });
+
+  it('fire on a dead-lettered scanner invocation', () => {
+    expect(alarmNamed('ScannerDeadLetters').Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: { 'Fn::GetAtt': [logicalIdOf(built.service.scannerDeadLetters), 'QueueName'] },
+        },
+      ],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  /** The MetricStat inputs of a math alarm, as "Namespace/MetricName dimension=value". */
+  const inputsOf = (alarm: Resource) =>
+    (
+      alarm.Properties?.Metrics as {
+        Expression?: string;
+        MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Value: unknown }[] } };
+      }[]
+    )
+      .filter((m) => m.MetricStat)
+      .map(({ MetricStat }) => {
+        const metric = MetricStat?.Metric;
+        return `${metric?.Namespace}/${metric?.MetricName} ${JSON.stringify(metric?.Dimensions.map((d) => d.Value))}`;
+      })
+      .sort();
+  const fnRef = (fn: { node: unknown }) => JSON.stringify([{ Ref: logicalIdOf(fn as never) }]);
+
+  it('fire on one error of any API function in 5 minutes', () => {
+    const alarm = alarmNamed('ApiFunctionErrors');
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const { start, get, fallback } = built.service.functions;
+    expect(inputsOf(alarm)).toEqual(
+      [start, get, fallback].map((fn) => `AWS/Lambda/Errors ${fnRef(fn)}`).sort(),
+    );
+  });
+
+  it('fire on one Lambda throttle of any function in 5 minutes', () => {
+    const alarm = alarmNamed('LambdaThrottles');
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(inputsOf(alarm)).toEqual(
+      Object.values(built.service.functions)
+        .map((fn) => `AWS/Lambda/Throttles ${fnRef(fn)}`)
+        .sort(),
+    );
+  });
+
+  it('fire on one throttled DynamoDB request to the table, whatever the operation', () => {
+    const alarm = alarmNamed('TableThrottles');
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const inputs = inputsOf(alarm);
+    expect(inputs).toHaveLength(5);
+    for (const operation of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']) {
+      expect(
+        inputs.some((i) => i.startsWith('AWS/DynamoDB/ThrottledRequests') && i.includes(`"${operation}"`)),
+      ).toBe(true);
     }
   });
 
@@ -242,6 +338,17 @@ describe('alarms', () => {
         Stat: 'Sum',
       },
     });
+  });
+
+  it('notify an existing topic as well when alarmTopicArn is given', () => {
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:ops-pager';
+    const withTopic = synthApp({ alarmTopicArn: arn });
+    const ref = { Ref: logicalIdOf(withTopic.service.node.findChild('Alarms').node.findChild('Topic')) };
+    const all = Object.values(resourcesOf(withTopic.serviceTemplate, 'AWS::CloudWatch::Alarm'));
+    expect(all).toHaveLength(10);
+    for (const alarm of all) {
+      expect(alarm.Properties).toMatchObject({ AlarmActions: [ref, arn], OKActions: [ref, arn] });
+    }
   });
 
   it('publish to a topic that refuses publishing without TLS', () => {

@@ -1,19 +1,21 @@
 // Deploy-time settings from CDK context: defaults, what each one changes in the templates, and failing fast.
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, readSettings, SettingsError } from '../../infra/settings';
+import { DEFAULT_SETTINGS, NO_ALARM_DESTINATION, readSettings, SettingsError } from '../../infra/settings';
 import { logicalIdOf, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
 
 const fromContext = (context: Record<string, unknown>) => readSettings((key) => context[key]);
 
 describe('readSettings', () => {
   it('uses the defaults when nothing is set', () => {
-    expect(fromContext({})).toEqual({ ...DEFAULT_SETTINGS, alarmEmail: undefined });
+    expect(fromContext({})).toEqual({ ...DEFAULT_SETTINGS, alarmEmail: undefined, alarmTopicArn: undefined });
     expect(DEFAULT_SETTINGS).toMatchObject({
       logRetentionDays: 30,
       scanIntervalMs: 1000,
       scanShardSize: 100,
       throttleRate: 50,
       throttleBurst: 100,
+      scannerConcurrency: 10,
     });
   });
 
@@ -22,6 +24,10 @@ describe('readSettings', () => {
       fromContext({ throttleRate: '12.5', throttleBurst: 20, scanIntervalMs: '1000', logRetentionDays: '7' }),
     ).toMatchObject({ throttleRate: 12.5, throttleBurst: 20, scanIntervalMs: 1000, logRetentionDays: 7 });
     expect(fromContext({ alarmEmail: ' ops@example.com ' }).alarmEmail).toBe('ops@example.com');
+    expect(fromContext({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops' }).alarmTopicArn).toBe(
+      'arn:aws:sns:eu-west-1:123456789012:ops',
+    );
+    expect(fromContext({ scannerConcurrency: '25' }).scannerConcurrency).toBe(25);
   });
 
   it.each([
@@ -37,6 +43,13 @@ describe('readSettings', () => {
     ],
     [{ alarmEmail: 'not-an-email' }, /context "alarmEmail" must be an email address, got "not-an-email"/],
     [{ alarmEmail: 42 }, /"alarmEmail" must be an email address, got 42/],
+    [{ alarmTopicArn: 'ops-topic' }, /context "alarmTopicArn" must be an SNS topic ARN/],
+    [{ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:q' }, /"alarmTopicArn" must be an SNS topic ARN/],
+    [
+      { alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:t.fifo' },
+      /"alarmTopicArn" must be an SNS topic ARN/,
+    ],
+    [{ scannerConcurrency: 1 }, /"scannerConcurrency" must be an integer from 2 to 1000/],
     [{ logLevel: 'verbose' }, /"logLevel" must be debug \| info \| warn \| error/],
     [{ startRateLimitPerMinute: -1 }, /"startRateLimitPerMinute" must be an integer from 0 to 1000000/],
     [{ maxChecksInFlightPerKey: 10_001 }, /"maxChecksInFlightPerKey" must be an integer from 0 to 10000/],
@@ -65,8 +78,24 @@ describe('settings in the templates', () => {
       logLevel: 'debug',
       startRateLimitPerMinute: 0,
       maxChecksInFlightPerKey: 7,
+      scannerConcurrency: 4,
     });
     defaults = synthApp();
+  });
+
+  it('warns in one line, at synth, when the alarms reach nobody, and not when they do', () => {
+    expect(NO_ALARM_DESTINATION).not.toContain('\n');
+    expect(NO_ALARM_DESTINATION).toMatch(/-c alarmEmail=.* or -c alarmTopicArn=/);
+    const warning = Match.stringLikeRegexp('^No alarm destination: ');
+    Annotations.fromStack(defaults.service).hasWarning('/InboxPlacementService', warning);
+    Annotations.fromStack(custom.service).hasNoWarning('*', warning);
+    const viaTopic = synthApp({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops' });
+    Annotations.fromStack(viaTopic.service).hasNoWarning('*', warning);
+  });
+
+  it('reserves scannerConcurrency for the scanner', () => {
+    const scanner = resourcesOf(custom.serviceTemplate)[logicalIdOf(custom.service.scanner)];
+    expect(scanner?.Properties?.ReservedConcurrentExecutions).toBe(4);
   });
 
   it('throttles the stage with throttleRate and throttleBurst', () => {

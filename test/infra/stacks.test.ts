@@ -50,7 +50,8 @@ describe('resource counts', () => {
     service.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + 1);
     service.resourceCountIs('AWS::Events::Rule', 1);
     service.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    service.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    service.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    service.resourceCountIs('AWS::SQS::Queue', 1);
     service.resourceCountIs('AWS::SNS::Topic', 1);
     service.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     service.resourceCountIs('AWS::DynamoDB::Table', 0);
@@ -147,17 +148,28 @@ describe('functions', () => {
       expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');
   });
 
-  it('give the scanner a name, 5 minutes, 512 MB and no async retry', () => {
+  it('give the scanner a name, 5 minutes, 512 MB, a reserved concurrency of 10 and no async retry', () => {
     const scanner = resourcesOf(built.serviceTemplate)[functionIds().scanner];
     expect(scanner?.Properties).toMatchObject({
       FunctionName: 'InboxPlacementService-scanner',
       Timeout: 300,
       MemorySize: 512,
+      ReservedConcurrentExecutions: 10,
     });
     built.serviceTemplate.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionIds().scanner },
       MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 300,
     });
+  });
+
+  it('leave the API functions unreserved: the stage throttle bounds them', () => {
+    const ids = functionIds();
+    for (const id of [ids.start, ids.get, ids.fallback]) {
+      expect(
+        resourcesOf(built.serviceTemplate)[id]?.Properties?.ReservedConcurrentExecutions,
+      ).toBeUndefined();
+    }
   });
 });
 
@@ -181,18 +193,54 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets start and get use the table and its index with four DynamoDB actions, and nothing else', () => {
-    const ids = functionIds();
-    for (const id of [ids.start, ids.get]) {
-      const statements = statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, id));
-      const actions = statements.flatMap(actionsOf).filter((a) => !a.startsWith('logs:'));
-      expect(actions.sort()).toEqual(
-        ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
-      );
-      const dynamo = statements.find((s) => actionsOf(s).includes('dynamodb:Query'));
-      expect(stringify(dynamo?.Resource)).toContain(`/index/${TABLE_SCHEMA.index.name}`);
-      expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
-    }
+  const statementsOfFunction = (id: string) =>
+    statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, id));
+  /** Each action with the resource it is allowed on: the table, its index, or something else. */
+  const grantsOf = (statements: Statement[]) =>
+    statements
+      .flatMap((s) => {
+        const resource = stringify(s.Resource);
+        const on = resource.includes(`/index/${TABLE_SCHEMA.index.name}`)
+          ? 'index'
+          : resource.includes(`FnGetAtt${logicalIdOf(built.data.table)}Arn`)
+            ? 'table'
+            : 'other';
+        return actionsOf(s).map((action) => `${action} on ${on}`);
+      })
+      .sort();
+  const WRITE =
+    /^(dynamodb:(Put|Update|Delete|BatchWrite|TransactWrite)|secretsmanager:(Put|Update|Create|Delete))/;
+
+  it('lets get only read items: GetItem on the table, no write action, no index, no secret', () => {
+    const statements = statementsOfFunction(functionIds().get);
+    const actions = statements.flatMap(actionsOf);
+    expect(actions.filter((action) => WRITE.test(action))).toEqual([]);
+    expect(grantsOf(statements).filter((grant) => !grant.startsWith('logs:'))).toEqual([
+      'dynamodb:GetItem on table',
+    ]);
+  });
+
+  it('lets start do what its code sends: Get/Put/UpdateItem on the table, Query on the index only', () => {
+    expect(grantsOf(statementsOfFunction(functionIds().start)).filter((g) => !g.startsWith('logs:'))).toEqual(
+      [
+        'dynamodb:GetItem on table',
+        'dynamodb:PutItem on table',
+        'dynamodb:Query on index',
+        'dynamodb:UpdateItem on table',
+      ],
+    );
+  });
+
+  it('the write check itself recognises writes (so the get test can fail)', () => {
+    expect(
+      [
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'secretsmanager:PutSecretValue',
+      ].filter((action) => WRITE.test(action)),
+    ).toHaveLength(4);
+    expect(WRITE.test('dynamodb:GetItem')).toBe(false);
   });
 
   it('gives the fallback TABLE_NAME but no access to anything but its logs', () => {
@@ -201,27 +249,34 @@ describe('least privilege', () => {
     expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
-  it('lets the scanner read and write the table, read the one secret, read the stream, and invoke itself', () => {
-    const statements = statementsOfRole(
-      built.serviceTemplate,
-      roleOfFunction(built.serviceTemplate, functionIds().scanner),
-    );
-    expect(statements.flatMap(actionsOf).sort()).toEqual(
+  it('lets the scanner use the table, compare-and-set the one secret, read the stream, dead-letter, invoke itself', () => {
+    const statements = statementsOfFunction(functionIds().scanner);
+    expect(grantsOf(statements)).toEqual(
       [
-        'dynamodb:DeleteItem',
-        'dynamodb:DescribeStream',
-        'dynamodb:GetItem',
-        'dynamodb:GetRecords',
-        'dynamodb:GetShardIterator',
-        'dynamodb:ListStreams',
-        'dynamodb:PutItem',
-        'dynamodb:Query',
-        'dynamodb:UpdateItem',
-        'lambda:InvokeFunction',
-        'logs:CreateLogStream',
-        'logs:PutLogEvents',
-        'secretsmanager:GetSecretValue',
-        'secretsmanager:PutSecretValue',
+        // Its stores: checks, cursors, lease, account health (Scan: the probe's listing, DynamoAccountRegistry.list).
+        'dynamodb:DeleteItem on table',
+        'dynamodb:GetItem on table',
+        'dynamodb:PutItem on table',
+        'dynamodb:Query on table',
+        'dynamodb:Query on index',
+        'dynamodb:Scan on table',
+        'dynamodb:UpdateItem on table',
+        // The stream event source (Lambda's poller, under the function's role).
+        'dynamodb:DescribeStream on other',
+        'dynamodb:GetRecords on other',
+        'dynamodb:GetShardIterator on other',
+        'dynamodb:ListStreams on other',
+        'lambda:InvokeFunction on other',
+        'logs:CreateLogStream on other',
+        'logs:PutLogEvents on other',
+        // SecretAccountEntries: read, stage a new version, move AWSCURRENT to it if the version read is current.
+        'secretsmanager:GetSecretValue on other',
+        'secretsmanager:PutSecretValue on other',
+        'secretsmanager:UpdateSecretVersionStage on other',
+        // Lambda sends failed invocations and stream batches to the dead-letter queue under this role.
+        'sqs:GetQueueAttributes on other',
+        'sqs:GetQueueUrl on other',
+        'sqs:SendMessage on other',
       ].sort(),
     );
     const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'));
@@ -238,6 +293,62 @@ describe('least privilege', () => {
     expect(readers.map((policy) => policy.Properties?.Roles)).toEqual([
       [{ Ref: roleOfFunction(built.serviceTemplate, functionIds().scanner) }],
     ]);
+  });
+});
+
+describe('asynchronous invocations', () => {
+  const deadLetters = () => ({ 'Fn::GetAtt': [logicalIdOf(built.service.scannerDeadLetters), 'Arn'] });
+
+  it('give every function that is invoked asynchronously an on-failure destination: the dead-letter queue', () => {
+    const ids = functionIds();
+    // Asynchronous callers: the schedule rule, and the scanner itself (hand-over and shard fan-out).
+    const rules = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Events::Rule'));
+    const invokedByRules = rules.flatMap((rule) =>
+      propOf<{ Arn: { 'Fn::GetAtt': [string, string] } }[]>(rule, 'Targets').map(
+        (t) => t.Arn['Fn::GetAtt'][0],
+      ),
+    );
+    const invokedBySelf = Object.values(ids).filter((id) =>
+      statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, id)).some((s) =>
+        actionsOf(s).includes('lambda:InvokeFunction'),
+      ),
+    );
+    const asynchronous = new Set([...invokedByRules, ...invokedBySelf]);
+    expect([...asynchronous]).toEqual([ids.scanner]);
+    const configs = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventInvokeConfig'));
+    for (const id of asynchronous) {
+      const config = configs.find((c) => stringify(c.Properties?.FunctionName) === stringify({ Ref: id }));
+      expect(config?.Properties?.DestinationConfig).toEqual({ OnFailure: { Destination: deadLetters() } });
+    }
+    // Every invoke config anywhere has one, too.
+    for (const config of configs) expect(config.Properties?.DestinationConfig).toHaveProperty('OnFailure');
+  });
+
+  it('dead-letters what the schedule rule cannot deliver and what the stream mapping gives up on', () => {
+    for (const rule of Object.values(resourcesOf(built.serviceTemplate, 'AWS::Events::Rule'))) {
+      for (const target of propOf<{ DeadLetterConfig?: unknown }[]>(rule, 'Targets')) {
+        expect(target.DeadLetterConfig).toEqual({ Arn: deadLetters() });
+      }
+    }
+    for (const mapping of Object.values(
+      resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventSourceMapping'),
+    )) {
+      expect(mapping.Properties?.DestinationConfig).toEqual({ OnFailure: { Destination: deadLetters() } });
+    }
+  });
+
+  it('keeps dead letters 14 days, encrypted, reachable only over TLS', () => {
+    built.serviceTemplate.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+    built.serviceTemplate.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
   });
 });
 
@@ -283,7 +394,7 @@ describe('HTTP API', () => {
     }
   });
 
-  it('throttles the $default stage with the default rate and burst and logs every request as JSON', () => {
+  it('throttles the $default stage with the default rate and burst and logs every request as JSON, errors too', () => {
     const [stage] = Object.values(resourcesOf(built.serviceTemplate, 'AWS::ApiGatewayV2::Stage'));
     expect(stage?.Properties).toMatchObject({
       StageName: '$default',
@@ -301,8 +412,14 @@ describe('HTTP API', () => {
       'protocol',
       'responseLength',
       'integrationLatency',
+      'errorMessage',
+      'integrationErrorMessage',
     ]);
-    expect(format.requestId).toBe('$context.requestId');
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      errorMessage: '$context.error.message',
+      integrationErrorMessage: '$context.integrationErrorMessage',
+    });
   });
 
   it('outputs the API URL and the scanner name', () => {

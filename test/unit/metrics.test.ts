@@ -30,7 +30,7 @@ const captureEmf = () => {
 afterEach(() => vi.restoreAllMocks());
 
 describe('scan metrics', () => {
-  it('emit placements by category and provider, latency, failures, active checks and settled checks', () => {
+  it('emit placements by category and provider, latency, failures, active checks, a heartbeat and settled checks', () => {
     const records = captureEmf();
     const events = scanMetrics(createMetrics('scan'));
     const placement = {
@@ -74,6 +74,7 @@ describe('scan metrics', () => {
     expect(emittedValue(METRICS.consecutiveImapFailures.name)).toBe(3);
     expect(emittedValue(METRICS.sweepDuration.name)).toBe(40);
     expect(emittedValue(METRICS.activeChecks.name)).toBe(7);
+    expect(emittedValue(METRICS.scannerHeartbeat.name)).toBe(1);
     expect(emittedValue(METRICS.checksTimedOut.name)).toBe(1);
     // The repeat of an already-recorded copy is not counted again.
     const categoryRecords = emitted.filter(

@@ -58,7 +58,11 @@ export const scanMetrics = (
       emit(metrics, 'consecutiveImapFailures', sweep.consecutiveFailures);
     }
   },
-  ticked: ({ activeChecks }) => emit(metrics, 'activeChecks', activeChecks),
+  ticked: ({ activeChecks }) => {
+    emit(metrics, 'activeChecks', activeChecks);
+    // Every tick, idle or not, so the heartbeat alarm sees a scanner that stopped (or never starts) as missing data.
+    emit(metrics, 'scannerHeartbeat', 1);
+  },
   probed: ({ unhealthyAccounts }) => emit(metrics, 'unhealthyAccounts', unhealthyAccounts),
   healthChanged: ({ email, state }) => {
     if (state === 'unhealthy') emit(metrics, 'accountsUnhealthy', 1, email);
