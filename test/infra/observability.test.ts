@@ -11,6 +11,7 @@ import {
 import {
   joinWithPlaceholders,
   logicalIdOf,
+  propOf,
   type Resource,
   resourcesOf,
   type SynthesizedApp,
@@ -205,19 +206,14 @@ describe('alarms', () => {
     });
   });
 
-  /** The MetricStat inputs of a math alarm, as "Namespace/MetricName dimension=value". */
+  interface MetricQuery {
+    MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Value: unknown }[] } };
+  }
+  /** The MetricStat inputs of a math alarm, as "Namespace/MetricName [dimension values]". */
   const inputsOf = (alarm: Resource) =>
-    (
-      alarm.Properties?.Metrics as {
-        Expression?: string;
-        MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Value: unknown }[] } };
-      }[]
-    )
-      .filter((m) => m.MetricStat)
-      .map(({ MetricStat }) => {
-        const metric = MetricStat?.Metric;
-        return `${metric?.Namespace}/${metric?.MetricName} ${JSON.stringify(metric?.Dimensions.map((d) => d.Value))}`;
-      })
+    propOf<MetricQuery[]>(alarm, 'Metrics')
+      .flatMap(({ MetricStat }) => (MetricStat ? [MetricStat.Metric] : []))
+      .map((m) => `${m.Namespace}/${m.MetricName} ${JSON.stringify(m.Dimensions.map((d) => d.Value))}`)
       .sort();
   const fnRef = (fn: { node: unknown }) => JSON.stringify([{ Ref: logicalIdOf(fn as never) }]);
 
