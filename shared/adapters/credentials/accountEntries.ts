@@ -1,10 +1,22 @@
 // Owns where full account entries (registration plus credentials) are kept: the local config file, or the
 // Secrets Manager secret on AWS. Both hold `{"accounts": [...]}` in the format of config/local.json.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   GetSecretValueCommand,
   PutSecretValueCommand,
   type SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import type { LocalAccount } from '../../local/localConfig';
@@ -12,7 +24,11 @@ import { localAccountSchema, parseLocalConfig } from '../../local/localConfig';
 
 export interface AccountEntries {
   read(): Promise<LocalAccount[]>;
-  /** Reads, applies `change`, writes back; the whole document is replaced, never appended to. */
+  /**
+   * Reads, applies `change`, writes back; the whole document is replaced, never appended to. A write that another
+   * writer's update overtook is not lost and does not lose theirs: `change` runs again on the newer document, so it
+   * may run more than once and must be a pure function of what it is given.
+   */
   update(change: (accounts: LocalAccount[]) => LocalAccount[]): Promise<void>;
 }
 
@@ -26,6 +42,17 @@ export class FileAccountEntries implements AccountEntries {
   }
 
   async update(change: (accounts: LocalAccount[]) => LocalAccount[]): Promise<void> {
+    // npm start's scanner and the admin CLI (or two npm starts) may both rotate tokens into the same file: the
+    // read-change-write runs under a lock file, so neither writes over a change it did not read.
+    const release = await lockFile(`${this.path}.lock`);
+    try {
+      this.updateLocked(change);
+    } finally {
+      release();
+    }
+  }
+
+  private updateLocked(change: (accounts: LocalAccount[]) => LocalAccount[]): void {
     const text = existsSync(this.path) ? readFileSync(this.path, 'utf8') : '{"accounts": [], "apiKeys": []}';
     const raw = JSON.parse(text) as Record<string, unknown>;
     const config = parseLocalConfig(JSON.stringify(raw), this.path);
@@ -38,29 +65,182 @@ export class FileAccountEntries implements AccountEntries {
   }
 }
 
+/** How long update waits for another process's lock on the config file before giving up. */
+const FILE_LOCK_WAIT_MS = 10_000;
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, someone else's. ESRCH: gone.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** The pid in a lock file, 'released' when the file is gone, undefined while it is still empty. */
+const ownerOf = (path: string): number | 'released' | undefined => {
+  try {
+    const pid = Number(readFileSync(path, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'released';
+    throw error;
+  }
+};
+
+/**
+ * Removes a lock its dead owner left. Moved aside first (rename is atomic), so of two processes clearing it at once
+ * only one gets it; if what was moved turns out to be a live process's fresh lock, it is put back.
+ */
+const takeOverStale = (path: string, deadOwner: number): void => {
+  const aside = `${path}.${process.pid}.${randomUUID()}`;
+  try {
+    renameSync(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (ownerOf(aside) !== deadOwner) {
+    try {
+      linkSync(aside, path);
+    } catch {
+      // A third process took the lock in that instant, so two hold it now. It takes a dead owner and two live
+      // writers within microseconds of each other; accepted rather than a lock server for a local config file.
+    }
+  }
+  unlinkSync(aside);
+};
+
+/**
+ * Takes `path` as a lock (created exclusively, holding the owner's pid) and returns its release. A lock whose owner
+ * died is taken over; one held longer than FILE_LOCK_WAIT_MS by a live process fails the update, naming the file.
+ */
+const lockFile = async (path: string): Promise<() => void> => {
+  const giveUpAt = Date.now() + FILE_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => unlinkSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = ownerOf(path);
+    if (owner === 'released') continue;
+    // A dead owner's lock is stale (an empty file is a lock being written this instant).
+    if (owner !== undefined && !isAlive(owner)) {
+      takeOverStale(path, owner);
+      continue;
+    }
+    if (Date.now() > giveUpAt) {
+      throw new Error(`${path} is held by process ${owner ?? '?'}; remove it if that is stale`);
+    }
+    await sleep(5 + Math.random() * 20);
+  }
+};
+
 const secretSchema = z.object({ accounts: z.array(localAccountSchema) });
+
+/**
+ * The staging label each write's new version gets; it marks the newest write attempt and moves along with it.
+ * PutSecretValue with VersionStages set does not move AWSCURRENT, so a staged version is invisible until the
+ * compare-and-set below makes it current.
+ */
+export const STAGED_WRITE_LABEL = 'INBOXPLACEMENT_STAGED';
+const CURRENT = 'AWSCURRENT';
+
+export interface SecretWriteOptions {
+  /** Tries of read-change-write before update gives up (default 8). */
+  attempts?: number;
+  /** Pause before try `attempt` (2, 3, …) after a lost race; default a jittered 50–150 ms × attempt. */
+  backoffMs?: (attempt: number) => number;
+}
 
 export class SecretAccountEntries implements AccountEntries {
   constructor(
     private readonly client: SecretsManagerClient,
     private readonly secretId: string,
+    private readonly options: SecretWriteOptions = {},
   ) {}
 
   async read(): Promise<LocalAccount[]> {
-    const { SecretString } = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
+    return (await this.readVersion()).accounts;
+  }
+
+  /**
+   * A versioned compare-and-set, so two scanner shards rotating different accounts' refresh tokens cannot drop
+   * each other's (the old read-then-PutSecretValue let the later writer replace the whole document):
+   *
+   * 1. GetSecretValue (AWSCURRENT) returns the document and its VersionId.
+   * 2. PutSecretValue of the changed document with VersionStages [STAGED_WRITE_LABEL] and a fresh
+   *    ClientRequestToken: "If you don't include VersionStages, then Secrets Manager automatically moves the staging
+   *    label AWSCURRENT to this version" — with it, AWSCURRENT stays where it is.
+   * 3. UpdateSecretVersionStage AWSCURRENT, MoveToVersionId the new version, RemoveFromVersionId the version read:
+   *    "If the label is attached and you either do not specify this parameter, or the version ID does not match,
+   *    then the operation fails." So the move succeeds only if nobody made another version current since step 1.
+   * 4. On failure, if AWSCURRENT did move, read again, apply `change` to the newer document and try again.
+   *
+   * Sources: the Secrets Manager API reference, PutSecretValue and UpdateSecretVersionStage
+   * (https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_PutSecretValue.html,
+   * https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_UpdateSecretVersionStage.html), as quoted in
+   * the SDK references generated from it (e.g. docs.aws.amazon.com/sdk-for-ruby/v2/api/Aws/SecretsManager/Types/
+   * UpdateSecretVersionStageRequest.html). The reference names no error code for the mismatch, so step 4 decides
+   * by reading AWSCURRENT again rather than by the error's name; it does not say in words that the check and the
+   * move are atomic, which this relies on. test/support/FakeSecretsManager.ts models exactly these rules.
+   */
+  async update(change: (accounts: LocalAccount[]) => LocalAccount[]): Promise<void> {
+    const attempts = this.options.attempts ?? 8;
+    const backoffMs = this.options.backoffMs ?? ((attempt: number) => (50 + Math.random() * 100) * attempt);
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.readVersion();
+      const { VersionId: staged } = await this.client.send(
+        new PutSecretValueCommand({
+          SecretId: this.secretId,
+          SecretString: JSON.stringify({ accounts: change(current.accounts) }),
+          ClientRequestToken: randomUUID(),
+          VersionStages: [STAGED_WRITE_LABEL],
+        }),
+      );
+      if (staged === undefined)
+        throw new Error(`secret ${this.secretId}: PutSecretValue returned no VersionId`);
+      try {
+        await this.client.send(
+          new UpdateSecretVersionStageCommand({
+            SecretId: this.secretId,
+            VersionStage: CURRENT,
+            MoveToVersionId: staged,
+            RemoveFromVersionId: current.versionId,
+          }),
+        );
+        return;
+      } catch (error) {
+        const now = await this.readVersion();
+        // The move went through and only its answer was lost.
+        if (now.versionId === staged) return;
+        // Still current: the move failed for another reason (permissions, throttling), not a lost race.
+        if (now.versionId === current.versionId) throw error;
+        if (attempt >= attempts) {
+          throw new Error(
+            `secret ${this.secretId}: still overtaken by other writers after ${attempts} tries`,
+          );
+        }
+        await sleep(backoffMs(attempt + 1));
+      }
+    }
+  }
+
+  private async readVersion(): Promise<{ accounts: LocalAccount[]; versionId: string | undefined }> {
+    const { SecretString, VersionId } = await this.client.send(
+      new GetSecretValueCommand({ SecretId: this.secretId }),
+    );
     const parsed = secretSchema.safeParse(JSON.parse(SecretString ?? '{"accounts":[]}'));
     // Name the failing fields, never their values: they are credentials.
     if (!parsed.success) {
       const where = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
       throw new Error(`secret ${this.secretId} is malformed at ${where}`);
     }
-    return parsed.data.accounts;
-  }
-
-  async update(change: (accounts: LocalAccount[]) => LocalAccount[]): Promise<void> {
-    const accounts = change(await this.read());
-    await this.client.send(
-      new PutSecretValueCommand({ SecretId: this.secretId, SecretString: JSON.stringify({ accounts }) }),
-    );
+    return { accounts: parsed.data.accounts, versionId: VersionId };
   }
 }

@@ -23,17 +23,19 @@ export const refreshTokenPersister = (entries: AccountEntries): RefreshTokenPers
     // A cheap read first: a lost race writes nothing (a secret would otherwise gain a version per refresh).
     if (storedToken(await entries.read(), email) !== previous) return false;
     let replaced = false;
-    // The comparison that counts runs inside update, on the document as read for this very write.
-    await entries.update((accounts) =>
-      accounts.map((account) => {
+    // The comparison that counts runs inside update, on the document as read for this very write; update may run it
+    // again on a newer document after losing a race, so only the last run's answer counts.
+    await entries.update((accounts) => {
+      replaced = false;
+      return accounts.map((account) => {
         if (storedToken([account], email) !== previous || !('oauth2' in account.auth)) return account;
         replaced = true;
         return {
           ...account,
           auth: { ...account.auth, oauth2: { ...account.auth.oauth2, refreshToken: next } },
         };
-      }),
-    );
+      });
+    });
     return replaced;
   },
   storedRefreshToken: async (email) => storedToken(await entries.read(), email),
