@@ -197,7 +197,7 @@ export class ServiceStack extends Stack {
       alarmEmail: settings.alarmEmail,
       alarmTopicArn: settings.alarmTopicArn,
     });
-    // One line in `cdk synth` and `cdk deploy` output; `cdk deploy --strict` refuses to deploy with it.
+    // One warning line in `cdk synth` output; `npm run deploy` (cdk deploy --strict) refuses to deploy with it.
     if (!hasAlarmDestination(settings)) {
       Annotations.of(this).addWarningV2(NO_ALARM_DESTINATION_WARNING, NO_ALARM_DESTINATION);
     }

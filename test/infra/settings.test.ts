@@ -1,4 +1,5 @@
 // Deploy-time settings from CDK context: defaults, what each one changes in the templates, and failing fast.
+import { readFileSync } from 'node:fs';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, NO_ALARM_DESTINATION, readSettings, SettingsError } from '../../infra/settings';
@@ -91,6 +92,14 @@ describe('settings in the templates', () => {
     Annotations.fromStack(custom.service).hasNoWarning('*', warning);
     const viaTopic = synthApp({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops' });
     Annotations.fromStack(viaTopic.service).hasNoWarning('*', warning);
+  });
+
+  it('makes npm run deploy refuse on that warning (cdk deploy --strict), while npm run synth only prints it', () => {
+    const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.deploy?.split(' ')).toEqual(expect.arrayContaining(['cdk', 'deploy', '--strict']));
+    expect(scripts.synth?.split(' ')).not.toContain('--strict');
   });
 
   it('reserves scannerConcurrency for the scanner', () => {
