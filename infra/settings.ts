@@ -98,24 +98,27 @@ const retentionDays = (read: ReadContext): RetentionDays => {
   return RETENTION_DAYS.has(parsed) ? (parsed as RetentionDays) : fail(key, value, expected);
 };
 
-const alarmEmail = (read: ReadContext): string | undefined => {
-  const value = read('alarmEmail');
-  if (value === undefined) return undefined;
-  return typeof value === 'string' && EMAIL.test(value.trim())
-    ? value.trim()
-    : fail('alarmEmail', value, 'an email address');
-};
+/** An optional string setting that must match `pattern` (after trimming). */
+const optionalMatching =
+  (key: string, pattern: RegExp, expected: string) =>
+  (read: ReadContext): string | undefined => {
+    const value = read(key);
+    if (value === undefined) return undefined;
+    return typeof value === 'string' && pattern.test(value.trim())
+      ? value.trim()
+      : fail(key, value, expected);
+  };
+
+const alarmEmail = optionalMatching('alarmEmail', EMAIL, 'an email address');
 
 /** arn:<partition>:sns:<region>:<12-digit account>:<topic name>; a FIFO topic cannot take alarm notifications. */
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 
-const alarmTopicArn = (read: ReadContext): string | undefined => {
-  const value = read('alarmTopicArn');
-  if (value === undefined) return undefined;
-  return typeof value === 'string' && SNS_TOPIC_ARN.test(value.trim())
-    ? value.trim()
-    : fail('alarmTopicArn', value, 'an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)');
-};
+const alarmTopicArn = optionalMatching(
+  'alarmTopicArn',
+  SNS_TOPIC_ARN,
+  'an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)',
+);
 
 const logLevel = (read: ReadContext): LogLevel => {
   const value = read('logLevel');

@@ -7,25 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileAccountEntries } from '../../shared/adapters/credentials/accountEntries';
+import { type OAuthAccountEntry, oauthAccountEntry } from '../support/oauthAccountEntry';
 import { spawnNode } from '../support/process';
 
 const ENTRY = 'test/support/tokenRotatorEntry.ts';
 const ROTATIONS = 150;
 
-const oauthAccount = (email: string) => ({
-  email,
-  provider: 'outlook',
-  imap: { host: 'outlook.office365.com', port: 993, secure: true },
-  auth: {
-    user: email,
-    oauth2: {
-      clientId: 'client',
-      refreshToken: `${email}-0`,
-      tokenEndpoint: 'https://login.example.test/token',
-    },
-  },
-  folders: {},
-});
+const oauthAccount = (email: string) => oauthAccountEntry(email, `${email}-0`);
 
 let dir: string;
 beforeAll(() => {
@@ -80,7 +68,7 @@ describe('two processes rotating tokens into one config file', () => {
       { email: 'b@mail.test', stored: ROTATIONS },
     ]);
     const stored = JSON.parse(readFileSync(config, 'utf8')) as {
-      accounts: ReturnType<typeof oauthAccount>[];
+      accounts: OAuthAccountEntry[];
     };
     expect(stored.accounts.map((account) => account.auth.oauth2.refreshToken)).toEqual([
       `a@mail.test-${ROTATIONS}`,

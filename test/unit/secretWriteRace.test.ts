@@ -11,21 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { SecretAccountEntries, STAGED_WRITE_LABEL } from '../../shared/adapters/credentials/accountEntries';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
 import { FakeSecretsManager } from '../support/FakeSecretsManager';
+import { type OAuthAccountEntry, oauthAccountEntry } from '../support/oauthAccountEntry';
 
-const oauthAccount = (email: string, refreshToken: string) => ({
-  email,
-  provider: 'outlook',
-  imap: { host: 'outlook.office365.com', port: 993, secure: true },
-  auth: {
-    user: email,
-    oauth2: {
-      clientId: 'client',
-      refreshToken,
-      tokenEndpoint: 'https://login.example.test/token',
-    },
-  },
-  folders: {},
-});
+const oauthAccount = oauthAccountEntry;
 
 const A = 'a@mail.test';
 const B = 'b@mail.test';
@@ -37,15 +25,16 @@ const newSecret = () =>
 
 const tokensIn = (secret: FakeSecretsManager) =>
   Object.fromEntries(
-    (JSON.parse(secret.current()) as { accounts: ReturnType<typeof oauthAccount>[] }).accounts.map(
-      (account) => [account.email, account.auth.oauth2.refreshToken],
-    ),
+    (JSON.parse(secret.current()) as { accounts: OAuthAccountEntry[] }).accounts.map((account) => [
+      account.email,
+      account.auth.oauth2.refreshToken,
+    ]),
   );
 
 /** What the scanner did before: read the whole secret, change it, PutSecretValue it back as AWSCURRENT. */
 const unversionedRotation = async (client: SecretsManagerClient, email: string, next: string) => {
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: 's' }));
-  const doc = JSON.parse(SecretString ?? '') as { accounts: ReturnType<typeof oauthAccount>[] };
+  const doc = JSON.parse(SecretString ?? '') as { accounts: OAuthAccountEntry[] };
   for (const account of doc.accounts) if (account.email === email) account.auth.oauth2.refreshToken = next;
   await client.send(new PutSecretValueCommand({ SecretId: 's', SecretString: JSON.stringify(doc) }));
 };
