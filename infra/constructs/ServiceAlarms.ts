@@ -10,12 +10,13 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { TABLE_ACCESS } from './ServiceFunction';
 import { serviceMetric } from './serviceMetrics';
 
 export interface ServiceAlarmsProps {
@@ -34,13 +35,13 @@ export interface ServiceAlarmsProps {
   alarmTopicArn: string | undefined;
 }
 
-/** Every DynamoDB operation the functions send (TABLE_ACCESS), for the throttle alarm. */
+/** Every DynamoDB operation any function may send (TABLE_ACCESS), for the throttle alarm. */
 const TABLE_OPERATIONS = [
-  Operation.GET_ITEM,
-  Operation.PUT_ITEM,
-  Operation.UPDATE_ITEM,
-  Operation.DELETE_ITEM,
-  Operation.QUERY,
+  ...new Set(
+    Object.values(TABLE_ACCESS).flatMap((grant) =>
+      [...grant.table, ...grant.index].map((action) => action.replace('dynamodb:', '') as Operation),
+    ),
+  ),
 ];
 
 /** Thresholds, exported for the dashboard's lines and for the tests. */
@@ -92,7 +93,8 @@ export class ServiceAlarms extends Construct {
     this.add('ScannerDeadLetters', {
       description:
         'A scanner invocation (hand-over, shard, schedule) or stream batch failed for good and was sent to the ' +
-        'dead-letter queue; the message holds the event and the error.',
+        'dead-letter queue; the message holds the event and the error. Stays in alarm until the queue is read ' +
+        'and emptied.',
       metric: props.deadLetters.metricApproximateNumberOfMessagesVisible({
         statistic: 'Maximum',
         period: fiveMinutes,

@@ -249,8 +249,8 @@ describe('alarms', () => {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
     const inputs = inputsOf(alarm);
-    expect(inputs).toHaveLength(5);
-    for (const operation of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']) {
+    expect(inputs).toHaveLength(6);
+    for (const operation of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan']) {
       expect(
         inputs.some((i) => i.startsWith('AWS/DynamoDB/ThrottledRequests') && i.includes(`"${operation}"`)),
       ).toBe(true);
