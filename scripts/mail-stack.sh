@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Owns the loopback integration-test mail stack: Postfix -> Dovecot LMTP+Sieve -> Maildir/IMAP, plus spamd.
 #
-# Usage: scripts/mail-stack.sh install|start|stop|status
+# Usage: scripts/mail-stack.sh start|stop|status|missing
+#
+# The Debian packages are installed by `npm run system-parts -- install` (scripts/system-parts.ts), which asks
+# `missing` whether any binary below is absent; `npm test` does it first.
 #
 #   SMTP  (Postfix)        127.0.0.1:2525   mail for @mail.test, no auth from loopback
 #   IMAP  (Dovecot)        127.0.0.1:1143   plaintext, password "secret" for every account but oauth@
@@ -109,42 +112,6 @@ read_pid() { if [[ -s "$1" ]]; then tr -dc '0-9' <"$1"; fi; }
 # `postfix start` was reported to fail without a controlling terminal (CI,
 # vitest); script(1) gives it a private pty, harmless when none is needed.
 postfix_cmd() { script -qec "postfix -c $PF_DIR $*" /dev/null </dev/null; }
-
-# ---------------------------------------------------------------- install
-
-cmd_install() {
-  need_root
-  local missing
-  missing="$(missing_binaries)"
-  if [[ -z "$missing" ]]; then
-    log "packages already installed, skipping apt"
-  else
-    log "installing Debian packages (missing: $missing)"
-    # Without this, postfix's postinst writes a system-wide /etc/postfix/main.cf.
-    echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-      dovecot-imapd dovecot-lmtpd dovecot-sieve postfix spamassassin spamc spamd
-    missing="$(missing_binaries)"
-    [[ -z "$missing" ]] || die "still missing after apt: $missing"
-  fi
-  stop_distro_daemons
-}
-
-# apt normally can't start services here (no systemd, policy-rc.d), but if the
-# distro instances did come up they would sit on 25/143/783 and confuse tests.
-stop_distro_daemons() {
-  local entry name pidfile pid
-  for entry in postfix:/var/spool/postfix/pid/master.pid dovecot:/run/dovecot/master.pid \
-               spamd:/run/spamd.pid spamd:/var/run/spamd.pid; do
-    name=${entry%%:*}; pidfile=${entry#*:}
-    pid=$(read_pid "$pidfile" 2>/dev/null)
-    if pid_alive "$pid"; then
-      log "stopping distro $name (pid $pid from $pidfile)"
-      kill "$pid" 2>/dev/null || true
-    fi
-  done
-}
 
 # ---------------------------------------------------------------- rendering
 
@@ -339,7 +306,7 @@ cmd_start() {
   need_root
   local missing t0=$SECONDS
   missing="$(missing_binaries)"
-  [[ -z "$missing" ]] || die "missing $missing; run: bash scripts/mail-stack.sh install"
+  [[ -z "$missing" ]] || die "missing $missing; run: npm run system-parts -- install (as root)"
   take_lock
   stop_daemons || die "cannot start: something else is listening on our ports"
   wipe_runtime
@@ -377,11 +344,10 @@ cmd_status() {
   return "$down"
 }
 
-check_dir
 case "${1:-}" in
-  install) cmd_install ;;
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
+  missing) missing_binaries ;;
+  start) check_dir; cmd_start ;;
+  stop) check_dir; cmd_stop ;;
+  status) check_dir; cmd_status ;;
+  *) echo "usage: $0 start|stop|status|missing" >&2; exit 2 ;;
 esac

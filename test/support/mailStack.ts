@@ -1,11 +1,12 @@
 // The loopback mail stack (Postfix, Dovecot, SpamAssassin from scripts/mail-stack.sh) as tests use it:
 // its accounts, sending one message through Postfix, and appending old mail over IMAP.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { asRoot } from '../../scripts/system-parts';
 import type { LocalAccount } from '../../shared/local/localConfig';
 import { localAccountSchema } from '../../shared/local/localConfig';
 
@@ -28,13 +29,22 @@ export const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-E
 
 const script = join(import.meta.dirname, '../../scripts/mail-stack.sh');
 
-/** `extraUsers` beyond the fixed accounts: the tests use EXTRA_USERS, the scale benchmarks a few hundred. */
-export const mailStack = (command: 'start' | 'stop', extraUsers = EXTRA_USERS) =>
-  execFileSync('bash', [script, command], {
-    env: { ...process.env, MAILSTACK_DIR, MAILSTACK_EXTRA_USERS: String(extraUsers) },
-    stdio: 'pipe',
-    timeout: 120_000,
-  }).toString();
+/**
+ * `extraUsers` beyond the fixed accounts: the tests use EXTRA_USERS, the scale benchmarks a few hundred. The
+ * daemons switch users, so a user who is not root starts them through passwordless sudo (`npm test` checked
+ * first that it works). A failure is one error carrying the script's own words, not its buffers.
+ */
+export const mailStack = (command: 'start' | 'stop', extraUsers = EXTRA_USERS) => {
+  // sudo drops the environment, so the settings go on the command line.
+  const settings = [`MAILSTACK_DIR=${MAILSTACK_DIR}`, `MAILSTACK_EXTRA_USERS=${extraUsers}`];
+  const [file = '', ...args] = asRoot(['env', ...settings, 'bash', script, command]);
+  const result = spawnSync(file, args, { encoding: 'utf8', timeout: 120_000 });
+  if (result.status !== 0) {
+    const why = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
+    throw new Error(`mail-stack.sh ${command} failed (${why}):\n${(result.stderr || result.stdout).trim()}`);
+  }
+  return result.stdout;
+};
 
 export const stackAccounts = (): LocalAccount[] => {
   const raw = JSON.parse(readFileSync(join(MAILSTACK_DIR, 'accounts.json'), 'utf8')) as unknown[];
