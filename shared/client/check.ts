@@ -1,4 +1,4 @@
-// Owns the client's view of the API's resources (SPEC.md 1.0.0): their types, checking a response body against
+// Owns the client's view of the API's resources (docs/contract.md 1.0.0): their types, checking a response body against
 // them, and the inbox rate of a check.
 import { type Category, isCategory, isInbox } from '../domain/categories';
 

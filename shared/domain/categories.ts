@@ -1,4 +1,4 @@
-// Owns the category vocabulary of SPEC.md and which categories count as the inbox.
+// Owns the category vocabulary of docs/contract.md and which categories count as the inbox.
 
 export const CATEGORIES = [
   'primary',

@@ -54,7 +54,7 @@ export class MalformedRequestError extends DomainError {
   readonly detail = 'Malformed request';
 }
 
-/** A per-key limit refused the request (an addition beyond SPEC.md); it may be retried after `retryAfterSeconds`. */
+/** A per-key limit refused the request (an addition: docs/contract.md, "Additions"); it may be retried after `retryAfterSeconds`. */
 export abstract class TooManyRequestsError extends DomainError {
   readonly status = 429;
   constructor(readonly retryAfterSeconds: number) {

@@ -1,4 +1,4 @@
-// Owns the time limits of SPEC.md ("Limits" and "States and transitions").
+// Owns the time limits of docs/contract.md ("Limits" and "States and transitions").
 
 /** A check is active (results can still arrive) for more than this long it times out. */
 export const ACTIVE_MS = 5 * 60 * 1000;

@@ -1,4 +1,4 @@
-// SPEC.md "Authentication": the one accepted form is `Authorization: Bearer <API_KEY>` with exactly one space;
+// docs/contract.md "Authentication": the one accepted form is `Authorization: Bearer <API_KEY>` with exactly one space;
 // every other form gets 401 `Invalid or missing API key`, on both endpoints, over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';

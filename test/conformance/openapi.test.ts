@@ -1,4 +1,4 @@
-// openapi.yaml against SPEC.md and the code: the version, the two operations, the vocabularies and error texts
+// openapi.yaml against docs/contract.md and the code: the version, the two operations, the vocabularies and error texts
 // taken from the domain, the bearer scheme, how additions are marked, and proof that the response validator
 // every conformance test goes through (test/support/testService.ts) can fail.
 import { describe, expect, it } from 'vitest';
@@ -76,12 +76,12 @@ const completeCheck = () =>
 const started = () => exampleOf(responseOf(startOp.responses, 200), 'started') as Record<string, unknown>;
 
 describe('openapi.yaml: the document', () => {
-  it('is OpenAPI 3.1 and carries version 1.0.0, as SPEC.md Versioning says', () => {
+  it('is OpenAPI 3.1 and carries version 1.0.0, as docs/contract.md Versioning says', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
   });
 
-  it('has exactly the two paths of SPEC.md, with no version segment', () => {
+  it('has exactly the two paths of docs/contract.md, with no version segment', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([GET, START].sort());
     for (const path of Object.keys(doc.paths)) expect(path).not.toMatch(/\/v\d/);
   });
@@ -107,7 +107,7 @@ describe('openapi.yaml: the document', () => {
     expect(doc.servers[0]?.variables?.base_url?.default).toMatch(/^https?:\/\/[^/]+$/);
   });
 
-  it('lists on each operation exactly the statuses of SPEC.md, and the 429 addition of start', () => {
+  it('lists on each operation exactly the statuses of docs/contract.md, and the 429 addition of start', () => {
     expect(Object.keys(startOp.responses).sort()).toEqual(['200', '401', '404', '429']);
     expect(responseOf(startOp.responses, 429)['x-addition']).toBe(true);
     expect(Object.keys(getOp.responses).sort()).toEqual(['200', '401', '404']);
@@ -115,7 +115,7 @@ describe('openapi.yaml: the document', () => {
 });
 
 describe('openapi.yaml: vocabularies and texts come from the code', () => {
-  it('the category enum is CATEGORIES, in the order of SPEC.md', () => {
+  it('the category enum is CATEGORIES, in the order of docs/contract.md', () => {
     expect(propertyOf(componentSchema('AccountResult'), 'category').enum).toEqual([...CATEGORIES]);
   });
 
@@ -156,7 +156,7 @@ describe('openapi.yaml: authentication', () => {
   });
 });
 
-describe('openapi.yaml: additions beyond SPEC.md are marked', () => {
+describe('openapi.yaml: additions to the base contract (docs/contract.md) are marked', () => {
   it('every response of x-additional-responses, the 200 of start and the extra headers carry x-addition', () => {
     for (const group of [additions.unmatchedPath, additions.unmatchedMethod, additions.anyRequest]) {
       for (const response of Object.values(group)) expect(resolve(response)['x-addition']).toBe(true);

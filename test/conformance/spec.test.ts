@@ -1,4 +1,4 @@
-// SPEC.md 1.0.0, row by row, over real HTTP against the local server and a real dynalite.
+// docs/contract.md 1.0.0, row by row, over real HTTP against the local server and a real dynalite.
 // Each describe names the spec table it covers; each test names the row.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';
