@@ -1,6 +1,8 @@
 // Owns the goals of BENCHMARKS.md (issue 7 and the load and property goals of issue 8): each one's threshold, how
 // to read its figure from a benchmark run's results, and the command that reproduces it.
 
+import { describeStamp, type RunStamp } from '../scripts/runStamp';
+
 type Results = Record<string, unknown>;
 
 interface Row {
@@ -260,4 +262,24 @@ export const goalsTable = (results: Results): string => {
     ),
   ];
   return lines.join('\n');
+};
+
+/** What `npm run bench` stores on every section it ran, so a rewritten table names the run that measured it. */
+export type StampedSection = { ranAt?: string; stamp?: RunStamp; command?: string };
+
+/** Each run whose sections the table shows, with its own stamp (sections from before stamps: their time only). */
+export const runsHeading = (results: Record<string, unknown>) => {
+  const runs = new Map<string, string[]>();
+  for (const [name, section] of Object.entries(results) as [string, StampedSection][]) {
+    const stamp = section.stamp
+      ? `${describeStamp(section.stamp)} (\`${section.command ?? 'npm run bench'}\`)`
+      : `${section.ranAt ?? 'unknown time'}, commit and machine not recorded`;
+    runs.set(stamp, [...(runs.get(stamp) ?? []), name]);
+  }
+  if (runs.size === 1) return `One run, ${[...runs.keys()][0]}:`;
+  return [
+    `Sections from ${runs.size} runs:`,
+    '',
+    ...[...runs].map(([stamp, names]) => `- ${names.join(', ')}: ${stamp}`),
+  ].join('\n');
 };

@@ -1,11 +1,11 @@
 // `npm run bench`: every benchmark of BENCHMARKS.md in one run, on this machine's loopback mail stack. Prints progress
 // on stderr, writes the figures to bench/results/latest.json, and rewrites the results table in BENCHMARKS.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { takeRunStamp } from '../scripts/runStamp';
 import { MAILSTACK_DIR, mailStack, stackAccounts } from '../test/support/mailStack';
-import { goalsTable } from './goals';
+import { goalsTable, runsHeading, type StampedSection } from './goals';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -42,31 +42,19 @@ const wanted = (name: string) => !values.only || values.only.includes(name);
 
 const rewriteTable = () => {
   const latest = JSON.parse(readFileSync(join(ROOT, 'bench/results/latest.json'), 'utf8')) as {
-    startedAt: string;
-    command: string;
-    machine: { cpus: number; memoryGiB: number; node: string };
     results: Record<string, unknown>;
   };
-  writeTable(latest.results, latest.startedAt, latest.command, latest.machine);
+  writeTable(latest.results);
 };
 
-const writeTable = (
-  results: Record<string, unknown>,
-  startedAt: string,
-  command: string,
-  machine: { cpus: number; memoryGiB: number; node: string },
-) => {
+const writeTable = (results: Record<string, unknown>) => {
   const table = goalsTable(results);
   process.stdout.write(`${table}\n`);
   const doc = join(ROOT, 'BENCHMARKS.md');
   const text = readFileSync(doc, 'utf8');
   const begin = '<!-- results:begin -->';
   const end = '<!-- results:end -->';
-  const runs = new Set(Object.values(results).map((section) => (section as { ranAt?: string }).ranAt));
-  const heading =
-    runs.size === 1
-      ? `One run, ${startedAt} (\`${command}\`), ${machine.cpus} cores, ${machine.memoryGiB} GiB, Node ${machine.node}:`
-      : `Sections from ${runs.size} runs (see \`ranAt\` in bench/results/latest.json); latest ${startedAt}:`;
+  const heading = runsHeading(results);
   writeFileSync(
     doc,
     text.replace(new RegExp(`${begin}[\\s\\S]*${end}`), `${begin}\n${heading}\n\n${table}\n${end}`),
@@ -75,7 +63,7 @@ const writeTable = (
 
 const main = async () => {
   if (values.table) return rewriteTable();
-  const startedAt = new Date();
+  const stamp = takeRunStamp();
   const results: Record<string, unknown> = {};
   const scaleAccounts = Number(values['scale-accounts']);
   const needsStack = ['detection', 'sweep-cost', 'scale', 'shards', 'kill-restart'].some(wanted);
@@ -163,18 +151,15 @@ const main = async () => {
     results.properties = await runPropertyBench({ cases: Number(values['property-cases']) });
   }
   const run = {
-    startedAt: startedAt.toISOString(),
+    startedAt: stamp.at,
     finishedAt: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model,
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-    },
+    stamp,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     results,
   };
-  for (const section of Object.values(results)) (section as Record<string, unknown>).ranAt = run.startedAt;
+  // Each section carries its run's stamp, so a table rewritten from a merge of runs names each run.
+  for (const section of Object.values(results))
+    Object.assign(section as StampedSection, { ranAt: stamp.at, stamp, command: run.command });
   // A partial run (--only) keeps the other sections of the last run, each marked with when it ran.
   const latest = join(ROOT, 'bench/results/latest.json');
   const previous =
@@ -186,7 +171,7 @@ const main = async () => {
   }
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
-  writeTable(merged.results, run.startedAt, run.command, run.machine);
+  writeTable(merged.results);
   say('wrote bench/results/latest.json and the table in BENCHMARKS.md');
 };
 

@@ -3,9 +3,9 @@
 // (npm run bench) are added from bench/results/latest.json, with the time they ran.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { GOALS, goalRows } from '../bench/goals';
+import { GOALS, goalRows, type StampedSection } from '../bench/goals';
+import { describeStamp, takeRunStamp } from './runStamp';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -60,7 +60,8 @@ interface FileResult {
 const files = AREAS.flatMap((area) => area.files).filter((file) => existsSync(join(ROOT, file)));
 mkdirSync(join(ROOT, '.test-results'), { recursive: true });
 const jsonFile = join(ROOT, '.test-results/reliability.json');
-const startedAt = new Date();
+// Taken before the run, so the commit is the code that ran.
+const stamp = takeRunStamp();
 process.stderr.write(`running ${files.length} files with vitest\n`);
 const run = spawnSync(
   process.execPath,
@@ -143,21 +144,23 @@ for (const { area, files: areaFiles } of AREAS) {
 
 const latest = join(ROOT, 'bench/results/latest.json');
 const bench = existsSync(latest)
-  ? (JSON.parse(readFileSync(latest, 'utf8')) as { results: Record<string, { ranAt?: string }> })
+  ? (JSON.parse(readFileSync(latest, 'utf8')) as { results: Record<string, StampedSection> })
   : undefined;
 const longSections = ['load', 'properties', 'killRestart'];
+const ranWhen = (section: StampedSection | undefined) =>
+  section?.stamp ? `${section.stamp.at}, commit ${section.stamp.commit}` : (section?.ranAt ?? 'not run');
 const longRows = bench
   ? goalRows(bench.results)
       .map((row, index) => ({ row, section: GOALS[index]?.section ?? '' }))
       .filter(({ section }) => longSections.includes(section))
       .map(
         ({ row, section }) =>
-          `| ${cell(row.goal)} | ${cell(row.measured)} | ${row.pass ? 'pass' : 'FAIL'} | ${bench.results[section]?.ranAt ?? 'not run'} | \`${row.command}\` |`,
+          `| ${cell(row.goal)} | ${cell(row.measured)} | ${row.pass ? 'pass' : 'FAIL'} | ${ranWhen(bench.results[section])} | \`${row.command}\` |`,
       )
   : [];
 
 const table = [
-  `One run, ${startedAt.toISOString()} (\`npm run reliability\`), ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}: ${passed} passed, ${failed} failed.`,
+  `One run, ${describeStamp(stamp)} (\`npm run reliability\`): ${passed} passed, ${failed} failed.`,
   '',
   ...rows,
   '',
