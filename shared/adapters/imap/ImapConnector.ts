@@ -28,9 +28,9 @@ export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs
 // Header blocks beyond this are not read at all; the parser refuses anything over 1 MB anyway.
 const MAX_LITERAL_BYTES = 4 * 1024 * 1024;
 const DAY_MS = 86_400_000;
-const LOGOUT_WAIT_MS = 2000;
+export const LOGOUT_WAIT_MS = 2000;
 /** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
-const MAX_FIRST_SIGHT_MESSAGES = 500;
+export const MAX_FIRST_SIGHT_MESSAGES = 500;
 
 /** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
 export type CommandListener = (account: string, command: string) => void;

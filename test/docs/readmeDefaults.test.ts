@@ -1,0 +1,79 @@
+// Every default the README states, read from the code that sets it: when one changes, this fails until the
+// README says the new value.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../infra/settings';
+import {
+  DEFAULT_IMAP_TIMEOUTS,
+  LOGOUT_WAIT_MS,
+  MAX_FIRST_SIGHT_MESSAGES,
+} from '../../shared/adapters/imap/ImapConnector';
+import { DEFAULT_TIMEOUT_S } from '../../shared/cli/check/options';
+import { POLL_INTERVAL_MS } from '../../shared/client';
+import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../../shared/config';
+import { DEFAULT_UNHEALTHY_AFTER } from '../../shared/domain/account';
+import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
+import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../../shared/domain/keyLimits';
+import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
+import { LOOKBACK_MS } from '../../shared/scanner/Scanner';
+
+// One space for every run of whitespace, so a phrase may wrap anywhere in the README.
+const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
+const s = (ms: number) => ms / 1000;
+const minutes = (ms: number) => ms / 60_000;
+
+describe('the README states the defaults the code has', () => {
+  const phrases: [string, string][] = [
+    [
+      'check timeout and retention',
+      `A check times out after ${minutes(ACTIVE_MS)} minutes and is gone (404) ${minutes(RETENTION_MS)} minutes after it started`,
+    ],
+    ['scan interval (npm start)', `\`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`],
+    ['scan interval (the loop)', `sweeps every \`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`],
+    ['shard size', `\`SCAN_SHARD_SIZE\` accounts (default ${DEFAULT_SCAN_SHARD_SIZE})`],
+    ['unhealthy after', `\`UNHEALTHY_AFTER_FAILURES\` (default ${DEFAULT_UNHEALTHY_AFTER})`],
+    [
+      'start rate limit',
+      `\`START_RATE_LIMIT_PER_MINUTE\` (\`startRateLimitPerMinute\`) | ${DEFAULT_KEY_LIMITS.startsPerMinute} |`,
+    ],
+    [
+      'in-flight cap',
+      `(\`maxChecksInFlightPerKey\`, at most ${MAX_IN_FLIGHT_CAP}) | ${DEFAULT_KEY_LIMITS.maxInFlight} |`,
+    ],
+    [
+      'auth cache',
+      `\`AUTH_CACHE_TTL_MS\` (default ${DEFAULT_AUTH_CACHE_TTL_MS}, at most ${MAX_AUTH_CACHE_TTL_MS}`,
+    ],
+    ['revocation delay', `a revoked key stops working within ${s(DEFAULT_AUTH_CACHE_TTL_MS)} s`],
+    [
+      'IMAP timeouts',
+      `connect ${s(DEFAULT_IMAP_TIMEOUTS.connectMs)} s, greeting ${s(DEFAULT_IMAP_TIMEOUTS.greetingMs)} s, silence ${s(DEFAULT_IMAP_TIMEOUTS.socketMs)} s, logout ${s(LOGOUT_WAIT_MS)} s`,
+    ],
+    [
+      'first-sight lookback and cap',
+      `looks back ${minutes(LOOKBACK_MS)} minutes, reading at most the newest ${MAX_FIRST_SIGHT_MESSAGES} messages`,
+    ],
+    [
+      'check CLI poll interval',
+      `polls every ${s(POLL_INTERVAL_MS.default)} s (\`--interval\` ${s(POLL_INTERVAL_MS.min)}–${s(POLL_INTERVAL_MS.max)} s`,
+    ],
+    ['check CLI timeout', `\`--timeout S\` stops waiting after S seconds (default ${DEFAULT_TIMEOUT_S};`],
+    [
+      'CDK throttling',
+      `\`throttleRate\` (default ${DEFAULT_SETTINGS.throttleRate} requests/s) and \`throttleBurst\` (default ${DEFAULT_SETTINGS.throttleBurst})`,
+    ],
+    ['CDK scan interval', `\`scanIntervalMs\` (default ${DEFAULT_SETTINGS.scanIntervalMs})`],
+    ['CDK scanner concurrency', `\`scannerConcurrency\` (default ${DEFAULT_SETTINGS.scannerConcurrency},`],
+    ['CDK log retention', `\`logRetentionDays\` (default ${DEFAULT_SETTINGS.logRetentionDays})`],
+    ['CDK log level', `\`logLevel\` (default \`${DEFAULT_SETTINGS.logLevel}\`)`],
+    [
+      'CDK key limits',
+      `\`startRateLimitPerMinute\` (default ${DEFAULT_SETTINGS.startRateLimitPerMinute}) and \`maxChecksInFlightPerKey\` (default ${DEFAULT_SETTINGS.maxChecksInFlightPerKey})`,
+    ],
+  ];
+
+  it.each(phrases)('%s', (_name, phrase) => {
+    expect(readme).toContain(phrase);
+  });
+});
