@@ -1,6 +1,7 @@
 // Benchmark of each Lambda's cold start: its bundle built exactly as CDK builds it (same esbuild, same settings from
 // SERVICE_BUNDLING, same externals), its size, and the time a fresh Node process takes to load it and run its module
-// scope, with the AWS SDK resolved from node_modules as the Lambda runtime provides it.
+// scope. The AWS SDK and Powertools are bundled (the Lambda runtime provides neither Powertools nor the SDK version the
+// tests ran); a node_modules beside the bundles serves only what CDK would leave external.
 // `npx tsx bench/coldStart.ts [--runs 10]` prints the summary as JSON.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -146,7 +147,7 @@ const maxOf = (values: number[]) => round(Math.max(...values));
 
 export const runColdStartBench = async (options: { runs?: number } = {}): Promise<ColdStartSummary> => {
   const runs = options.runs ?? 10;
-  // The SDK resolves as on Lambda, where the runtime provides it: from a node_modules beside the bundles.
+  // Whatever CDK leaves external (nothing while bundleAwsSDK is on) resolves from a node_modules beside the bundles.
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-coldstart-'));
   try {
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
