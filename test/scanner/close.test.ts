@@ -50,7 +50,9 @@ describe('Scanner.close', () => {
     });
     const { started } = await scanner.tick();
     expect(started).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Until the silent server holds the session (no fixed sleep: a loaded machine may take longer to connect).
+    for (let waited = 0; sockets.length === 0 && waited < 10_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(sockets.length).toBe(1);
 
     await scanner.close(200);

@@ -31,7 +31,11 @@ export interface ScanHarness {
   close(): Promise<void>;
 }
 
-export const startScanHarness = async (accounts: LocalAccount[]): Promise<ScanHarness> => {
+/** `timeouts`: the scanner's IMAP timeouts, FAST_TIMEOUTS unless a test needs a session that outlasts it. */
+export const startScanHarness = async (
+  accounts: LocalAccount[],
+  options: { timeouts?: ImapTimeouts } = {},
+): Promise<ScanHarness> => {
   const service = await startTestService(new OffsetClock());
   for (const account of accounts) {
     await service.deps.accounts.put({
@@ -57,7 +61,7 @@ export const startScanHarness = async (accounts: LocalAccount[]): Promise<ScanHa
       credentials,
       clock: service.clock,
       log,
-      timeouts: FAST_TIMEOUTS,
+      timeouts: options.timeouts ?? FAST_TIMEOUTS,
       onCommand: (account, command) => commands.push({ account, command }),
       events: { placed: (placement) => placements.push(placement), settled: (check) => settled.push(check) },
     });

@@ -384,7 +384,8 @@ describe('errors never carry a token or a secret', () => {
       }),
     );
     silent.close();
-    expect(Date.now() - startedAt).toBeLessThan(3000);
+    // The message names the timeout that fired (0.3 s, not a default); the bound only says it did not hang.
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
     expect(timedOut.message).toContain(
       `could not reach http://127.0.0.1:${silentPort}/token: no answer within 0.3 s`,
     );
