@@ -1,8 +1,8 @@
 // Owns the one middleware stack every API function uses, so handlers only parse, call the domain and shape.
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { ApiDeps } from '../composition/apiDeps';
 import type { Principal } from '../domain/apiKey';
-import type { ApiDeps } from '../runtime/apiDeps';
 import { type AuthedContext, authMiddleware, principalOf } from './authMiddleware';
 import { errorMiddleware } from './errorMiddleware';
 import { jsonResponse } from './responses';

@@ -12,10 +12,10 @@ import { AccountEntriesCredentialSource } from '../../shared/adapters/credential
 import { FileAccountEntries } from '../../shared/adapters/credentials/accountEntries';
 import { EXPIRY_MARGIN_MS, OAuthTokens } from '../../shared/adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
+import { createScanner } from '../../shared/composition/scanner';
 import { ManualClock } from '../../shared/domain/clock';
 import type { LocalAccount } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
-import { createScanner } from '../../shared/runtime/scanner';
 import type { AccountSweep, Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from '../support/clocks';

@@ -15,6 +15,7 @@ import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccoun
 import { DynamoApiKeyStore } from '../../shared/adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
+import type { ApiDeps } from '../../shared/composition/apiDeps';
 import type { TestAccount } from '../../shared/domain/account';
 import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
 import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
@@ -24,7 +25,6 @@ import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
 import { createLogger, type Logger } from '../../shared/log';
-import type { ApiDeps } from '../../shared/runtime/apiDeps';
 import { validateResponse } from './openapi';
 import { rawRequest } from './rawRequest';
 
