@@ -1,9 +1,9 @@
 // Owns the one middleware stack every API function uses, so handlers only parse, call the domain and shape.
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { ApiDeps } from '../composition/apiDeps';
 import type { Principal } from '../domain/apiKey';
 import { type AuthedContext, authMiddleware, principalOf } from './authMiddleware';
+import type { ApiDeps } from './deps';
 import { errorMiddleware } from './errorMiddleware';
 import { jsonResponse } from './responses';
 
