@@ -113,9 +113,9 @@ export class Scanner {
    * stuck on a slow server: the Lambda deadline must hold whatever a mailbox does.
    */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.settle(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
+    const graceOver = new AbortController();
+    await Promise.race([this.settle(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
+    graceOver.abort();
     const sessions = [...this.accounts.values()].flatMap((state) => (state.session ? [state.session] : []));
     this.accounts.clear();
     // The next loop starts afresh, as a new Lambda process would: a full listing (checks may have completed

@@ -13,13 +13,13 @@ import { FileAccountEntries } from '../../shared/adapters/credentials/accountEnt
 import { EXPIRY_MARGIN_MS, OAuthTokens } from '../../shared/adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
 import { createScanner } from '../../shared/composition/scanner';
-import { ManualClock } from '../../shared/domain/clock';
 import type { LocalAccount } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import type { AccountSweep, Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from '../support/clocks';
 import { MAILSTACK_DIR, sendOnce, stackAccount } from '../support/mailStack';
+import { ManualClock } from '../support/manualClock';
 import {
   INITIAL_REFRESH_TOKEN,
   OAUTH_ACCOUNT,

@@ -19,12 +19,13 @@ import type { ApiDeps } from '../../shared/composition/apiDeps';
 import type { TestAccount } from '../../shared/domain/account';
 import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
 import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
-import { type Clock, ManualClock } from '../../shared/domain/clock';
+import type { Clock } from '../../shared/domain/clock';
 import type { KeyLimits } from '../../shared/domain/keyLimits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
 import { createLogger, type Logger } from '../../shared/log';
+import { ManualClock } from './manualClock';
 import { validateResponse } from './openapi';
 import { rawRequest } from './rawRequest';
 
