@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { indexCredentials } from '../shared/adapters/credentials/credentialsFile';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
+import { createScanner } from '../shared/composition/scanner';
 import { systemClock } from '../shared/domain/clock';
 import { type LocalAccount, localAccountSchema } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
-import { createScanner } from '../shared/runtime/scanner';
 import { isShard } from '../shared/scanner/shards';
 import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
 

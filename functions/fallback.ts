@@ -1,8 +1,9 @@
 // Lambda for API Gateway's $default route: unknown paths and wrong methods get JSON errors, never a gateway page.
+
+import { type ApiDeps, apiDeps } from '../shared/composition/apiDeps';
 import { MethodNotAllowedError, RouteNotFoundError } from '../shared/domain/errors';
 import { publicApi } from '../shared/http/apiHandler';
 import { allowedMethods } from '../shared/http/routes';
-import { type ApiDeps, apiDeps } from '../shared/runtime/apiDeps';
 
 export const createHandler = (deps: Pick<ApiDeps, 'log'>) =>
   publicApi(deps, async (event) => {

@@ -1,6 +1,7 @@
 // Lambda for GET /api/spam-check/{check_id}: reads a check of the caller's scope.
+
+import { type ApiDeps, apiDeps } from '../shared/composition/apiDeps';
 import { authenticatedApi } from '../shared/http/apiHandler';
-import { type ApiDeps, apiDeps } from '../shared/runtime/apiDeps';
 import { getCheck } from '../shared/usecases/getCheck';
 
 export const createHandler = (deps: ApiDeps) =>

@@ -1,6 +1,7 @@
 // Lambda for POST /api/spam-check/start: starts a check for the caller's scope.
+
+import { type ApiDeps, apiDeps } from '../shared/composition/apiDeps';
 import { authenticatedApi } from '../shared/http/apiHandler';
-import { type ApiDeps, apiDeps } from '../shared/runtime/apiDeps';
 import { startCheck } from '../shared/usecases/startCheck';
 
 export const createHandler = (deps: ApiDeps) =>

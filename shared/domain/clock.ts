@@ -1,22 +1,21 @@
-// Owns time: everything that depends on "now" receives a Clock so tests can move it without sleeping.
+// Owns time: everything that depends on "now" or waits receives a Clock so tests can move it without sleeping.
 
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal?.addEventListener('abort', wake, { once: true });
+  });
 
-/** A clock that only moves when told to; for tests and benchmarks. */
-export class ManualClock implements Clock {
-  constructor(private current = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
-  now(): number {
-    return this.current;
-  }
-  set(ms: number): void {
-    this.current = ms;
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
+export const systemClock: Clock = { now: () => Date.now(), sleep };

@@ -2,8 +2,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Principal } from '../domain/apiKey';
-import type { ApiDeps } from '../runtime/apiDeps';
 import { type AuthedContext, authMiddleware, principalOf } from './authMiddleware';
+import type { ApiDeps } from './deps';
 import { errorMiddleware } from './errorMiddleware';
 import { jsonResponse } from './responses';
 

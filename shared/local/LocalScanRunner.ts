@@ -45,7 +45,7 @@ export class LocalScanRunner implements ScanTrigger {
       // The loop may be about to stop as idle; run again after it so this kick is not lost.
       if (newCheck) {
         this.kickedWhileRunning = true;
-        this.lastKickAt = Date.now();
+        this.lastKickAt = this.deps.clock.now();
       }
       return;
     }
@@ -56,7 +56,7 @@ export class LocalScanRunner implements ScanTrigger {
 
   /** Loops run and their milliseconds in all: what the same loops would be billed as Lambda invocations. */
   usage(): { runs: number; runMs: number } {
-    const running = this.runningSince === undefined ? 0 : Date.now() - this.runningSince;
+    const running = this.runningSince === undefined ? 0 : this.deps.clock.now() - this.runningSince;
     return { runs: this.runs, runMs: this.runMs + running };
   }
 
@@ -72,7 +72,7 @@ export class LocalScanRunner implements ScanTrigger {
       const idleGraceMs = graceful ? this.options.idleGraceMs : 0;
       graceful = true;
       this.kickedWhileRunning = false;
-      const began = Date.now();
+      const began = this.deps.clock.now();
       this.runningSince = began;
       try {
         const report = await runScanLoop(
@@ -85,7 +85,7 @@ export class LocalScanRunner implements ScanTrigger {
         this.deps.log.error('scan loop failed', { error });
       }
       this.runs++;
-      this.runMs += Date.now() - began;
+      this.runMs += this.deps.clock.now() - began;
       this.runningSince = undefined;
     } while (this.kickedWhileRunning && this.missedKick() && !this.stopper.signal.aborted);
   }
@@ -97,6 +97,6 @@ export class LocalScanRunner implements ScanTrigger {
    */
   private missedKick(): boolean {
     const linger = Math.min(this.options.lingerMs ?? this.options.idleGraceMs, this.options.intervalMs);
-    return Date.now() - this.lastKickAt < linger;
+    return this.deps.clock.now() - this.lastKickAt < linger;
   }
 }

@@ -9,12 +9,12 @@ import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry'
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
+import { apiDeps, apiDocumentClient } from '../composition/apiDeps';
+import { createScanner } from '../composition/scanner';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE, parseEnv } from '../config';
 import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import { systemClock } from '../domain/clock';
 import { createLogger } from '../log';
-import { apiDeps, apiDocumentClient } from '../runtime/apiDeps';
-import { createScanner } from '../runtime/scanner';
 import { shardCountFor } from '../scanner/shards';
 import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
 import type { HandlerTable } from './httpAdapter';

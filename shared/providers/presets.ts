@@ -8,7 +8,7 @@
 import { normaliseAccountEmail, parseAccountAddress } from '../domain/address';
 import type { DetectedCategory } from '../domain/categories';
 import { InvalidInputError } from '../domain/errors';
-import type { MailboxServer } from '../scanner/ports';
+import type { MailboxServer } from '../domain/mailboxServer';
 
 export { type MsDelivery, msDeliveryOf } from './msDelivery';
 

@@ -1,14 +1,10 @@
 // Owns what the scanner needs from the outside world, as small interfaces: mailboxes, credentials, cursors, a lease.
 import type { DetectedCategory } from '../domain/categories';
+import type { MailboxServer } from '../domain/mailboxServer';
 import type { CheckStore, PlacementDetails } from '../domain/ports';
 import type { FolderInfo } from './folders';
 
-export interface MailboxServer {
-  host: string;
-  port: number;
-  /** TLS from the first byte (port 993); otherwise STARTTLS is used when offered. */
-  secure: boolean;
-}
+export type { MailboxServer };
 
 /** OAuth2 client settings and the long-lived refresh token from the account owner's consent. */
 export interface OAuth2Grant {

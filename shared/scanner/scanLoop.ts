@@ -16,7 +16,7 @@ export const STORE_FAILURE_GRACE_MS = 60_000;
 export interface ScanLoopOptions {
   owner: string;
   intervalMs: number;
-  /** Epoch ms (real time) by which the loop must have stopped, e.g. the Lambda deadline less a margin. */
+  /** Epoch ms, by the loop's clock, by which the loop must have stopped, e.g. the Lambda deadline less a margin. */
   deadline: number;
   /** Longer than the interval so the lease stays held while the loop runs, short enough to recover from a crash. */
   leaseTtlMs: number;
@@ -51,17 +51,6 @@ export interface ScanLoopReport {
   stoppedBecause: 'idle' | 'deadline' | 'lease-lost' | 'not-acquired' | 'stopped';
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const wake = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', wake);
-      resolve();
-    };
-    const timer = setTimeout(wake, ms);
-    signal?.addEventListener('abort', wake, { once: true });
-  });
-
 export const runScanLoop = async (
   deps: { scanner: Scanner; lease: Lease; clock: Clock; log: Logger },
   options: ScanLoopOptions,
@@ -70,14 +59,14 @@ export const runScanLoop = async (
   afterTick?: () => void,
 ): Promise<ScanLoopReport> => {
   const { scanner, lease, clock, log } = deps;
-  const giveUpAt = Date.now() + (options.acquireWaitMs ?? 0);
+  const giveUpAt = clock.now() + (options.acquireWaitMs ?? 0);
   let waitedForLease = false;
   while (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
     waitedForLease = true;
-    if (signal?.aborted || Date.now() + options.intervalMs > Math.min(giveUpAt, options.deadline)) {
+    if (signal?.aborted || clock.now() + options.intervalMs > Math.min(giveUpAt, options.deadline)) {
       return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
     }
-    await sleep(options.intervalMs, signal);
+    await clock.sleep(options.intervalMs, signal);
   }
   // A loop that had to wait for the lease was woken while another one ran, and that one swept after the wake-up and
   // then lingered: the check that woke this loop is done or shows within a linger. The full grace would bill
@@ -92,13 +81,13 @@ export const runScanLoop = async (
   let failingSince: number | undefined;
   /** Rethrows once the store has failed for longer than the grace; until then the loop carries on. */
   const failed = (what: string, error: unknown) => {
-    failingSince ??= Date.now();
-    const failingForMs = Date.now() - failingSince;
+    failingSince ??= clock.now();
+    const failingForMs = clock.now() - failingSince;
     if (failingForMs > (options.storeFailureGraceMs ?? STORE_FAILURE_GRACE_MS)) throw error;
     log.warn(`${what} failed; trying again next interval`, { owner: options.owner, failingForMs, error });
   };
   try {
-    while (Date.now() + options.intervalMs < options.deadline) {
+    while (clock.now() + options.intervalMs < options.deadline) {
       if (signal?.aborted) {
         stoppedBecause = 'stopped';
         break;
@@ -115,14 +104,14 @@ export const runScanLoop = async (
         idleSince = undefined;
         sawWork = true;
       } else if (tick) {
-        idleSince ??= Date.now();
+        idleSince ??= clock.now();
         const grace = sawWork ? (options.lingerMs ?? idleGraceMs) : idleGraceMs;
-        if (Date.now() - idleSince >= grace) {
+        if (clock.now() - idleSince >= grace) {
           stoppedBecause = 'idle';
           break;
         }
       }
-      await sleep(options.intervalMs, signal);
+      await clock.sleep(options.intervalMs, signal);
       // Unknown is not lost: the lease is ours until it expires, and results are conditional writes anyway.
       const held = await lease
         .acquire(options.owner, clock.now(), options.leaseTtlMs)

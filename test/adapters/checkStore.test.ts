@@ -1,8 +1,8 @@
 // The check store on a real dynalite: the active index, exactly-once results and exactly-once settling.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
-import { ManualClock } from '../../shared/domain/clock';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
+import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
 
 let service: TestService & { clock: ManualClock };

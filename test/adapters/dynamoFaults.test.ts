@@ -3,8 +3,8 @@
 // auth lookup that is throttled is retried the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DYNAMO_TIMEOUTS } from '../../shared/adapters/dynamo/client';
-import { ManualClock } from '../../shared/domain/clock';
 import type { ThrottleError } from '../support/dynamoProxy';
+import { ManualClock } from '../support/manualClock';
 import { expectClean5xx, type ProxiedService, startProxiedService } from '../support/proxiedService';
 
 const SCOPE = 'throttled';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';
 import { DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
 import { CATEGORIES } from '../../shared/domain/categories';
-import type { ManualClock } from '../../shared/domain/clock';
+import type { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
 
 const MINUTE = 60_000;

@@ -5,11 +5,11 @@
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { createScanner } from '../../shared/composition/scanner';
 import type { CheckView } from '../../shared/domain/check';
 import { systemClock } from '../../shared/domain/clock';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { createLogger } from '../../shared/log';
-import { createScanner } from '../../shared/runtime/scanner';
 import type { Placement } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
 import type { ProxyMode } from '../support/dynamoProxy';

@@ -45,7 +45,13 @@ describe('exactly-once results under two racing scanner loops', () => {
           clock: harness.service.clock,
           log: silent,
         },
-        { owner, intervalMs: 100, deadline: Date.now() + 240_000, leaseTtlMs: 5000, idleGraceMs: 240_000 },
+        {
+          owner,
+          intervalMs: 100,
+          deadline: harness.service.clock.now() + 240_000,
+          leaseTtlMs: 5000,
+          idleGraceMs: 240_000,
+        },
         stop.signal,
       );
     const loops = [loop('one'), loop('two')];

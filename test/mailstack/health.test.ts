@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toMailboxCredentials } from '../../shared/adapters/credentials/credentialsFile';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
+import { createScanner } from '../../shared/composition/scanner';
 import { createLogger } from '../../shared/log';
-import { createScanner } from '../../shared/runtime/scanner';
 import type { MailboxCredentials } from '../../shared/scanner/ports';
 import { OffsetClock } from '../support/clocks';
 import { stackAccount } from '../support/mailStack';

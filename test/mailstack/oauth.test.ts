@@ -12,14 +12,14 @@ import { AccountEntriesCredentialSource } from '../../shared/adapters/credential
 import { FileAccountEntries } from '../../shared/adapters/credentials/accountEntries';
 import { EXPIRY_MARGIN_MS, OAuthTokens } from '../../shared/adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
-import { ManualClock } from '../../shared/domain/clock';
+import { createScanner } from '../../shared/composition/scanner';
 import type { LocalAccount } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
-import { createScanner } from '../../shared/runtime/scanner';
 import type { AccountSweep, Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from '../support/clocks';
 import { MAILSTACK_DIR, sendOnce, stackAccount } from '../support/mailStack';
+import { ManualClock } from '../support/manualClock';
 import {
   INITIAL_REFRESH_TOKEN,
   OAUTH_ACCOUNT,

@@ -132,7 +132,7 @@ describe('the loop', () => {
         {
           owner: 'idle-test',
           intervalMs: 1000,
-          deadline: Date.now() + 60_000,
+          deadline: harness.service.clock.now() + 60_000,
           leaseTtlMs: 5000,
           idleGraceMs: 0,
         },
@@ -148,7 +148,12 @@ describe('the loop', () => {
     await harness.startQuietly('size');
     const one = harness.newScanner();
     const two = harness.newScanner();
-    const options = { intervalMs: 200, deadline: Date.now() + 2000, leaseTtlMs: 5000, idleGraceMs: 0 };
+    const options = {
+      intervalMs: 200,
+      deadline: harness.service.clock.now() + 2000,
+      leaseTtlMs: 5000,
+      idleGraceMs: 0,
+    };
     const [a, b] = await Promise.all([
       runScanLoop({ ...one, clock: harness.service.clock, log: silent }, { ...options, owner: 'one' }),
       runScanLoop({ ...two, clock: harness.service.clock, log: silent }, { ...options, owner: 'two' }),

@@ -4,9 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { newCheckId } from '../../shared/domain/checkId';
-import { ManualClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
+import { ManualClock } from '../support/manualClock';
 import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import {

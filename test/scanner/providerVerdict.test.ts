@@ -4,11 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import type { DetectedCategory } from '../../shared/domain/categories';
 import { newCheckId } from '../../shared/domain/checkId';
-import { ManualClock } from '../../shared/domain/clock';
 import type { PlacementDetails } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
 import type { FetchedHeaders, MailboxSession } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
+import { ManualClock } from '../support/manualClock';
 
 const EMAIL = 'seed@outlook.com';
 

@@ -5,8 +5,8 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { createHandler as createFallback } from '../../functions/fallback';
 import { createHandler as createGet } from '../../functions/get';
 import { createHandler as createStart } from '../../functions/start';
+import type { ApiDeps } from '../../shared/composition/apiDeps';
 import { toEvent } from '../../shared/local/httpAdapter';
-import type { ApiDeps } from '../../shared/runtime/apiDeps';
 import { validateResponse } from './openapi';
 import type { ApiResponse } from './testService';
 

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
+import type { ApiDeps } from '../../shared/composition/apiDeps';
 import { createLogger } from '../../shared/log';
-import type { ApiDeps } from '../../shared/runtime/apiDeps';
 import { type DynamoProxy, startDynamoProxy } from './dynamoProxy';
 import { type ApiResponse, startTestService, type TestClock } from './testService';
 

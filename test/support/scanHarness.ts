@@ -1,11 +1,11 @@
 // The local service plus the real scanner over the loopback mail stack: what `npm start` runs, with a pushable clock.
 import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
 import type { ImapTimeouts } from '../../shared/adapters/imap/ImapConnector';
+import { createScanner } from '../../shared/composition/scanner';
 import type { Principal } from '../../shared/domain/apiKey';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import type { LocalAccount } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
-import { createScanner } from '../../shared/runtime/scanner';
 import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';

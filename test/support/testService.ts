@@ -15,16 +15,17 @@ import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccoun
 import { DynamoApiKeyStore } from '../../shared/adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
+import type { ApiDeps } from '../../shared/composition/apiDeps';
 import type { TestAccount } from '../../shared/domain/account';
 import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
 import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
-import { type Clock, ManualClock } from '../../shared/domain/clock';
+import type { Clock } from '../../shared/domain/clock';
 import type { KeyLimits } from '../../shared/domain/keyLimits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
 import { createLogger, type Logger } from '../../shared/log';
-import type { ApiDeps } from '../../shared/runtime/apiDeps';
+import { ManualClock } from './manualClock';
 import { validateResponse } from './openapi';
 import { rawRequest } from './rawRequest';
 

@@ -2,12 +2,12 @@
 // started lately, merged with what it knows of the older ones. Over a store that keeps the index's rules (it answers
 // `since` exactly), with an injected clock and mailboxes that hold nothing.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../shared/domain/clock';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
 import type { ActiveChecks, PendingAccounts, ResultStore } from '../../shared/scanner/ports';
 import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
+import { ManualClock } from '../support/manualClock';
 import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
 
 class IndexedChecks implements ActiveChecks, ResultStore {

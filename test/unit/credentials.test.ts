@@ -3,7 +3,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { AccountEntriesCredentialSource } from '../../shared/adapters/credentials/AccountEntriesCredentialSource';
 import { SecretAccountEntries } from '../../shared/adapters/credentials/accountEntries';
-import { ManualClock } from '../../shared/domain/clock';
+import { ManualClock } from '../support/manualClock';
 
 const account = (email: string, pass: string) => ({
   email,

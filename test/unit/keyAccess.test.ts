@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { loadApiConfig } from '../../shared/config';
 import { generateApiKey, hashApiKey, keyMatchesHash, newApiKeyRecord } from '../../shared/domain/apiKey';
 import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
-import { ManualClock } from '../../shared/domain/clock';
 import {
   firstSlotFreeAt,
   isInFlight,
@@ -13,6 +12,7 @@ import {
   retryAfterSeconds,
 } from '../../shared/domain/keyLimits';
 import { ACTIVE_MS } from '../../shared/domain/limits';
+import { ManualClock } from '../support/manualClock';
 
 describe('keyMatchesHash (crypto.timingSafeEqual over two SHA-256 digests)', () => {
   it('matches the key its hash was made from and nothing else', () => {

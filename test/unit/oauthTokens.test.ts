@@ -27,11 +27,11 @@ import {
 } from '../../shared/adapters/oauth/providers';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
 import { TokenEndpointError } from '../../shared/adapters/oauth/tokenRequest';
-import { ManualClock } from '../../shared/domain/clock';
 import type { LocalAccount } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import { presetFor } from '../../shared/providers/presets';
 import type { OAuth2Grant } from '../../shared/scanner/ports';
+import { ManualClock } from '../support/manualClock';
 import {
   INITIAL_REFRESH_TOKEN,
   OAUTH_CLIENT,

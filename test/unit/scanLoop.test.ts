@@ -7,6 +7,7 @@ import type { Lease, MailboxConnector, PendingAccounts } from '../../shared/scan
 import { Scanner } from '../../shared/scanner/Scanner';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
 import { inShard } from '../../shared/scanner/shards';
+import { ManualClock } from '../support/manualClock';
 import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
 
 const log = createLogger('test', 'error');
@@ -82,22 +83,25 @@ describe('the scanner loop', () => {
     const { connector } = emptyMailboxes();
     const checks = scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
     const scanner = scannerOver(checks, connector);
-    const startedAt = Date.now();
+    const clock = new ManualClock();
+    const startedAt = clock.now();
     const report = await runScanLoop(
-      { scanner, lease: new MemoryLease(), clock: systemClock, log },
-      { ...options, idleGraceMs: 60_000, lingerMs: 0 },
+      { scanner, lease: new MemoryLease(), clock, log },
+      { ...options, deadline: startedAt + 60_000, idleGraceMs: 60_000, lingerMs: 0 },
     );
     expect(report).toMatchObject({ stoppedBecause: 'idle', ticks: 2 });
-    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    // One interval of the loop's clock (between its two ticks), not the minute of idle grace.
+    expect(clock.now() - startedAt).toBe(options.intervalMs);
   });
 
   it('without work, keeps the idle grace: a new check may not be in the index yet', async () => {
     const { connector } = emptyMailboxes();
     const checks = scriptedChecks([[], [], [{ checkId: 'c1', pending: ['a@mail.test'] }], []]);
     const scanner = scannerOver(checks, connector);
+    const clock = new ManualClock();
     const report = await runScanLoop(
-      { scanner, lease: new MemoryLease(), clock: systemClock, log },
-      { ...options, idleGraceMs: 60_000, lingerMs: 0 },
+      { scanner, lease: new MemoryLease(), clock, log },
+      { ...options, deadline: clock.now() + 60_000, idleGraceMs: 60_000, lingerMs: 0 },
     );
     expect(report).toMatchObject({ stoppedBecause: 'idle', ticks: 4 });
   });

@@ -19,8 +19,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import type { LocalAccount } from '../../local/localConfig';
-import { localAccountSchema, parseLocalConfig } from '../../local/localConfig';
+import { type LocalAccount, localAccountSchema, parseLocalConfig } from './accountEntrySchema';
 
 export interface AccountEntries {
   read(): Promise<LocalAccount[]>;

@@ -1,7 +1,8 @@
 // Owns keeping a rotated OAuth2 refresh token in the credentials document (config file or secret), as a
 // compare-and-set: it replaces only the token the refresh started from, so a loop never overwrites a newer one.
-import type { LocalAccount } from '../../local/localConfig';
+
 import type { AccountEntries } from '../credentials/accountEntries';
+import type { LocalAccount } from '../credentials/accountEntrySchema';
 import type { OAuthTokensOptions } from './OAuthTokens';
 
 export type RefreshTokenPersistence = Required<

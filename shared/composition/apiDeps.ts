@@ -9,29 +9,12 @@ import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
 import { createMetrics, createPowertoolsLogger, emitNow } from '../adapters/telemetry/powertools';
 import { loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
-import { type Clock, systemClock } from '../domain/clock';
-import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
-import { createLogger, type Logger } from '../log';
+import { systemClock } from '../domain/clock';
+import type { ApiDeps } from '../http/deps';
+import { createLogger } from '../log';
 import { SERVICES } from '../telemetry/metrics';
-import type { KeyLimitDeps } from '../usecases/keyLimits';
 
-export interface ApiDeps {
-  keys: ApiKeyStore;
-  checks: CheckStore;
-  accounts: AccountRegistry;
-  clock: Clock;
-  log: Logger;
-  /** Created once per process (container), so a warm Lambda rarely reads a key from the table. */
-  authCache?: AuthCache | undefined;
-  /** Per-key limits on start; absent means none. */
-  keyLimits?: KeyLimitDeps | undefined;
-  /**
-   * Set by `npm start` to wake its in-process scanner. On AWS it stays unset: the table's stream wakes the scanner
-   * on every new check, so start needs no permission beyond the table.
-   */
-  trigger?: ScanTrigger | undefined;
-  onStarted?: (() => void) | undefined;
-}
+export type { ApiDeps };
 
 let memo: ApiDeps | undefined;
 let memoClient: DynamoDBDocumentClient | undefined;

@@ -1,0 +1,45 @@
+// Owns the format of account entries and of the config file that holds them (config/local.json, and the secret's
+// `{"accounts": [...]}` on AWS): one schema, read by the credential adapters and by npm start.
+import * as z from 'zod';
+import { mailboxCredentialsSchema } from './credentialsFile';
+
+/** One test account: its registration (provider, scope, active) plus the credentials only the scanner reads. */
+export const localAccountSchema = mailboxCredentialsSchema
+  .extend({
+    scope: z.string().default('default'),
+    active: z.boolean().default(true),
+  })
+  .strict();
+
+export const localConfigSchema = z.strictObject({
+  accounts: z.array(localAccountSchema).default([]),
+  apiKeys: z
+    .array(
+      z.strictObject({
+        key: z.string(),
+        scope: z.string().default('default'),
+        label: z.string().default('config'),
+      }),
+    )
+    .default([]),
+});
+
+export type LocalAccount = z.infer<typeof localAccountSchema>;
+export type LocalConfig = z.infer<typeof localConfigSchema>;
+
+export const parseLocalConfig = (text: string, source: string): LocalConfig => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${source} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = localConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    throw new Error(`${source} is not a valid local config: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+};

@@ -1,0 +1,24 @@
+// Owns what the API's handlers are given: the stores, the clock, the logger and the optional per-process parts.
+import type { AuthCache } from '../domain/authCache';
+import type { Clock } from '../domain/clock';
+import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
+import type { Logger } from '../log';
+import type { KeyLimitDeps } from '../usecases/keyLimits';
+
+export interface ApiDeps {
+  keys: ApiKeyStore;
+  checks: CheckStore;
+  accounts: AccountRegistry;
+  clock: Clock;
+  log: Logger;
+  /** Created once per process (container), so a warm Lambda rarely reads a key from the table. */
+  authCache?: AuthCache | undefined;
+  /** Per-key limits on start; absent means none. */
+  keyLimits?: KeyLimitDeps | undefined;
+  /**
+   * Set by `npm start` to wake its in-process scanner. On AWS it stays unset: the table's stream wakes the scanner
+   * on every new check, so start needs no permission beyond the table.
+   */
+  trigger?: ScanTrigger | undefined;
+  onStarted?: (() => void) | undefined;
+}

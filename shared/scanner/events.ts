@@ -1,0 +1,54 @@
+// Owns what the scanner tells the outside world: the event hooks and the shapes of a placement, a sweep and a tick.
+
+import type { DetectedCategory } from '../domain/categories';
+import type { RecordOutcome } from '../domain/ports';
+import type { MsDelivery } from '../providers/msDelivery';
+import type { SettledCheck } from './ports';
+
+export interface ScanEvents {
+  /** Every tagged copy found, recorded or not. */
+  placed?(placement: Placement): void;
+  /** Every account sweep, successful or not. */
+  swept?(sweep: AccountSweep): void;
+  /** Every tick, with the number of checks still waiting. */
+  ticked?(tick: { activeChecks: number; pendingAccounts: number }): void;
+  /** Every probe of the accounts taken out of new checks, with how many there are. */
+  probed?(probe: { unhealthyAccounts: number }): void;
+  /** An account just left new checks (`unhealthy`) or came back (`recovered`). */
+  healthChanged?(change: { email: string; state: 'unhealthy' | 'recovered'; error?: string }): void;
+  /** Every check this scanner settled as complete or timed out (each check is settled once, by one scanner). */
+  settled?(check: SettledCheck): void;
+}
+
+export interface Placement {
+  checkId: string;
+  email: string;
+  provider: string;
+  folder: string;
+  category: DetectedCategory;
+  outcome: RecordOutcome;
+  /** When the copy reached the mailbox (INTERNALDATE), ms since the epoch. */
+  deliveredAt: number;
+  recordedAt: number;
+  /** Outlook's X-Microsoft-Antispam-Mailbox-Delivery verdict, where the copy carries one. */
+  providerVerdict?: MsDelivery;
+}
+
+export interface TickReport {
+  activeChecks: number;
+  pendingAccounts: number;
+  /** Sweeps started by this tick; accounts still busy from an earlier tick or backing off are not restarted. */
+  started: Promise<AccountSweep>[];
+}
+
+export interface AccountSweep {
+  email: string;
+  ok: boolean;
+  foldersRead: number;
+  messagesFetched: number;
+  placements: number;
+  /** Wall time of the sweep, in milliseconds to two decimals. */
+  durationMs: number;
+  /** Sweeps of this account that failed in a row, this one included; 0 after a success. */
+  consecutiveFailures: number;
+}

@@ -1,0 +1,88 @@
+// Owns reading a mailbox: one session per account, its folder cursors, and fetching only the headers that are new.
+
+import { setMaxListeners } from 'node:events';
+import type { Clock } from '../domain/clock';
+import type {
+  CursorStore,
+  FetchedHeaders,
+  FolderCursor,
+  FolderState,
+  MailboxConnector,
+  MailboxCredentials,
+  MailboxSession,
+} from './ports';
+
+/** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
+export const LOOKBACK_MS = 10 * 60 * 1000;
+
+export interface AccountState {
+  session?: MailboxSession;
+  /** Folder cursors as last read or written by this scanner; the store is read once per account and loop. */
+  cursors?: Map<string, FolderCursor>;
+  busy: boolean;
+  failures: number;
+  retryAt: number;
+}
+
+/** Every connection attempt of a sweep listens on it, a hundred at once on a shard's first sweep: no leak warning. */
+export const closingSignal = () => {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+};
+
+/** The account's session, opened on first use; one that died while idle is replaced, not failed on. */
+export const sessionOf = async (
+  state: AccountState,
+  connector: MailboxConnector,
+  credentials: MailboxCredentials,
+  signal: AbortSignal,
+): Promise<MailboxSession> => {
+  // imapflow ends a session after socketMs of silence.
+  if (state.session?.usable === false) delete state.session;
+  state.session ??= await connector.open(credentials, signal);
+  return state.session;
+};
+
+/** Closes and forgets the account's session after a failure, so the next sweep opens a fresh one. */
+export const dropSession = async (state: AccountState): Promise<void> => {
+  const session = state.session;
+  delete state.session;
+  await session?.close().catch(() => undefined);
+};
+
+/** New messages of a folder since its cursor, or undefined when nothing changed (then nothing is fetched). */
+export const readNew = async (
+  cursors: CursorStore,
+  clock: Clock,
+  email: string,
+  state: AccountState,
+  session: MailboxSession,
+  folder: FolderState,
+): Promise<{ messages: FetchedHeaders[]; cursor: FolderCursor } | undefined> => {
+  state.cursors ??= await cursors.all(email);
+  const cursor = state.cursors.get(folder.path);
+  const known = cursor?.uidValidity === folder.uidValidity;
+  if (known && folder.uidNext - 1 <= cursor.lastUid) return undefined;
+  const messages = known
+    ? await session.headersAfter(folder.path, cursor.lastUid)
+    : await session.headersSince(folder.path, clock.now() - LOOKBACK_MS);
+  const lastUid = Math.max(
+    folder.uidNext - 1,
+    known ? cursor.lastUid : 0,
+    ...messages.map((message) => message.uid),
+  );
+  return { messages, cursor: { uidValidity: folder.uidValidity, lastUid } };
+};
+
+/** Moves a folder's cursor, in the store and in memory; only after the folder's results are written. */
+export const advanceCursor = async (
+  cursors: CursorStore,
+  email: string,
+  state: AccountState,
+  path: string,
+  cursor: FolderCursor,
+): Promise<void> => {
+  await cursors.put(email, path, cursor);
+  state.cursors?.set(path, cursor);
+};

@@ -1,0 +1,89 @@
+// Owns recording what a sweep found: placements through the ResultBatcher, account health, and the metrics events.
+
+import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
+import type { Clock } from '../domain/clock';
+import type { RecordOutcome } from '../domain/ports';
+import type { Logger } from '../log';
+import { type AttributedCopy, disagrees } from './attributing';
+import type { ScanEvents } from './events';
+import type { AccountHealthStore, ResultStore } from './ports';
+import { ResultBatcher } from './ResultBatcher';
+
+export interface RecorderDeps {
+  checks: ResultStore;
+  health?: AccountHealthStore;
+  unhealthyAfter?: number;
+  clock: Clock;
+  log: Logger;
+  events?: ScanEvents;
+}
+
+export class Recorder {
+  private readonly results: ResultBatcher;
+
+  constructor(private readonly deps: RecorderDeps) {
+    this.results = new ResultBatcher(deps.checks, deps.clock);
+  }
+
+  /** Records one attributed copy, once per check and account; returns the store's outcome. */
+  async placement(copy: AttributedCopy, email: string, path: string): Promise<RecordOutcome> {
+    const { checkId, category, verdict } = copy;
+    if (verdict && disagrees(verdict, category)) {
+      // The folder decides the category; a mismatch with Outlook's own stamp is worth a look, not a correction.
+      this.deps.log.warn('provider verdict disagrees with the folder', {
+        account: email,
+        folder: path,
+        category,
+        verdict,
+      });
+    }
+    return this.results.record(checkId, email, category, { folder: path, providerVerdict: verdict });
+  }
+
+  /** Tells the events of a copy recorded (or found recorded) by `placement`. */
+  placed(
+    { checkId, message, category, verdict }: AttributedCopy,
+    { email, provider }: { email: string; provider: string },
+    path: string,
+    outcome: RecordOutcome,
+  ): void {
+    this.deps.events?.placed?.({
+      checkId,
+      email,
+      provider,
+      folder: path,
+      category,
+      outcome,
+      deliveredAt: message.internalDate,
+      recordedAt: this.deps.clock.now(),
+      ...(verdict ? { providerVerdict: verdict } : {}),
+    });
+  }
+
+  /** Clears an account's failures on record after a success; only called when there is something to clear. */
+  async success(email: string): Promise<void> {
+    if (!this.deps.health) return;
+    if (await this.deps.health.recordSuccess(email).catch(() => false)) {
+      this.deps.log.info('account sweeps work again', { account: email });
+      this.deps.events?.healthChanged?.({ email, state: 'recovered' });
+    }
+  }
+
+  /** Counts a failed sweep; the account leaves new checks after `unhealthyAfter` in a row. */
+  async failure(email: string, message: string): Promise<void> {
+    if (!this.deps.health) return;
+    try {
+      const threshold = this.deps.unhealthyAfter ?? DEFAULT_UNHEALTHY_AFTER;
+      if (await this.deps.health.recordFailure(email, message, this.deps.clock.now(), threshold)) {
+        this.deps.log.warn('account left new checks after failing repeatedly', {
+          account: email,
+          threshold,
+          error: message,
+        });
+        this.deps.events?.healthChanged?.({ email, state: 'unhealthy', error: message });
+      }
+    } catch (caught) {
+      this.deps.log.error('could not record an account failure', { account: email, error: caught });
+    }
+  }
+}
