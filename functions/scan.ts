@@ -51,6 +51,7 @@ const scannerFor = (shard: Shard) => {
       events: metrics,
       tokens,
       unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
+      tabGraceMs: config.GMAIL_TAB_GRACE_MS,
       shard,
     });
     scanners.set(key, built);

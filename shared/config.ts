@@ -1,8 +1,10 @@
 // Owns reading configuration from the environment: validated once at load, failing with the variable's name.
+
 import * as z from 'zod';
 import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
 import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from './domain/authCache';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
+import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
 
 const apiEnv = z.object({
   TABLE_NAME: z.string().min(1),
@@ -62,6 +64,7 @@ const scanEnv = z.object({
   SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
   /** Failed sweeps in a row after which an account is left out of new checks until it works again. */
   UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
+  GMAIL_TAB_GRACE_MS: z.coerce.number().int().min(0).max(ACTIVE_MS).default(DEFAULT_TAB_GRACE_MS),
   /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */
   AWS_LAMBDA_FUNCTION_NAME: z.string().min(1),
 });

@@ -14,8 +14,8 @@ import type { LocalAccount } from '../local/localConfig';
 import { createLogger } from '../log';
 import { applyPreset, presetFor } from '../providers/presets';
 import { scanFolders } from '../scanner/folders';
-import { tagsInMessage } from '../scanner/headers';
 import type { OAuth2Grant } from '../scanner/ports';
+import { tagsInMessage } from '../scanner/recipients';
 import { formatTable } from './table';
 
 export interface AccountContext {

@@ -37,6 +37,8 @@ export interface ScannerParts {
   unhealthyAfter?: number;
   /** The accounts this scanner sweeps when the work is split across loops (default: all of them). */
   shard?: Shard;
+  /** How long a Gmail INBOX copy waits for its tab before it is recorded `unknown`. */
+  tabGraceMs?: number;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
@@ -56,6 +58,7 @@ export const createScanner = (parts: ScannerParts) => ({
     log: parts.log,
     ...(parts.events ? { events: parts.events } : {}),
     ...(parts.shard ? { shard: parts.shard } : {}),
+    ...(parts.tabGraceMs === undefined ? {} : { tabGraceMs: parts.tabGraceMs }),
   }),
   lease: new DynamoLease(parts.client, parts.tableName, scannerLeaseOf(parts.shard ?? SINGLE_SHARD)),
 });

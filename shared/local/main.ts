@@ -1,4 +1,5 @@
 // Owns `npm start`: the whole service on this machine over embedded parts, running the same handler exports as Lambda.
+
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -14,8 +15,10 @@ import { createScanner } from '../composition/scanner';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE, parseEnv } from '../config';
 import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
 import { systemClock } from '../domain/clock';
+import { ACTIVE_MS } from '../domain/limits';
 import { createLogger } from '../log';
 import { shardCountFor } from '../scanner/shards';
+import { DEFAULT_TAB_GRACE_MS } from '../scanner/tabGrace';
 import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
 import type { HandlerTable } from './httpAdapter';
 import { createLocalServer } from './httpAdapter';
@@ -33,6 +36,7 @@ const localEnv = z.object({
   SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(DEFAULT_SCAN_INTERVAL_MS),
   SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
   UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
+  GMAIL_TAB_GRACE_MS: z.coerce.number().int().min(0).max(ACTIVE_MS).default(DEFAULT_TAB_GRACE_MS),
   /** Benchmarks only: count DynamoDB request units and scanner loop time, printed as one JSON line on exit. */
   LOCAL_USAGE_REPORT: z.enum(['0', '1']).default('0'),
   /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */
@@ -76,6 +80,7 @@ const main = async () => {
       clock: systemClock,
       log: createLogger('scan', env.LOG_LEVEL),
       unhealthyAfter: env.UNHEALTHY_AFTER_FAILURES,
+      tabGraceMs: env.GMAIL_TAB_GRACE_MS,
       shard: { index, count },
     });
     return new LocalScanRunner(

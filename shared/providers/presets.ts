@@ -7,6 +7,7 @@
 // analogy was found. Nothing here was checked against a live account.
 import { normaliseAccountEmail, parseAccountAddress } from '../domain/address';
 import type { DetectedCategory } from '../domain/categories';
+import { EVIDENCE_HEADERS, type EvidenceHeader } from '../domain/envelopeEvidence';
 import { InvalidInputError } from '../domain/errors';
 import type { MailboxServer } from '../domain/mailboxServer';
 
@@ -44,6 +45,12 @@ export interface ProviderQuirks {
   deliveryVerdictHeader: Quirk<string | undefined>;
   /** X-GM-EXT-1: INBOX tabs come from X-GM-RAW searches. */
   gmailTabs: Quirk<boolean>;
+  /**
+   * The headers, in the order believed, in which the provider writes a delivered copy's envelope recipient (the
+   * tagged address it was sent to). The scanner reads only these; a copy that carries none of them is attributed
+   * from its To and Cc, so a BCC copy there cannot be attributed: send with the tagged addresses in To.
+   */
+  envelopeEvidence: Quirk<readonly EvidenceHeader[]>;
 }
 
 export interface OAuth2Settings {
@@ -86,6 +93,15 @@ const NO_GMAIL_TABS: Quirk<false> = {
   confidence: 'documented',
   note: 'X-GM-EXT-1 is Gmail-only',
 };
+/**
+ * Providers for which no public header sample or documentation was found: every evidence header is read, topmost
+ * only, and `npm run admin -- accounts add` reports which of them a probe to a tagged address brought.
+ */
+const EVIDENCE_UNCONFIRMED = (note: string): Quirk<readonly EvidenceHeader[]> => ({
+  value: EVIDENCE_HEADERS,
+  confidence: 'unconfirmed',
+  note,
+});
 const NOT_OAUTH: Source = { confidence: 'third-party', note: 'no OAuth2 for IMAP open to third-party apps' };
 
 // Exchange (Outlook.com and Microsoft 365 alike) answers CAPABILITY without SPECIAL-USE
@@ -131,6 +147,11 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
         confidence: 'documented',
         note: 'X-GM-EXT-1: tabs via X-GM-RAW "category:<tab>" (Gmail IMAP extensions page)',
       },
+      envelopeEvidence: {
+        value: ['delivered-to', 'received'],
+        confidence: 'third-party',
+        note: 'Delivered-To with the plus tag, topmost, on every copy; mx.google.com Received headers add for <address> (public header samples)',
+      },
     },
     sources: {
       imap: { confidence: 'documented', note: "Google's IMAP page: imap.gmail.com:993, SSL required" },
@@ -171,6 +192,9 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       },
       deliveryVerdictHeader: MICROSOFT_DELIVERY_HEADER,
       gmailTabs: NO_GMAIL_TABS,
+      envelopeEvidence: EVIDENCE_UNCONFIRMED(
+        'no Delivered-To seen in public samples and Microsoft documents none; Received lines seen without for <…>: expect To/Cc only, check with the probe',
+      ),
     },
     sources: {
       imap: {
@@ -211,6 +235,9 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       },
       deliveryVerdictHeader: MICROSOFT_DELIVERY_HEADER,
       gmailTabs: NO_GMAIL_TABS,
+      envelopeEvidence: EVIDENCE_UNCONFIRMED(
+        'no Delivered-To seen in public samples and Microsoft documents none; Received lines seen without for <…>: expect To/Cc only, check with the probe',
+      ),
     },
     sources: {
       imap: { confidence: 'third-party', note: 'outlook.office365.com:993 in captures and client guides' },
@@ -252,6 +279,9 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       },
       deliveryVerdictHeader: NO_DELIVERY_HEADER,
       gmailTabs: NO_GMAIL_TABS,
+      envelopeEvidence: EVIDENCE_UNCONFIRMED(
+        'old public samples carry X-Apparently-To (not read: not documented, not seen lately); nothing current found: check with the probe',
+      ),
     },
     sources: {
       imap: { confidence: 'third-party', note: 'imap.mail.yahoo.com:993 SSL in every client guide found' },
@@ -289,6 +319,9 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       },
       deliveryVerdictHeader: NO_DELIVERY_HEADER,
       gmailTabs: NO_GMAIL_TABS,
+      envelopeEvidence: EVIDENCE_UNCONFIRMED(
+        'runs on Yahoo Mail: as Yahoo, nothing current found; check with the probe',
+      ),
     },
     sources: {
       imap: { confidence: 'third-party', note: 'imap.aol.com:993 SSL in client guides' },
@@ -326,6 +359,9 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       },
       deliveryVerdictHeader: NO_DELIVERY_HEADER,
       gmailTabs: NO_GMAIL_TABS,
+      envelopeEvidence: EVIDENCE_UNCONFIRMED(
+        'no public header sample or documentation found: check with the probe',
+      ),
     },
     sources: {
       imap: {
@@ -361,6 +397,11 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       specialUse: { value: 'unknown', confidence: 'unconfirmed', note: 'depends on the server' },
       deliveryVerdictHeader: NO_DELIVERY_HEADER,
       gmailTabs: NO_GMAIL_TABS,
+      envelopeEvidence: {
+        value: EVIDENCE_HEADERS,
+        confidence: 'documented',
+        note: 'depends on the server: Dovecot LMTP writes Delivered-To and Received for <…> on single-recipient deliveries, Postfix X-Original-To on local ones',
+      },
     },
     sources: {
       imap: { confidence: 'unconfirmed', note: 'no default: the host must be given' },

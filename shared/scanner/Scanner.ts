@@ -2,6 +2,7 @@
 
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
+import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
 import type { AccountSweep, ScanEvents, TickReport } from './events';
 import { scanFolders } from './folders';
@@ -17,6 +18,7 @@ import type {
 import { type AccountState, advanceCursor, closingSignal, dropSession, readNew, sessionOf } from './reading';
 import { Recorder } from './recording';
 import { inShard, type Shard, SINGLE_SHARD } from './shards';
+import { TabGrace } from './tabGrace';
 
 export type { AccountSweep, Placement, ScanEvents, TickReport } from './events';
 export { FULL_LIST_EVERY_MS, INDEX_LAG_MS } from './planning';
@@ -40,6 +42,8 @@ export interface ScannerDeps {
   events?: ScanEvents;
   /** The accounts this scanner sweeps when several loops share them (default: all of them). */
   shard?: Shard;
+  /** How long a Gmail INBOX copy no tab search names yet stays pending (default DEFAULT_TAB_GRACE_MS). */
+  tabGraceMs?: number;
 }
 
 export class Scanner {
@@ -53,10 +57,12 @@ export class Scanner {
   private closing = closingSignal();
   private readonly plan: ActiveCheckPlan;
   private readonly record: Recorder;
+  private readonly tabs: TabGrace;
 
   constructor(private readonly deps: ScannerDeps) {
     this.plan = new ActiveCheckPlan(deps.checks);
     this.record = new Recorder(deps);
+    this.tabs = new TabGrace(deps.tabGraceMs);
   }
 
   /** Starts a sweep of every account that a live check still waits for, without waiting for any of them. */
@@ -121,6 +127,7 @@ export class Scanner {
     // The next loop starts afresh, as a new Lambda process would: a full listing (checks may have completed
     // elsewhere in between), and a probe that learns which accounts have failures on record to clear.
     this.plan.reset();
+    this.tabs.reset();
     this.lastProbe = Number.NEGATIVE_INFINITY;
     this.closing.abort();
     await Promise.allSettled(sessions.map((session) => session.close()));
@@ -154,13 +161,21 @@ export class Scanner {
       if (!credentials) throw new Error('no credentials for this account');
       const session = await sessionOf(state, this.deps.connector, credentials, this.closing.signal);
       const folders = await session.folders();
+      const evidence = isProvider(credentials.provider)
+        ? presetFor(credentials.provider).quirks.envelopeEvidence.value
+        : undefined;
       for (const folder of scanFolders(folders, credentials.folders)) {
         const folderState = folders.find((candidate) => candidate.path === folder.path);
         const read = folderState && (await readNew(cursors, clock, email, state, session, folderState));
         if (!read) continue;
         report.foldersRead++;
         report.messagesFetched += read.messages.length;
-        const copies = await attribute(email, session, folder.category, read.messages, folder.path);
+        const messages = this.tabs.unread(email, folder.path, read.messages);
+        const found = await attribute(email, session, folder.category, messages, folder.path, evidence);
+        const waited = this.tabs.decide(email, folder.path, found.untabbed, read.cursor, clock.now(), (id) =>
+          this.plan.createdAtOf(id),
+        );
+        const copies = [...found.copies, ...waited.unknown];
         for (const copy of copies) {
           const outcome = await this.record.placement(copy, email, folder.path);
           // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
@@ -169,7 +184,7 @@ export class Scanner {
         }
         report.placements += copies.length;
         // Results are written before the cursor moves, so a crash in between re-reads, never skips.
-        await advanceCursor(cursors, email, state, folder.path, read.cursor);
+        await advanceCursor(cursors, email, state, folder.path, waited.cursor);
       }
       const hadFailures = state.failures > 0 || this.failuresOnRecord.has(email);
       state.failures = 0;

@@ -1,9 +1,11 @@
 // Owns deciding which checks a delivered copy belongs to, in which category, with the provider's own verdict.
 
 import type { DetectedCategory } from '../domain/categories';
+import type { EvidenceHeader } from '../domain/envelopeEvidence';
 import { type MsDelivery, msDeliveryOf } from '../providers/msDelivery';
-import { headerBlockOf, MS_DELIVERY_HEADER, tagsInBlock, valueInBlock } from './headers';
+import { headerBlockOf, MS_DELIVERY_HEADER, valueInBlock } from './headers';
 import type { FetchedHeaders, MailboxSession } from './ports';
+import { tagsInBlock } from './recipients';
 
 export interface AttributedCopy {
   checkId: string;
@@ -19,7 +21,9 @@ export const disagrees = (verdict: MsDelivery, category: DetectedCategory): bool
 
 /**
  * The copies among `messages` (read from `path`, a folder of `folderCategory`) that belong to a check of `email`,
- * one per check a copy is tagged for. Gmail's inbox is split into tabs, asked of the session in one search.
+ * one per check a copy is tagged for, read from the envelope evidence the account's provider writes (`evidence`).
+ * Gmail's inbox is split into tabs, asked of the session in one search; a Gmail INBOX copy no tab search names yet
+ * is `untabbed` (its category is decided later, see tabGrace.ts).
  */
 export const attribute = async (
   email: string,
@@ -27,21 +31,27 @@ export const attribute = async (
   folderCategory: DetectedCategory,
   messages: FetchedHeaders[],
   path: string,
-): Promise<AttributedCopy[]> => {
+  evidence?: readonly EvidenceHeader[],
+): Promise<{ copies: AttributedCopy[]; untabbed: AttributedCopy[] }> => {
   const tagged = messages.flatMap((message) => {
     const block = headerBlockOf(message.headers);
     return block === undefined
       ? []
-      : [...tagsInBlock(block, email)].map((checkId) => ({ checkId, message, block }));
+      : [...tagsInBlock(block, email, evidence)].map((checkId) => ({ checkId, message, block }));
   });
-  const byTab = session.gmail && folderCategory === 'primary' && tagged.length > 0;
-  const tabs: ReadonlyMap<number, DetectedCategory> = byTab
-    ? await session.tabsOf(path, [...new Set(tagged.map(({ message }) => message.uid))])
-    : new Map();
-  return tagged.map(({ checkId, message, block }) => {
-    const category =
-      session.gmail && folderCategory === 'primary' ? (tabs.get(message.uid) ?? 'unknown') : folderCategory;
+  const byTab = session.gmail && folderCategory === 'primary';
+  const tabs: ReadonlyMap<number, DetectedCategory> =
+    byTab && tagged.length > 0
+      ? await session.tabsOf(path, [...new Set(tagged.map(({ message }) => message.uid))])
+      : new Map();
+  const copies: AttributedCopy[] = [];
+  const untabbed: AttributedCopy[] = [];
+  for (const { checkId, message, block } of tagged) {
     const verdict = msDeliveryOf(valueInBlock(block, MS_DELIVERY_HEADER));
-    return { checkId, message, category, ...(verdict ? { verdict } : {}) };
-  });
+    const tab = tabs.get(message.uid);
+    const category = byTab ? (tab ?? 'unknown') : folderCategory;
+    const copy = { checkId, message, category, ...(verdict ? { verdict } : {}) };
+    (byTab && tab === undefined ? untabbed : copies).push(copy);
+  }
+  return { copies, untabbed };
 };

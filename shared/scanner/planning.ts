@@ -75,6 +75,11 @@ export class ActiveCheckPlan {
     else this.active.get(checkId)?.pending.delete(email);
   }
 
+  /** When a check this plan knows of started; undefined for one it does not know. */
+  createdAtOf(checkId: string): number | undefined {
+    return this.active.get(checkId)?.createdAt;
+  }
+
   /** Forgets everything, so the next listing is a full one (checks may have completed elsewhere in between). */
   reset(): void {
     this.active.clear();

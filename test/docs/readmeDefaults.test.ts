@@ -1,5 +1,6 @@
 // Every default the README states, read from the code that sets it: when one changes, this fails until the
 // README says the new value.
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from '../../shared/d
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../../shared/domain/keyLimits';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { LOOKBACK_MS } from '../../shared/scanner/Scanner';
+import { DEFAULT_TAB_GRACE_MS, TIMEOUT_MARGIN_MS } from '../../shared/scanner/tabGrace';
 
 // One space for every run of whitespace, so a phrase may wrap anywhere in the README.
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
@@ -33,6 +35,8 @@ describe('the README states the defaults the code has', () => {
     ['scan interval (the loop)', `sweeps every \`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`],
     ['shard size', `\`SCAN_SHARD_SIZE\` accounts (default ${DEFAULT_SCAN_SHARD_SIZE})`],
     ['unhealthy after', `\`UNHEALTHY_AFTER_FAILURES\` (default ${DEFAULT_UNHEALTHY_AFTER})`],
+    ['tab grace', `\`GMAIL_TAB_GRACE_MS\` (default ${DEFAULT_TAB_GRACE_MS})`],
+    ['tab grace margin', `still unresolved ${TIMEOUT_MARGIN_MS / 1000} s`],
     [
       'start rate limit',
       `\`START_RATE_LIMIT_PER_MINUTE\` (\`startRateLimitPerMinute\`) | ${DEFAULT_KEY_LIMITS.startsPerMinute} |`,

@@ -52,7 +52,7 @@ const tagged = (checkId: string, local = 'inboxseed') => `${local}+tc_${checkId}
 /** A scripted Gmail, a Scanner reading it through the real ImapConnector, and everything the sweep wrote. */
 const setUp = async (
   content: Record<string, ScriptedMessage[]>,
-  checks: { checkId: string; accounts: string[] }[],
+  checks: { checkId: string; accounts: string[]; createdAt?: number }[],
   pass = PASSWORD,
 ) => {
   const server = await startScriptedGmail({ user: ACCOUNT, pass: PASSWORD, folders: gmailMailbox(content) });
@@ -130,11 +130,12 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
 
     const [report] = await scanner.sweepOnce();
 
-    expect(report).toMatchObject({ email: ACCOUNT, ok: true, messagesFetched: 7, placements: 6 });
+    // The copy no tab search names stays pending: Gmail's index may not have caught up yet (see the grace tests).
+    expect(report).toMatchObject({ email: ACCOUNT, ok: true, messagesFetched: 7, placements: 5 });
     expect(checks.categories()).toEqual(
-      Object.fromEntries(copies.map(({ checkId, tab }) => [checkId, tab ?? 'unknown'])),
+      Object.fromEntries(copies.flatMap(({ checkId, tab }) => (tab ? [[checkId, tab]] : []))),
     );
-    expect(checks.calls).toHaveLength(6);
+    expect(checks.calls).toHaveLength(5);
     // imapflow sends the Gmail query as an atom: `category:<tab>` has no character that needs quoting.
     expect(gmRaw(server)).toEqual(
       TABS.map((tab) => ({
@@ -296,5 +297,66 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     await scanner.sweepOnce();
 
     expect(checks.calls).toEqual([{ checkId, email: ACCOUNT, category: 'primary' }]);
+  });
+
+  describe("tab grace: Gmail's search index lags delivery, so a copy no tab search names yet is asked about again", () => {
+    const SECOND = 1000;
+    const oneCopy = async (createdAt?: number) => {
+      const checkId = newCheckId();
+      const message = delivered(11, tagged(checkId));
+      const world = await setUp({ INBOX: [message] }, [
+        { checkId, accounts: [ACCOUNT], ...(createdAt === undefined ? {} : { createdAt }) },
+      ]);
+      return { ...world, checkId, message };
+    };
+
+    it('stays pending while no tab search names the copy, then records the tab a later search answers', async () => {
+      const { server, scanner, checks, cursors, checkId, message } = await oneCopy();
+      await scanner.sweepOnce();
+      clock.advance(20 * SECOND);
+      await scanner.sweepOnce();
+      expect(checks.calls).toEqual([]);
+      // The cursor stays below the waiting copy, so a scanner that stops in between reads it again.
+      expect(await cursors.get(ACCOUNT, 'INBOX')).toMatchObject({ lastUid: 10 });
+      expect(gmRaw(server)).toHaveLength(2 * TABS.length);
+
+      message.category = 'promotions';
+      clock.advance(20 * SECOND);
+      await scanner.sweepOnce();
+      expect(checks.categories()).toEqual({ [checkId]: 'promotions' });
+      expect(await cursors.get(ACCOUNT, 'INBOX')).toMatchObject({ lastUid: 11 });
+    });
+
+    it('records unknown once the grace period (60 s by default) is over without a tab', async () => {
+      const { scanner, checks, checkId } = await oneCopy();
+      await scanner.sweepOnce();
+      clock.advance(59 * SECOND);
+      await scanner.sweepOnce();
+      expect(checks.calls).toEqual([]);
+      clock.advance(1 * SECOND);
+      await scanner.sweepOnce();
+      expect(checks.categories()).toEqual({ [checkId]: 'unknown' });
+      expect(checks.calls).toHaveLength(1);
+    });
+
+    it('records unknown before the check times out, even inside the grace period', async () => {
+      // Started 4 min 50 s ago: the check times out at 5 minutes, 10 s from now.
+      const { scanner, checks, checkId } = await oneCopy(clock.now() - (4 * 60 + 50) * SECOND);
+      await scanner.sweepOnce();
+      expect(checks.calls).toEqual([]);
+      clock.advance(5 * SECOND);
+      await scanner.sweepOnce();
+      expect(checks.categories()).toEqual({ [checkId]: 'unknown' });
+    });
+
+    it('starts the wait again in a new loop, reading the held-back copy once more', async () => {
+      const { scanner, checks, checkId, message } = await oneCopy();
+      await scanner.sweepOnce();
+      await scanner.close();
+      message.category = 'social';
+      clock.advance(70 * SECOND);
+      await scanner.sweepOnce();
+      expect(checks.categories()).toEqual({ [checkId]: 'social' });
+    });
   });
 });

@@ -4,7 +4,9 @@
 // The oracle: every generated message is built from a model that records, as it writes each header, which
 // (address, tag) pairs it wrote as a *recipient*: an addr-spec in Delivered-To, X-Original-To, Envelope-To, To or
 // Cc (outside display names, comments, quoted strings and encoded-words; inside the angle brackets when an element
-// has them), or the address of a Received header's `for` clause. Everything else the generator writes carries tags
+// has them), or the address of a Received header's `for` clause. Then it applies the delivery-evidence rule: the
+// pairs of the topmost header of the first kind of envelope evidence written (Delivered-To, X-Original-To,
+// Envelope-To, a Received with a `for` clause) are what the copy was delivered to; only without any, To and Cc. Everything else the generator writes carries tags
 // too but delivers nothing: display names (quoted or not), comments, encoded-words, subjects and other headers,
 // Received from/by/id/envelope-from, malformed ids, look-alike local parts and domains, bodies. Then, for every
 // account asked (the mailbox itself, other accounts, every look-alike), tagsInMessage must return exactly the valid
@@ -21,12 +23,10 @@ import {
   MAX_HEADER_BYTES,
   MAX_TAG_CANDIDATES,
   MS_DELIVERY_HEADER,
-  parseHeaderBlock,
-  tagsForAccount,
-  tagsInBlock,
-  tagsInMessage,
   valueInBlock,
 } from '../../shared/scanner/headers';
+import { tagsInBlock, tagsInMessage } from '../../shared/scanner/recipients';
+import { parseHeaderBlock, tagsForAccount } from './referenceHeaders';
 
 export const MAILBOXES = [
   'inbox@mail.test',
@@ -39,6 +39,10 @@ const DATE = 'Sun, 22 Nov 2026 04:36:30 +0000';
 interface Part {
   text: string;
   delivered: [address: string, id: string][];
+  /** The header's name, lower-cased, when the part is one header. */
+  header?: string;
+  /** A Received header with a `for` clause. */
+  forClause?: boolean;
   /** The unfolded value, for an Outlook verdict header. */
   verdict?: string;
 }
@@ -229,14 +233,19 @@ const recipientHeaderArb = (mailbox: string, ids: string[], eol: string): fc.Arb
         .reduce((text, item, index) => `${text}${folds[index - 1]}${item}`);
       if (group) list = `undisclosed-recipients: ${list};`;
       const start = valueOnNextLine ? `${eol}\t` : ' ';
-      return { text: `${name}:${start}${list}`, delivered: items.flatMap((item) => item.delivered) };
+      return {
+        text: `${name}:${start}${list}`,
+        delivered: items.flatMap((item) => item.delivered),
+        header: name.toLowerCase(),
+      };
     });
 
-/** A forwarding chain: one Delivered-To per hop, each naming one recipient. */
+/** A forwarding chain: one Delivered-To per hop; only the topmost, this mailbox's own delivery, is evidence. */
 const deliveredChainArb = (mailbox: string, ids: string[]): fc.Arbitrary<Part> =>
   fc.array(taggedAddressArb(mailbox, ids), { minLength: 2, maxLength: 4 }).map((hops) => ({
     text: hops.map((hop) => `Delivered-To: ${hop.address}`).join('\n'),
-    delivered: hops.map((hop): [string, string] => [hop.recipient, hop.id.toLowerCase()]),
+    delivered: hops.slice(0, 1).map((hop): [string, string] => [hop.recipient, hop.id.toLowerCase()]),
+    header: 'delivered-to',
   }));
 
 const receivedArb = (mailbox: string, ids: string[], eol: string): fc.Arbitrary<Part> =>
@@ -258,6 +267,8 @@ const receivedArb = (mailbox: string, ids: string[], eol: string): fc.Arbitrary<
       return {
         text: `Received: from ${from.address}${heloComment}${fold}by mx.mail.test with ESMTP id 4Xy7Zk${fold}(envelope-from <${envelope.address}>)${forClause}; ${DATE}`,
         delivered: recipient ? [[recipient.recipient, recipient.id.toLowerCase()]] : [],
+        header: 'received',
+        forClause: recipient !== undefined,
       };
     });
 
@@ -277,6 +288,7 @@ const otherHeaderArb = (mailbox: string, ids: string[], eol: string): fc.Arbitra
         `${name}: =?utf-8?q?${address}?=`,
       ][form] as string,
       delivered: [],
+      header: name.toLowerCase(),
     }));
 
 /** One line of junk: NULs, 8-bit bytes, unicode, never a line break (or the block would end) and never `+tc_`. */
@@ -316,7 +328,19 @@ const verdictDecoyArb = (eol: string): fc.Arbitrary<Part> =>
     { text: 'X-Microsoft-Antispam: BCL:0;', delivered: [] },
   );
 
+const EVIDENCE_ORDER = ['delivered-to', 'x-original-to', 'envelope-to', 'received'];
+
+/** What the copy was delivered to: the topmost evidence of the first kind written; without any, To and Cc. */
 const recordDelivered = (parts: Part[]): Map<string, Set<string>> => {
+  for (const kind of EVIDENCE_ORDER) {
+    const topmost = parts.find((part) => part.header === kind);
+    if (!topmost || (kind === 'received' && !topmost.forClause)) continue;
+    return pairsOf([topmost]);
+  }
+  return pairsOf(parts.filter((part) => part.header === 'to' || part.header === 'cc'));
+};
+
+const pairsOf = (parts: Part[]): Map<string, Set<string>> => {
   const delivered = new Map<string, Set<string>>();
   for (const part of parts) {
     for (const [address, id] of part.delivered) {

@@ -16,12 +16,13 @@ export class FakeChecks {
   readonly calls: { checkId: string; email: string; category: DetectedCategory }[] = [];
   private readonly recorded = new Set<string>();
 
-  constructor(private readonly checks: { checkId: string; accounts: string[] }[]) {}
+  constructor(private readonly checks: { checkId: string; accounts: string[]; createdAt?: number }[]) {}
 
   async listActive(_now: number): Promise<PendingAccounts[]> {
     return this.checks
-      .map(({ checkId, accounts }) => ({
+      .map(({ checkId, accounts, createdAt }) => ({
         checkId,
+        ...(createdAt === undefined ? {} : { createdAt }),
         pending: accounts.filter((email) => !this.recorded.has(`${checkId} ${email}`)),
       }))
       .filter((check) => check.pending.length > 0);

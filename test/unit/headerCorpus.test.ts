@@ -4,12 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isCheckId } from '../../shared/domain/checkId';
-import {
-  headerValue,
-  MS_DELIVERY_HEADER,
-  parseHeaderBlock,
-  tagsInMessage,
-} from '../../shared/scanner/headers';
+import { headerValue, MS_DELIVERY_HEADER } from '../../shared/scanner/headers';
+import { tagsInMessage } from '../../shared/scanner/recipients';
+import { parseHeaderBlock } from '../support/referenceHeaders';
 
 const DIR = join(import.meta.dirname, '../fixtures/corpus');
 const corpus = readdirSync(DIR)
@@ -21,6 +18,7 @@ const ACCOUNT = 'inbox@mail.test';
 const OTHER_ACCOUNTS = ['junk@mail.test', 'promo@mail.test', 'inbox@other.test'];
 const CHECK = 'h7vlvp24y7xpdm6puop3';
 const TAGGED = `inbox+tc_${CHECK}@mail.test`;
+const OTHER_CHECK = 'k2m4n6p7r2t4v6x7z2b4';
 const DATE = 'Sun, 22 Nov 2026 04:36:30 +0000';
 
 /** Every address-shaped string in the message: each of its own recipients and senders is asked about too. */
@@ -41,11 +39,25 @@ const delivered = (text: string, eol: string) =>
   eol +
   text;
 
-/** The message as its sender would have addressed it to the tagged address: its To replaced, or one added. */
-const addressedTo = (text: string, eol: string) =>
-  /^To:/im.test(text)
-    ? text.replace(/^To:[^\n]*(\n[ \t][^\n]*)*/im, `To: "Test inbox" <${TAGGED}>`)
-    : `To: ${TAGGED}${eol}${text}`;
+/** The envelope headers of the message's own earlier trip, which would otherwise be the copy's evidence. */
+const EARLIER_TRIP = /^(?:Delivered-To|X-Original-To|Envelope-To|Received):[^\n]*(?:\n[ \t][^\n]*)*\n/gim;
+
+/**
+ * The message as its sender would have addressed it to the tagged address (its To replaced, or one added) and as a
+ * provider that writes no envelope evidence would store it: without the evidence of its earlier trip.
+ */
+const addressedTo = (text: string, eol: string) => {
+  const end = text.search(/\r?\n\r?\n/);
+  const head = text.slice(0, end).concat('\n').replace(EARLIER_TRIP, '').slice(0, -1);
+  const bare = head + text.slice(end);
+  return /^To:/im.test(head)
+    ? bare.replace(/^To:[^\n]*(\n[ \t][^\n]*)*/im, `To: "Test inbox" <${TAGGED}>`)
+    : `To: ${TAGGED}${eol}${bare}`;
+};
+
+/** Delivered to the tagged address, with a To line naming another check's tag for the same account. */
+const deliveredWithOtherTo = (text: string, eol: string) =>
+  delivered(addressedTo(text, eol).replace(TAGGED, `inbox+tc_${OTHER_CHECK}@mail.test`), eol);
 
 const forms = (bytes: Buffer) => {
   const text = bytes.toString('utf8');
@@ -79,6 +91,7 @@ describe('the corpus', () => {
       for (const [how, tag] of [
         ['delivered to', delivered],
         ['addressed to', addressedTo],
+        ['delivered to (with another check in To)', deliveredWithOtherTo],
       ] as const) {
         it(`attributes the copy ${how} one tagged account to that account and check only`, () => {
           for (const { form, eol, text } of forms(bytes)) {

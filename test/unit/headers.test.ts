@@ -1,13 +1,11 @@
-// Reading delivered header blocks: unfolding, the size limit, and which check tags count as addressed to an account.
-// Generated cases are in headerProperties.test.ts (and, 100,000 of them, in bench/properties.ts).
+// Reading delivered header blocks: unfolding, the size limit, and which check tags count as addressed to an account
+// (envelope evidence first, To and Cc only without it). Generated cases are in headerProperties.test.ts (and, 100,000
+// of them, in bench/properties.ts). parseHeaderBlock is the tests' reference parser, held to the same block rules.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  headerValue,
-  MAX_HEADER_BYTES,
-  MAX_TAG_CANDIDATES,
-  parseHeaderBlock,
-  tagsInMessage,
-} from '../../shared/scanner/headers';
+import { headerValue, MAX_HEADER_BYTES, MAX_TAG_CANDIDATES } from '../../shared/scanner/headers';
+import { tagsInMessage } from '../../shared/scanner/recipients';
+import { parseHeaderBlock } from '../support/referenceHeaders';
 
 const ACCOUNT = 'inbox@mail.test';
 const tag = (id: string, local = 'inbox', domain = 'mail.test') => `${local}+tc_${id}@${domain}`;
@@ -151,15 +149,14 @@ describe('tagsInMessage', () => {
     expect(found(raw, 'inbox@other.test')).toEqual([D]);
   });
 
-  it('joins the tags of several Delivered-To headers', () => {
-    // A forwarding chain leaves one Delivered-To per hop.
+  it('reads only the topmost Delivered-To: lower ones came with the message (a forward, a re-sent copy)', () => {
     const raw = lines(
       '\n',
       `Delivered-To: ${tag(A)}`,
       'Delivered-To: relay@example.com',
       `Delivered-To: ${tag(B)}`,
     );
-    expect(found(raw)).toEqual([A, B].sort());
+    expect(found(raw)).toEqual([A]);
   });
 
   it('compares addresses case-insensitively and returns ids lower-cased', () => {
@@ -362,5 +359,89 @@ describe('tagsInMessage', () => {
     const elapsed = performance.now() - started;
     expect(result).toEqual([A]);
     expect(elapsed).toBeLessThan(2000);
+  });
+});
+
+describe('delivery evidence first', () => {
+  it('credits only the check the envelope names when the To header names another check', () => {
+    // The reported case: sent to X's addresses in BCC, with a To line copied from check Y.
+    const raw = lines('\r\n', `Delivered-To: ${tag(A)}`, `To: ${tag(B)}`, `Cc: <${tag(C)}>`);
+    expect(found(raw)).toEqual([A]);
+  });
+
+  it('credits nothing when the envelope names another address, whatever To says', () => {
+    const raw = lines('\r\n', 'Delivered-To: inbox@mail.test', `To: ${tag(B)}`);
+    expect(found(raw)).toEqual([]);
+    expect(found(lines('\r\n', `Delivered-To: ${tag(A, 'seed1')}`, `To: ${tag(B)}`))).toEqual([]);
+  });
+
+  it('falls back to To and Cc only when the copy carries no envelope evidence at all', () => {
+    const raw = lines(
+      '\r\n',
+      'Received: from a.example by mx.mail.test; ' + 'Sun, 22 Nov 2026',
+      `To: ${tag(B)}`,
+    );
+    expect(found(raw)).toEqual([B]);
+  });
+
+  it('reads a Received header only when it is the topmost and has a for clause outside comments', () => {
+    // The topmost Received has no for clause; the lower one, with a for clause, came with the message.
+    const lower = lines(
+      '\r\n',
+      'Received: from a.example by mx.mail.test with ESMTP id 1; Sun, 22 Nov 2026 04:36:30 +0000',
+      `Received: from b.example by c.example for <${tag(C)}>; Sun, 22 Nov 2026 04:36:29 +0000`,
+      `To: ${tag(B)}`,
+    );
+    expect(found(lower)).toEqual([B]);
+    const commented = lines(
+      '\r\n',
+      `Received: from a.example (HELO relay; for <${tag(C)}>) by mx.mail.test; Sun, 22 Nov 2026`,
+      `To: ${tag(B)}`,
+    );
+    expect(found(commented)).toEqual([B]);
+  });
+
+  it('believes Delivered-To over a Received for clause, and reads only the headers the provider writes', () => {
+    const raw = lines(
+      '\r\n',
+      `X-Original-To: ${tag(C)}`,
+      `Delivered-To: ${tag(A)}`,
+      `Received: from a.example by mx.mail.test for <${tag(D)}>; Sun, 22 Nov 2026`,
+      `To: ${tag(B)}`,
+    );
+    expect(found(raw)).toEqual([A]);
+    // A provider that writes only Delivered-To: a sender's X-Original-To is no evidence there.
+    const forged = lines('\r\n', `X-Original-To: ${tag(C)}`, `To: ${tag(B)}`);
+    expect([...tagsInMessage(forged, ACCOUNT, ['delivered-to'])]).toEqual([B]);
+    expect([...tagsInMessage(forged, ACCOUNT)]).toEqual([C]);
+  });
+
+  it('never changes what a copy with envelope evidence credits, whatever To and Cc headers are added', () => {
+    const ids = [A, B, C, D];
+    const addressed = fc.record({
+      name: fc.constantFrom('To', 'Cc', 'to', 'CC'),
+      ids: fc.array(fc.constantFrom(...ids), { minLength: 1, maxLength: 4 }),
+      local: fc.constantFrom('inbox', 'seed1'),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(A, B),
+        fc.array(addressed, { minLength: 1, maxLength: 5 }),
+        fc.nat(),
+        (delivered, extra, at) => {
+          const base = dovecotDelivery(delivered);
+          const [head = '', body = ''] = base.split('\r\n\r\n');
+          const fields = head.split(/\r\n(?![ \t])/);
+          for (const { name, ids: named, local } of extra) {
+            // Anywhere below the receiving side's own headers, where a sender's headers are.
+            const position = 3 + (at % (fields.length - 2));
+            fields.splice(position, 0, `${name}: ${named.map((id) => tag(id, local)).join(', ')}`);
+          }
+          const raw = `${fields.join('\r\n')}\r\n\r\n${body}`;
+          expect(found(raw)).toEqual([delivered]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

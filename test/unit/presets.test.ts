@@ -11,7 +11,7 @@ import {
   type Provider,
   presetFor,
 } from '../../shared/providers/presets';
-import { parseHeaderBlock } from '../../shared/scanner/headers';
+import { parseHeaderBlock } from '../support/referenceHeaders';
 
 const RUNS = Number.parseInt(process.env.PROPERTY_RUNS ?? '', 10) || 300;
 
