@@ -14,8 +14,9 @@ import type { LocalAccount } from '../local/localConfig';
 import { createLogger } from '../log';
 import { applyPreset, presetFor } from '../providers/presets';
 import { scanFolders } from '../scanner/folders';
+import { headerBlockOf } from '../scanner/headers';
 import type { OAuth2Grant } from '../scanner/ports';
-import { tagsInMessage } from '../scanner/recipients';
+import { evidenceSeen, tagsInBlock } from '../scanner/recipients';
 import { formatTable } from './table';
 
 export interface AccountContext {
@@ -201,10 +202,15 @@ export const testAccount = async (
       const sentAt = Date.now();
       await sendProbe(options.sendVia, address, checkId);
       let found: { folder: string; category: string } | undefined;
+      let block: string | undefined;
       while (!found && Date.now() - sentAt < options.waitMs) {
         for (const folder of read) {
           const messages = await session.headersSince(folder.path, sentAt - 60_000);
-          if (messages.some((message) => tagsInMessage(message.headers, credentials.email).has(checkId))) {
+          // The probe is found by its tag anywhere in its headers (its To names it), whatever the envelope says.
+          block = messages
+            .map((message) => headerBlockOf(message.headers))
+            .find((candidate) => candidate?.toLowerCase().includes(`+tc_${checkId}`));
+          if (block !== undefined) {
             found = { folder: folder.path, category: folder.category };
             break;
           }
@@ -213,7 +219,19 @@ export const testAccount = async (
       }
       report.plus_address = address;
       report.delivered = found ? { ...found, after_ms: Date.now() - sentAt } : null;
-      if (!found) {
+      if (block !== undefined) {
+        const evidence = presetFor(credentials.provider).quirks.envelopeEvidence.value;
+        const seen = evidenceSeen(block, credentials.email).filter(({ header }) => evidence.includes(header));
+        report.envelope_evidence = seen.map(({ header, present, checkIds }) => ({
+          header,
+          present,
+          names_tag: checkIds.includes(checkId),
+        }));
+        // What the scanner will do with copies like this one: BCC works where the evidence names the tag.
+        report.bcc_works = seen.find(({ present }) => present)?.checkIds.includes(checkId) ?? false;
+        report.attributed = tagsInBlock(block, credentials.email, evidence).has(checkId);
+      }
+      if (!found || report.attributed === false) {
         // No check may rely on a mailbox that does not receive plus-addressed mail.
         await setActive({ ...ctx, out: () => undefined }, credentials.email, false);
         report.active = false;
@@ -236,6 +254,7 @@ export const testAccount = async (
             ? `a message to ${report.plus_address} arrived in ${delivered.folder} (${delivered.category}) after ${delivered.after_ms} ms`
             : `no message to ${report.plus_address} arrived within ${options.waitMs} ms: this mailbox does not take plus addresses, so it is now inactive`,
         );
+        if (delivered) lines.push(...evidenceLines(report));
       }
       ctx.out(lines.join('\n'));
     }
@@ -243,6 +262,24 @@ export const testAccount = async (
   } finally {
     await session.close();
   }
+};
+
+/** The probe's envelope evidence in words: which headers arrived, and what that means for BCC. */
+const evidenceLines = (report: Record<string, unknown>): string[] => {
+  const seen = report.envelope_evidence as { header: string; present: boolean; names_tag: boolean }[];
+  const described = seen.map(({ header, present, names_tag }) =>
+    present
+      ? `${header} ${names_tag ? 'names the tagged address' : 'names another address'}`
+      : `${header} absent`,
+  );
+  return [
+    `envelope evidence: ${described.join('; ')}`,
+    report.attributed === false
+      ? 'the envelope evidence names another address, so no copy can be credited to a check: this mailbox is now inactive'
+      : report.bcc_works
+        ? 'BCC works: copies are credited from the envelope, whatever To says'
+        : 'no envelope evidence: copies are credited from To and Cc only, so send with the tagged addresses in To (BCC copies stay pending)',
+  ];
 };
 
 const smtpPassword = (url: URL): string => {

@@ -35,10 +35,11 @@ const USAGE = `usage: npm run admin -- <command> [options]
   accounts list           the registered test accounts (non-secret fields)
   accounts add <email> [--provider gmail|outlook|microsoft365|yahoo|aol|icloud|imap] [--scope S]
                        [--host H] [--port N] [--no-secure] [--user U] [--folder Name=category …]
-                       [--inactive] [--password-stdin]
+                       [--inactive] [--password-stdin] [--send-via smtp://host:port] [--wait 60]
                           register a mailbox and store its credentials; a provider preset fills in the
                           server, TLS, user name and folder names (imap needs --host); the password is
-                          asked for (hidden), or read from stdin with --password-stdin, never from argv
+                          asked for (hidden), or read from stdin with --password-stdin, never from argv;
+                          with --send-via, then probe it as accounts test does
   accounts add <email> --provider gmail|outlook|microsoft365 --oauth --client-id ID
                        [--redirect-uri URI] [--refresh-token-stdin]
                           OAuth2: prints the provider's consent page, takes the code you paste back and
@@ -48,8 +49,10 @@ const USAGE = `usage: npm run admin -- <command> [options]
   accounts disable|enable|remove <email>
   accounts test <email> [--send-via smtp://host:port] [--wait 60]
                           log in, show each folder's category, X-GM-EXT-1 and the round trip; with
-                          --send-via, deliver one plus-addressed message and watch for it (an account
-                          that never receives it is switched off; exit 4)
+                          --send-via, deliver one plus-addressed message, watch for it and report which
+                          envelope headers it carries (whether BCC copies can be credited there); an
+                          account that never receives it, or whose envelope names another address, is
+                          switched off (exit 4)
   accounts sync <file>    make the registry hold exactly the accounts of a config/credentials file
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored
 
@@ -186,6 +189,12 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
       if (!email) throw new InvalidInputError(`${noun} ${verb} needs an account address`);
       return email;
     };
+    const testOptions = () => {
+      const waitSeconds = Number(values.wait);
+      if (!Number.isFinite(waitSeconds) || waitSeconds <= 0)
+        throw new InvalidInputError('--wait takes seconds, e.g. 60');
+      return { sendVia: values['send-via'], waitMs: waitSeconds * 1000 };
+    };
     const now = systemClock.now();
     const command = `${noun} ${verb ?? ''}`.trim();
     switch (command) {
@@ -279,7 +288,10 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
             },
             (text) => process.stderr.write(`${text}\n`),
           );
-          return await addAccount(accountContext, needEmail(), { ...plan, credential: { oauth2 } });
+          const added = await addAccount(accountContext, needEmail(), { ...plan, credential: { oauth2 } });
+          return added === 0 && values['send-via']
+            ? await testAccount(accountContext, needEmail(), testOptions())
+            : added;
         }
         if (!takesPassword) {
           throw new InvalidInputError(
@@ -287,7 +299,10 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
           );
         }
         const pass = await readSecret(`IMAP (app) password for ${needEmail()}: `, values['password-stdin']);
-        return await addAccount(accountContext, needEmail(), { ...plan, credential: { pass } });
+        const added = await addAccount(accountContext, needEmail(), { ...plan, credential: { pass } });
+        return added === 0 && values['send-via']
+          ? await testAccount(accountContext, needEmail(), testOptions())
+          : added;
       }
       case 'accounts disable':
         return await setActive(accountContext, needEmail(), false);
@@ -295,15 +310,8 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
         return await setActive(accountContext, needEmail(), true);
       case 'accounts remove':
         return await removeAccount(accountContext, needEmail());
-      case 'accounts test': {
-        const waitSeconds = Number(values.wait);
-        if (!Number.isFinite(waitSeconds) || waitSeconds <= 0)
-          throw new InvalidInputError('--wait takes seconds, e.g. 60');
-        return await testAccount(accountContext, needEmail(), {
-          sendVia: values['send-via'],
-          waitMs: waitSeconds * 1000,
-        });
-      }
+      case 'accounts test':
+        return await testAccount(accountContext, needEmail(), testOptions());
       case 'accounts sync': {
         const file = rest[0];
         if (!file) throw new InvalidInputError('accounts sync needs a file ({"accounts": [...]})');

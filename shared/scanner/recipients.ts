@@ -222,3 +222,21 @@ export const tagsInBlock = (
   }
   return found;
 };
+
+/** One envelope header of a copy, as the admin probe reports it: carried or not, and the check ids it names. */
+export interface EvidenceSeen {
+  header: EvidenceHeader;
+  present: boolean;
+  checkIds: string[];
+}
+
+/** What each envelope header of a copy says about `account` (topmost only, a Received only with a for clause). */
+export const evidenceSeen = (block: string, account: string): EvidenceSeen[] => {
+  const { local, domain } = accountParts(account);
+  return EVIDENCE_HEADERS.map((header) => {
+    const found = evidenceIn(block, [header]);
+    const ids = new Set<string>();
+    if (found) tagsInValue(header, found.value, local, domain, ids);
+    return { header, present: found !== undefined, checkIds: [...ids] };
+  });
+};

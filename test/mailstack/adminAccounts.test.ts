@@ -54,11 +54,22 @@ describe('npm run admin -- accounts', () => {
       gmail_extension: boolean;
       folders: { folder: string; category: string }[];
       delivered: { folder: string; category: string } | null;
+      envelope_evidence: { header: string; present: boolean; names_tag: boolean }[];
+      bcc_works: boolean;
+      attributed: boolean;
     };
     expect(report.gmail_extension).toBe(false);
     expect(report.folders).toContainEqual({ folder: 'Junk', special_use: '\\Junk', category: 'spam' });
     expect(report.folders).toContainEqual({ folder: 'Sent', special_use: '\\Sent', category: '(not read)' });
     expect(report.delivered).toMatchObject({ folder: 'Promotions', category: 'promotions' });
+    // Dovecot's LMTP writes Delivered-To and a Received for-clause with the tag; Postfix here writes no X-Original-To.
+    expect(report.envelope_evidence).toEqual([
+      { header: 'delivered-to', present: true, names_tag: true },
+      { header: 'x-original-to', present: false, names_tag: false },
+      { header: 'envelope-to', present: false, names_tag: false },
+      { header: 'received', present: true, names_tag: true },
+    ]);
+    expect(report).toMatchObject({ bcc_works: true, attributed: true });
 
     const listed = JSON.parse((await admin(['accounts', 'list', '--json'])).stdout) as unknown[];
     expect(listed).toEqual([
@@ -103,6 +114,27 @@ describe('npm run admin -- accounts', () => {
       active: boolean;
     }[];
     expect(listed.find((account) => account.email === 'user007@mail.test')?.active).toBe(false);
+  });
+
+  it('probes a new account as it adds it, and says whether BCC copies can be credited there', async () => {
+    const added = await admin(
+      [
+        'accounts',
+        'add',
+        'user008@mail.test',
+        ...imap,
+        '--password-stdin',
+        '--send-via',
+        `smtp://${SMTP.host}:${SMTP.port}`,
+      ],
+      'secret\n',
+    );
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain('registered user008@mail.test');
+    expect(added.stdout).toMatch(
+      /envelope evidence: delivered-to names the tagged address; x-original-to absent/,
+    );
+    expect(added.stdout).toContain('BCC works');
   });
 
   it('enables, disables and removes, keeping the config file and the registry in step', async () => {
