@@ -117,11 +117,12 @@ describe('npm run admin -- accounts', () => {
   });
 
   it('probes a new account as it adds it, and says whether BCC copies can be credited there', async () => {
+    // user009: no other test reads it, so the probe's copy disturbs no mailbox another test measures.
     const added = await admin(
       [
         'accounts',
         'add',
-        'user008@mail.test',
+        'user009@mail.test',
         ...imap,
         '--password-stdin',
         '--send-via',
@@ -130,7 +131,7 @@ describe('npm run admin -- accounts', () => {
       'secret\n',
     );
     expect(added.code).toBe(0);
-    expect(added.stdout).toContain('registered user008@mail.test');
+    expect(added.stdout).toContain('registered user009@mail.test');
     expect(added.stdout).toMatch(
       /envelope evidence: delivered-to names the tagged address; x-original-to absent/,
     );
