@@ -74,6 +74,22 @@ export class TooManyChecksInFlightError extends TooManyRequestsError {
   }
 }
 
+/**
+ * The store is unreachable, throttling or failing after the client's own retries (an addition: docs/contract.md,
+ * "Additions"): the request may be retried after `retryAfterSeconds`. It is never an account's fault.
+ */
+export class StoreUnavailableError extends DomainError {
+  readonly status = 503;
+  readonly detail = 'Service temporarily unavailable';
+  readonly retryAfterSeconds = STORE_RETRY_AFTER_SECONDS;
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** How long a client is asked to wait after a 503: an outage the SDK's retries could not ride out lasts seconds. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
 /** Thrown when a write that must happen once finds it already happened (e.g. an id collision). */
 export class ConflictError extends Error {}
 

@@ -5,6 +5,7 @@ import {
   DomainError,
   InvalidApiKeyError,
   MethodNotAllowedError,
+  StoreUnavailableError,
   TooManyRequestsError,
 } from '../domain/errors';
 import type { Logger } from '../log';
@@ -13,7 +14,9 @@ import { errorResponse } from './responses';
 const headersFor = (error: DomainError): Record<string, string> => {
   if (error instanceof InvalidApiKeyError) return { 'www-authenticate': 'Bearer' };
   if (error instanceof MethodNotAllowedError) return { allow: error.allow.join(', ') };
-  if (error instanceof TooManyRequestsError) return { 'retry-after': String(error.retryAfterSeconds) };
+  if (error instanceof TooManyRequestsError || error instanceof StoreUnavailableError) {
+    return { 'retry-after': String(error.retryAfterSeconds) };
+  }
   return {};
 };
 
@@ -23,6 +26,10 @@ export const errorMiddleware = (
   onError: async (request) => {
     const { error } = request;
     if (error instanceof DomainError) {
+      // The cause stays in the log; the client only learns to retry.
+      if (error instanceof StoreUnavailableError) {
+        log.warn('store unavailable', { reason: error.reason, routeKey: request.event.routeKey });
+      }
       request.response = errorResponse(error.status, error.detail, headersFor(error));
       return;
     }

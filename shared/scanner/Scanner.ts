@@ -1,6 +1,7 @@
 // Owns one sweep of the test mailboxes end to end: it asks planning what to read, reads it, attributes and records.
 
 import type { Clock } from '../domain/clock';
+import { StoreUnavailableError } from '../domain/errors';
 import type { Logger } from '../log';
 import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
@@ -196,22 +197,36 @@ export class Scanner {
         await this.record.success(email);
       }
     } catch (error) {
-      state.failures++;
-      state.retryAt = retryAtAfter(state.failures, clock.now());
-      await dropSession(state);
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      // Never the credentials: only the account and what went wrong.
-      this.deps.log.warn('account sweep failed', {
-        account: email,
-        failures: state.failures,
-        error: message,
-        code: (error as { code?: unknown }).code,
-      });
-      await this.record.failure(email, message);
+      if (error instanceof StoreUnavailableError) {
+        // The store failed, not the mailbox: no failure counted, the session kept, the cursor where the last
+        // recorded message left it; the next tick reads the same messages again and records them once.
+        this.deps.log.warn('store unavailable during a sweep; the account is read again next tick', {
+          account: email,
+          reason: error.reason,
+        });
+      } else {
+        await this.sweepFailed(email, state, error);
+      }
     }
     report.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
     report.consecutiveFailures = state.failures;
     this.deps.events?.swept?.(report);
     return report;
+  }
+
+  /** Counts a failed sweep against the mailbox and backs off. */
+  private async sweepFailed(email: string, state: AccountState, error: unknown): Promise<void> {
+    state.failures++;
+    state.retryAt = retryAtAfter(state.failures, this.deps.clock.now());
+    await dropSession(state);
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    // Never the credentials: only the account and what went wrong.
+    this.deps.log.warn('account sweep failed', {
+      account: email,
+      failures: state.failures,
+      error: message,
+      code: (error as { code?: unknown }).code,
+    });
+    await this.record.failure(email, message);
   }
 }

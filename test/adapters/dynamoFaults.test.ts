@@ -1,11 +1,11 @@
 // DynamoDB throttling through the real API: the SDK client retries a throttled request (DYNAMO_TIMEOUTS.maxAttempts
-// in all), so start and get still succeed; throttling past the last attempt is a clean 5xx `{detail}`, and a cold
+// in all), so start and get still succeed; throttling past the last attempt is a 503 `{detail}` with Retry-After, and a cold
 // auth lookup that is throttled is retried the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DYNAMO_TIMEOUTS } from '../../shared/adapters/dynamo/client';
 import type { ThrottleError } from '../support/dynamoProxy';
 import { ManualClock } from '../support/manualClock';
-import { expectClean5xx, type ProxiedService, startProxiedService } from '../support/proxiedService';
+import { expectUnavailable, type ProxiedService, startProxiedService } from '../support/proxiedService';
 
 const SCOPE = 'throttled';
 const START = '/api/spam-check/start';
@@ -70,10 +70,10 @@ describe.each(ERRORS)('DynamoDB answering %s', (error) => {
     );
   });
 
-  it(`throttling on all ${ATTEMPTS} attempts answers a clean 5xx, and the next request succeeds`, async () => {
+  it(`throttling on all ${ATTEMPTS} attempts answers 503 with Retry-After, and the next request succeeds`, async () => {
     service.proxy.throttle(ATTEMPTS, error);
     const start = await observe(() => service.request('POST', START, key));
-    expectClean5xx(start.result, service.proxy, `start throttled ${ATTEMPTS} times`);
+    expectUnavailable(start.result, service.proxy, `start throttled ${ATTEMPTS} times`);
     // Every attempt was made and none beyond: the request was retried, then given up.
     expect(start.operations).toEqual({ Query: ATTEMPTS });
     expect(start.throttled).toBe(ATTEMPTS);
@@ -84,7 +84,7 @@ describe.each(ERRORS)('DynamoDB answering %s', (error) => {
 
     service.proxy.throttle(ATTEMPTS, error);
     const get = await observe(() => service.request('GET', `/api/spam-check/${check_id}`, key));
-    expectClean5xx(get.result, service.proxy, `get throttled ${ATTEMPTS} times`);
+    expectUnavailable(get.result, service.proxy, `get throttled ${ATTEMPTS} times`);
     expect(get.operations).toEqual({ GetItem: ATTEMPTS });
     expect(get.throttled).toBe(ATTEMPTS);
     expect((await service.request('GET', `/api/spam-check/${check_id}`, key)).status).toBe(200);
@@ -103,7 +103,7 @@ describe.each(ERRORS)('DynamoDB answering %s', (error) => {
     service.proxy.throttle(ATTEMPTS, error);
     const refused = await observe(() => service.request('POST', START, other));
     // DynamoDB could not say whether the key is valid: that is the service's failure, never the client's 401.
-    expectClean5xx(refused.result, service.proxy, 'key lookup throttled on every attempt');
+    expectUnavailable(refused.result, service.proxy, 'key lookup throttled on every attempt');
     expect(refused.operations).toEqual({ GetItem: ATTEMPTS });
   });
 });

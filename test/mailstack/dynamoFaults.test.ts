@@ -1,5 +1,5 @@
 // DynamoDB gone for 10 s, refusing connections or accepting them and never answering, while the API is called and
-// mail arrives at the real loopback mail stack: every API answer is a clean 5xx `{detail}` within the client's
+// mail arrives at the real loopback mail stack: every API answer is a 503 `{detail}` with Retry-After within the client's
 // bounded timeouts, the in-process scanner of npm start keeps running, and once DynamoDB is back every check
 // completes with each account recorded exactly once.
 
@@ -14,7 +14,7 @@ import type { Placement } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
 import type { ProxyMode } from '../support/dynamoProxy';
 import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
-import { expectClean5xx, type ProxiedService, startProxiedService } from '../support/proxiedService';
+import { expectUnavailable, type ProxiedService, startProxiedService } from '../support/proxiedService';
 import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FAST_TIMEOUTS } from '../support/scanHarness';
 
@@ -92,7 +92,7 @@ const callUntil = async (until: number, call: () => ReturnType<typeof get>) => {
 };
 
 describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)', (mode) => {
-  it('the API answers clean 5xx in bounded time, and the scanner catches up on mail that arrived meanwhile', async () => {
+  it('the API answers 503 with Retry-After in bounded time, and the scanner catches up on mail that arrived meanwhile', async () => {
     // One check whose mail arrives as DynamoDB goes (sweeps may be mid-write), two whose mail arrives during it.
     const before = await start();
     const duringA = await start();
@@ -118,7 +118,7 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
 
     const answers = [...starts, ...gets];
     for (const answer of answers) {
-      expectClean5xx(answer, service.proxy, `${mode}: an API call while DynamoDB was down`);
+      expectUnavailable(answer, service.proxy, `${mode}: an API call while DynamoDB was down`);
       expect(answer.ms).toBeLessThan(API_ANSWER_LIMIT_MS);
     }
     expect(starts.length).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { ApiDeps } from '../../shared/composition/apiDeps';
+import { STORE_RETRY_AFTER_SECONDS } from '../../shared/domain/errors';
 import { createLogger } from '../../shared/log';
 import { type DynamoProxy, startDynamoProxy } from './dynamoProxy';
 import { type ApiResponse, startTestService, type TestClock } from './testService';
@@ -76,10 +77,11 @@ export const leaksIn = (text: string, proxy: DynamoProxy): string[] => {
 };
 
 /** A 5xx a client can handle: JSON `{detail}` and nothing else, with no internals in it. */
-export const expectClean5xx = (response: ApiResponse, proxy: DynamoProxy, what: string) => {
-  expect(response.status, what).toBeGreaterThanOrEqual(500);
-  expect(response.status, what).toBeLessThan(600);
+/** A store outage answered as what it is: 503, the one `{detail}`, a Retry-After, and nothing of the cause. */
+export const expectUnavailable = (response: ApiResponse, proxy: DynamoProxy, what: string) => {
+  expect(response.status, what).toBe(503);
   expect(String(response.headers['content-type']), what).toMatch(/^application\/json/);
-  expect(response.body, what).toEqual({ detail: expect.any(String) });
+  expect(response.body, what).toEqual({ detail: 'Service temporarily unavailable' });
+  expect(response.headers['retry-after'], what).toBe(String(STORE_RETRY_AFTER_SECONDS));
   expect(leaksIn(response.text, proxy), what).toEqual([]);
 };

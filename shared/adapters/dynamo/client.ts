@@ -1,6 +1,7 @@
 // Owns construction of the DynamoDB document client; callers create it once per process and pass it on.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { raiseStoreUnavailable } from './unavailable';
 
 export interface DynamoConnection {
   region: string;
@@ -15,9 +16,8 @@ export interface DynamoConnection {
  */
 export const DYNAMO_TIMEOUTS = { connectionTimeout: 1000, requestTimeout: 1000, maxAttempts: 3 } as const;
 
-export const createDocumentClient = ({ region, endpoint }: DynamoConnection): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(
-    new DynamoDBClient({
+export const createDocumentClient = ({ region, endpoint }: DynamoConnection): DynamoDBDocumentClient => {
+  const client = new DynamoDBClient({
       region,
       maxAttempts: DYNAMO_TIMEOUTS.maxAttempts,
       requestHandler: {
@@ -26,6 +26,8 @@ export const createDocumentClient = ({ region, endpoint }: DynamoConnection): Dy
         throwOnRequestTimeout: true,
       },
       ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-    }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
+  });
+  // An outage after the retries above is the domain's StoreUnavailableError: 503 at the API, no mailbox's fault.
+  raiseStoreUnavailable(client);
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+};
