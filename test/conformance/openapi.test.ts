@@ -10,6 +10,7 @@ import {
   NoAccountsError,
   PayloadTooLargeError,
   RouteNotFoundError,
+  StoreUnavailableError,
 } from '../../shared/domain/errors';
 import { ROUTES } from '../../shared/http/routes';
 import {
@@ -107,10 +108,13 @@ describe('openapi.yaml: the document', () => {
     expect(doc.servers[0]?.variables?.base_url?.default).toMatch(/^https?:\/\/[^/]+$/);
   });
 
-  it('lists on each operation exactly the statuses of docs/contract.md, and the 429 addition of start', () => {
-    expect(Object.keys(startOp.responses).sort()).toEqual(['200', '401', '404', '429']);
+  it('lists on each operation exactly the statuses of docs/contract.md, the 429 addition of start and the 503 of both', () => {
+    expect(Object.keys(startOp.responses).sort()).toEqual(['200', '401', '404', '429', '503']);
     expect(responseOf(startOp.responses, 429)['x-addition']).toBe(true);
-    expect(Object.keys(getOp.responses).sort()).toEqual(['200', '401', '404']);
+    expect(Object.keys(getOp.responses).sort()).toEqual(['200', '401', '404', '503']);
+    expect(responseOf(startOp.responses, 503)['x-addition']).toBe(true);
+    expect(responseOf(getOp.responses, 503)['x-addition']).toBe(true);
+    expect(detailOf(responseOf(getOp.responses, 503))).toBe(new StoreUnavailableError('test').detail);
   });
 });
 

@@ -5,6 +5,7 @@
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { createScanner } from '../../shared/composition/scanner';
 import type { CheckView } from '../../shared/domain/check';
 import { systemClock } from '../../shared/domain/clock';
@@ -158,6 +159,9 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
     expect(scanLogs.some((line) => line.message.startsWith('scanner tick failed'))).toBe(true);
     expect(scanLogs.filter((line) => line.message === 'scan loop failed')).toEqual([]);
     expect(crashes).toEqual([]);
+    // The store's outage is no mailbox's fault: no sweep counted as failed, no account with failures on record.
+    expect(scanLogs.filter((line) => line.message === 'account sweep failed')).toEqual([]);
+    expect(await new DynamoAccountRegistry(service.client, service.table).listFailing()).toEqual([]);
 
     console.info(
       JSON.stringify({
