@@ -17,7 +17,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'service', include: ['test/**/*.test.ts'], exclude: ['test/mailstack/**'], env },
+        test: {
+          name: 'service',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/mailstack/**'],
+          // AWS's DynamoDB Local, for the suites that must run on DynamoDB's own semantics (see test/support/dynamoLocal.ts).
+          globalSetup: ['test/support/dynamoLocal.globalSetup.ts'],
+          env,
+        },
       },
       {
         // Tests against the real loopback mail stack (scripts/mail-stack.sh), started once for them and stopped after.
@@ -25,7 +32,7 @@ export default defineConfig({
         test: {
           name: 'mailstack',
           include: ['test/mailstack/**/*.test.ts'],
-          globalSetup: ['test/support/mailStack.globalSetup.ts'],
+          globalSetup: ['test/support/mailStack.globalSetup.ts', 'test/support/dynamoLocal.globalSetup.ts'],
           env,
         },
       },

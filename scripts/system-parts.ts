@@ -45,6 +45,12 @@ export const SYSTEM_PARTS: SystemPart[] = [
     debconf: ['postfix postfix/main_mailer_type select No configuration'],
     runsAsRoot: true,
   },
+  {
+    name: 'Java 17 (for AWS DynamoDB Local)',
+    why: 'the store and exactly-once suites run on DynamoDB Local, a Java program shipped in amplify-dynamodb-simulator',
+    present: () => spawnSync('java', ['-version'], { encoding: 'utf8' }).status === 0,
+    aptPackages: ['openjdk-17-jre-headless'],
+  },
 ];
 
 /** How this user may act as root: is root, may `sudo -n`, has a sudo that asks for a password, or has none. */

@@ -1,24 +1,27 @@
-// The check store on a real dynalite: the active index, exactly-once results and exactly-once settling.
+// The check store on AWS's own DynamoDB Local, and on the dynalite npm start uses: the active index, exactly-once
+// results and exactly-once settling, which rest on conditional writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
 
-let service: TestService & { clock: ManualClock };
-beforeAll(async () => {
-  service = await startTestService(new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)));
-  await service.addAccounts({ email: 'a@mail.test' }, { email: 'b@mail.test' });
-});
-afterAll(async () => service.close());
+describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s', (store) => {
+  let service: TestService & { clock: ManualClock };
+  beforeAll(async () => {
+    service = await startTestService(new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)), { store });
+    await service.addAccounts({ email: 'a@mail.test' }, { email: 'b@mail.test' });
+  });
+  afterAll(async () => service.close());
 
-const start = async () => {
-  const key = await service.issueKey('default');
-  const response = await service.request('POST', '/api/spam-check/start', { authorization: `Bearer ${key}` });
-  return (response.body as { check_id: string }).check_id;
-};
+  const start = async () => {
+    const key = await service.issueKey('default');
+    const response = await service.request('POST', '/api/spam-check/start', {
+      authorization: `Bearer ${key}`,
+    });
+    return (response.body as { check_id: string }).check_id;
+  };
 
-describe('DynamoCheckStore', () => {
   it('lists a check as active with its pending accounts until it completes or its 5 minutes pass', async () => {
     const checks = service.deps.checks as typeof service.deps.checks & {
       listActive(now: number): Promise<{ checkId: string; pending: string[] }[]>;

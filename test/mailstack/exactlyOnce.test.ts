@@ -1,5 +1,6 @@
-// Exactly-once results at scale: two scanner loops that both believe they hold the lease sweep the same real
-// mailboxes for 100 checks while clients poll GET; every account of every check is recorded once, and no response
+// Exactly-once results at scale, on AWS's own DynamoDB Local (conditional writes with DynamoDB's semantics): two
+// scanner loops that both believe they hold the lease sweep the same real mailboxes for 100 checks while clients poll
+// GET; every account of every check is recorded once, and no response
 // ever shows `received` out of step with the results it lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/log';
@@ -17,6 +18,7 @@ let harness: ScanHarness;
 beforeAll(async () => {
   harness = await startScanHarness(
     NAMES.map((name) => ({ ...stackAccount(`${name}@mail.test`), scope: SCOPE })),
+    { store: 'dynamodb-local' },
   );
 });
 afterAll(async () => harness?.close());
@@ -31,7 +33,7 @@ interface Body {
   results: { email: string; category: string }[];
 }
 
-describe('exactly-once results under two racing scanner loops', () => {
+describe('exactly-once results under two racing scanner loops, on DynamoDB Local', () => {
   it(`records each account of ${CHECKS} checks once, and GET never shows received out of step`, async () => {
     const key = await harness.service.issueKey(SCOPE);
     const checks = await Promise.all(Array.from({ length: CHECKS }, () => harness.startQuietly(SCOPE)));

@@ -11,7 +11,7 @@ import type { Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from './clocks';
 import { StaticCredentialSource } from './StaticCredentialSource';
-import { startTestService, type TestService } from './testService';
+import { startTestService, type TestService, type TestServiceOptions } from './testService';
 
 // Long enough for loopback, short enough that a silent server fails within a test.
 export const FAST_TIMEOUTS: ImapTimeouts = { connectMs: 1000, greetingMs: 3000, socketMs: 5000 };
@@ -34,9 +34,9 @@ export interface ScanHarness {
 /** `timeouts`: the scanner's IMAP timeouts, FAST_TIMEOUTS unless a test needs a session that outlasts it. */
 export const startScanHarness = async (
   accounts: LocalAccount[],
-  options: { timeouts?: ImapTimeouts } = {},
+  options: { timeouts?: ImapTimeouts; store?: TestServiceOptions['store'] } = {},
 ): Promise<ScanHarness> => {
-  const service = await startTestService(new OffsetClock());
+  const service = await startTestService(new OffsetClock(), options.store ? { store: options.store } : {});
   for (const account of accounts) {
     await service.deps.accounts.put({
       email: account.email,

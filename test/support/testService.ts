@@ -1,12 +1,15 @@
-// Starts the real local service for a test: a persisted dynalite, the handlers built over it, and Node HTTP,
-// with a ManualClock so timeout and expiry are tested without sleeping.
+// Starts the real local service for a test: a persisted dynalite (or a table of its own in the run's AWS DynamoDB
+// Local), the handlers built over it, and Node HTTP, with a ManualClock so timeout and expiry are tested without
+// sleeping.
 
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
 import { createHandler as createFallback } from '../../functions/fallback';
 import { createHandler as createGet } from '../../functions/get';
 import { createHandler as createStart } from '../../functions/start';
@@ -64,16 +67,42 @@ export interface TestServiceOptions {
   authCacheTtlMs?: number;
   /** Where the handlers log; nowhere unless given. */
   log?: Logger;
-  /** Something every part reaches dynalite through (a proxy the test controls), closed with the service. */
+  /** Something every part reaches the store through (a proxy the test controls), closed with the service. */
   dynamoFront?: (endpoint: string) => Promise<{ endpoint: string; close(): Promise<void> }>;
+  /**
+   * `dynamodb-local`: a fresh table in the run's AWS DynamoDB Local (started by test/support/dynamoLocal.globalSetup.ts)
+   * instead of a dynalite of its own: for the suites whose correctness rests on DynamoDB's own semantics.
+   */
+  store?: 'dynalite' | 'dynamodb-local';
 }
+
+/** The store a test service runs on: its endpoint, its table and how to let go of it. */
+const openStore = async (store: TestServiceOptions['store']) => {
+  if (store === 'dynamodb-local') {
+    return {
+      endpoint: inject('dynamoLocalEndpoint'),
+      table: `test-${randomUUID()}`,
+      close: async () => undefined,
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-test-'));
+  const dynamo = await startDynalite({ path: dir });
+  return {
+    endpoint: dynamo.endpoint,
+    table: TABLE,
+    close: async () => {
+      await dynamo.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
 
 export const startTestService = async <C extends TestClock = ManualClock>(
   clock: C = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)) as unknown as C,
   options: TestServiceOptions = {},
 ): Promise<TestService & { clock: C }> => {
-  const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-test-'));
-  const dynamo = await startDynalite({ path: dir });
+  const dynamo = await openStore(options.store);
+  const TABLE = dynamo.table;
   const front = await options.dynamoFront?.(dynamo.endpoint);
   const client = createDocumentClient({ region: 'local', endpoint: front?.endpoint ?? dynamo.endpoint });
   await ensureTable(client, TABLE);
@@ -140,7 +169,6 @@ export const startTestService = async <C extends TestClock = ManualClock>(
       client.destroy();
       await front?.close();
       await dynamo.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 };

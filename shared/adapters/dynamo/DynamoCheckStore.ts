@@ -1,5 +1,6 @@
 // Owns reading and creating checks in DynamoDB.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check, isActive } from '../../domain/check';
@@ -69,11 +70,15 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
             ':cutoff': activeCutoff(now),
             ...Object.fromEntries(extra.map(([name, value]) => [`:${name}`, value])),
           },
+          // A refused write hands back the item it was refused on, so telling a duplicate from a closed check
+          // costs no second read (DynamoDB does; dynalite ignores it, and the read below stands in).
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return 'recorded';
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (error.Item) return resultOf(unmarshall(error.Item), email);
     }
     const check = await this.get(checkId);
     const result = check?.results.find((candidate) => candidate.email === email);
@@ -188,3 +193,10 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     return settled;
   }
 }
+
+/** Why a result write was refused, from the item it was refused on: the account already has one, or the check is over. */
+const resultOf = (item: Record<string, unknown>, email: string): RecordOutcome => {
+  const results = item.results as Record<string, { category?: unknown }> | undefined;
+  const category = results?.[email]?.category;
+  return category !== undefined && category !== 'pending' ? 'already-recorded' : 'closed';
+};
