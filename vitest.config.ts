@@ -33,6 +33,8 @@ export default defineConfig({
           name: 'mailstack',
           include: ['test/mailstack/**/*.test.ts'],
           globalSetup: ['test/support/mailStack.globalSetup.ts', 'test/support/dynamoLocal.globalSetup.ts'],
+          // One mail stack for every file: one file at a time, so a file that restarts Dovecot disturbs no other.
+          fileParallelism: false,
           env,
         },
       },

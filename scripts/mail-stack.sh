@@ -344,10 +344,35 @@ cmd_status() {
   return "$down"
 }
 
+# Dovecot alone goes away and comes back, as in a provider's restart: every IMAP session is cut, Postfix keeps
+# accepting mail and defers it (LMTP refused) until Dovecot is back, then the queue is flushed into the mailboxes.
+cmd_dovecot_stop() {
+  doveadm -c "$DC_CONF" stop >>"$LOG_DIR/dovecot.log" 2>&1 || true
+  local deadline=$((SECONDS + 15))
+  while service_up imap "$IMAP_PORT" || service_up lmtp "$LMTP_PORT"; do
+    ((SECONDS < deadline)) || die "dovecot still listening 15 s after doveadm stop"
+    sleep 0.1
+  done
+  log "dovecot down"
+}
+
+cmd_dovecot_start() {
+  dovecot -c "$DC_CONF" </dev/null >>"$LOG_DIR/dovecot.log" 2>&1 9>&- || die_with_log "dovecot failed to start" dovecot.log
+  local deadline=$((SECONDS + START_TIMEOUT))
+  until service_up imap "$IMAP_PORT" && service_up lmtp "$LMTP_PORT"; do
+    ((SECONDS < deadline)) || die_with_log "dovecot did not come back" dovecot.log
+    sleep 0.1
+  done
+  script -qec "postqueue -c $PF_DIR -f" /dev/null </dev/null >>"$LOG_DIR/postfix-start.log" 2>&1 || true
+  log "dovecot up; postfix queue flushed"
+}
+
 case "${1:-}" in
   missing) missing_binaries ;;
   start) check_dir; cmd_start ;;
   stop) check_dir; cmd_stop ;;
   status) check_dir; cmd_status ;;
-  *) echo "usage: $0 start|stop|status|missing" >&2; exit 2 ;;
+  dovecot-stop) check_dir; cmd_dovecot_stop ;;
+  dovecot-start) check_dir; cmd_dovecot_start ;;
+  *) echo "usage: $0 start|stop|status|missing|dovecot-stop|dovecot-start" >&2; exit 2 ;;
 esac

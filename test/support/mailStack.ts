@@ -34,7 +34,10 @@ const script = join(import.meta.dirname, '../../scripts/mail-stack.sh');
  * daemons switch users, so a user who is not root starts them through passwordless sudo (`npm test` checked
  * first that it works). A failure is one error carrying the script's own words, not its buffers.
  */
-export const mailStack = (command: 'start' | 'stop', extraUsers = EXTRA_USERS) => {
+export const mailStack = (
+  command: 'start' | 'stop' | 'dovecot-stop' | 'dovecot-start',
+  extraUsers = EXTRA_USERS,
+) => {
   // sudo drops the environment, so the settings go on the command line.
   const settings = [`MAILSTACK_DIR=${MAILSTACK_DIR}`, `MAILSTACK_EXTRA_USERS=${extraUsers}`];
   const [file = '', ...args] = asRoot(['env', ...settings, 'bash', script, command]);
