@@ -8,6 +8,8 @@ import { GOALS, goalRows, type StampedSection } from '../bench/goals';
 import { describeStamp, takeRunStamp } from './runStamp';
 
 const ROOT = join(import.meta.dirname, '..');
+/** The soak's length here (npm test runs it for 2 minutes); SOAK_MINUTES overrides it for a shorter try. */
+const SOAK_MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 
 /** Each suite of issue 8 and the files that prove it. */
 const AREAS: { area: string; files: string[] }[] = [
@@ -15,12 +17,17 @@ const AREAS: { area: string; files: string[] }[] = [
     area: 'Exactly-once results',
     files: ['test/mailstack/exactlyOnce.test.ts', 'test/mailstack/killRestart.test.ts'],
   },
-  { area: 'IMAP faults', files: ['test/mailstack/imapFaults.test.ts'] },
+  {
+    area: 'IMAP faults',
+    files: ['test/mailstack/imapFaults.test.ts', 'test/mailstack/heldSessions.test.ts'],
+  },
   {
     area: 'DynamoDB faults',
     files: [
       'test/mailstack/dynamoFaults.test.ts',
       'test/adapters/dynamoFaults.test.ts',
+      'test/adapters/dynamoLocal.test.ts',
+      'test/adapters/checkStore.test.ts',
       'test/unit/scanLoopStoreFailures.test.ts',
     ],
   },
@@ -45,6 +52,10 @@ const AREAS: { area: string; files: string[] }[] = [
     ],
   },
   { area: 'Load (smoke size; the 60 s run is below)', files: ['test/bench/smoke.test.ts'] },
+  {
+    area: `Soak (npm start, one check a second, ${SOAK_MINUTES} minutes)`,
+    files: ['test/mailstack/soak.test.ts'],
+  },
 ];
 
 interface AssertionResult {
@@ -77,7 +88,7 @@ const run = spawnSync(
     cwd: ROOT,
     encoding: 'utf8',
     maxBuffer: 256 * 2 ** 20,
-    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', SOAK_MS: String(SOAK_MINUTES * 60_000) },
   },
 );
 // biome-ignore lint/suspicious/noControlCharactersInRegex: vitest colours its output whatever the environment says.

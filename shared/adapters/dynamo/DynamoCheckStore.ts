@@ -1,7 +1,7 @@
 // Owns reading and creating checks in DynamoDB.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check, isActive } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';

@@ -18,14 +18,14 @@ export const DYNAMO_TIMEOUTS = { connectionTimeout: 1000, requestTimeout: 1000, 
 
 export const createDocumentClient = ({ region, endpoint }: DynamoConnection): DynamoDBDocumentClient => {
   const client = new DynamoDBClient({
-      region,
-      maxAttempts: DYNAMO_TIMEOUTS.maxAttempts,
-      requestHandler: {
-        connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeout,
-        requestTimeout: DYNAMO_TIMEOUTS.requestTimeout,
-        throwOnRequestTimeout: true,
-      },
-      ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    region,
+    maxAttempts: DYNAMO_TIMEOUTS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeout,
+      requestTimeout: DYNAMO_TIMEOUTS.requestTimeout,
+      throwOnRequestTimeout: true,
+    },
+    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   // An outage after the retries above is the domain's StoreUnavailableError: 503 at the API, no mailbox's fault.
   raiseStoreUnavailable(client);

@@ -1,0 +1,153 @@
+// A soak of `npm start` as a user runs it: checks started and completed continuously (one a second, each with one
+// message through the real loopback mail stack to five mailboxes, polled like a client) for SOAK_MS (2 minutes in
+// npm test; `npm run reliability` runs 30). The process must not leak: resident memory after warm-up grows at most
+// 10%, open file descriptors stay flat, and no check is lost, no result doubled, no answer a 5xx.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CheckView } from '../../shared/domain/check';
+import { sendOnce, stackAccount } from '../support/mailStack';
+import { type Started, spawnEntry } from '../support/process';
+
+const MAIN = 'shared/local/main.ts';
+const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];
+const API_KEY = 'ipk_soak-test-key-000000000000000000000001';
+const SOAK_MS = Number(process.env.SOAK_MS ?? 120_000);
+/** Memory before this point is the process warming up (JIT, caches, the first sessions), not a leak. */
+const WARM_UP_MS = Math.min(30_000, SOAK_MS / 4);
+const SAMPLE_EVERY_MS = 2_000;
+const MAX_GROWTH = 0.1;
+const MAX_FD_DRIFT = 10;
+
+let dir: string;
+let service: Started & { match: RegExpMatchArray };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'inbox-placement-soak-'));
+  const configPath = join(dir, 'local.json');
+  const accounts = NAMES.map((name) => ({ ...stackAccount(`${name}@mail.test`), scope: 'soak' }));
+  writeFileSync(configPath, JSON.stringify({ accounts, apiKeys: [{ key: API_KEY, scope: 'soak' }] }), {
+    mode: 0o600,
+  });
+  service = await spawnEntry(
+    MAIN,
+    {
+      PORT: '0',
+      DATA_DIR: join(dir, 'data'),
+      LOCAL_CONFIG: configPath,
+      LOG_LEVEL: 'warn',
+      // One check a second is the load itself; the per-key limit (60 a minute) would shape it instead.
+      START_RATE_LIMIT_PER_MINUTE: '0',
+    },
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+});
+
+afterAll(async () => {
+  await service?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resident memory (kB) and open descriptors of the server process, read from /proc. */
+const sample = (pid: number) => ({
+  rssKb: Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]),
+  fds: readdirSync(`/proc/${pid}/fd`).length,
+});
+
+describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () => {
+  it(
+    'keeps memory and descriptors flat and loses, doubles and fails nothing',
+    async () => {
+      const base = service.match[1];
+      const pid = service.child.pid ?? 0;
+      const statuses: number[] = [];
+      const call = async (method: string, path: string) => {
+        const response = await fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${API_KEY}` },
+        });
+        statuses.push(response.status);
+        return { status: response.status, body: (await response.json()) as unknown };
+      };
+
+      const started = Date.now();
+      const samples: { at: number; rssKb: number; fds: number }[] = [];
+      const checks: string[] = [];
+      const finished = new Map<string, CheckView>();
+      const doubled: string[] = [];
+      const poll = async (checkId: string, limit: number) => {
+        while (Date.now() < limit) {
+          const { status, body } = await call('GET', `/api/spam-check/${checkId}`);
+          if (status === 200) {
+            const view = body as CheckView;
+            const placed = view.results.filter((result) => result.category !== 'pending').length;
+            if (view.received !== placed || view.received > view.total) doubled.push(checkId);
+            if (view.status !== 'pending') {
+              finished.set(checkId, view);
+              return;
+            }
+          }
+          await sleep(500);
+        }
+      };
+
+      const polls: Promise<void>[] = [];
+      let nextSample = started;
+      for (let tick = 0; Date.now() - started < SOAK_MS; tick++) {
+        if (Date.now() >= nextSample) {
+          samples.push({ at: Date.now() - started, ...sample(pid) });
+          nextSample += SAMPLE_EVERY_MS;
+        }
+        const { status, body } = await call('POST', '/api/spam-check/start');
+        if (status === 200) {
+          const { check_id, accounts } = body as { check_id: string; accounts: string[] };
+          checks.push(check_id);
+          await sendOnce(accounts, { subject: `soak ${tick}` });
+          polls.push(poll(check_id, Date.now() + 60_000));
+        }
+        await sleep(Math.max(0, started + (tick + 1) * 1000 - Date.now()));
+      }
+      await Promise.all(polls);
+      samples.push({ at: Date.now() - started, ...sample(pid) });
+
+      const warm = samples.filter((entry) => entry.at >= WARM_UP_MS);
+      const window = Math.max(1, Math.round(20_000 / SAMPLE_EVERY_MS));
+      const baseline = Math.max(...warm.slice(0, window).map((entry) => entry.rssKb));
+      const final = Math.max(...warm.slice(-window).map((entry) => entry.rssKb));
+      const growth = final / baseline - 1;
+      const fdsAfterWarmUp = warm.map((entry) => entry.fds);
+      const fdDrift = (fdsAfterWarmUp.at(-1) ?? 0) - (fdsAfterWarmUp[0] ?? 0);
+      const lost = checks.filter((id) => finished.get(id)?.status !== 'complete');
+      const errors = statuses.filter((status) => status >= 500).length;
+
+      console.info(
+        JSON.stringify({
+          test: 'soak',
+          seconds: Math.round((Date.now() - started) / 1000),
+          checks: checks.length,
+          results: checks.length * NAMES.length,
+          requests: statuses.length,
+          rssBaselineMb: Math.round(baseline / 102.4) / 10,
+          rssFinalMb: Math.round(final / 102.4) / 10,
+          rssGrowthPct: Math.round(growth * 1000) / 10,
+          fdsMin: Math.min(...fdsAfterWarmUp),
+          fdsMax: Math.max(...fdsAfterWarmUp),
+          fdDrift,
+          lost: lost.length,
+          doubled: doubled.length,
+          errors5xx: errors,
+        }),
+      );
+      expect(checks.length).toBeGreaterThanOrEqual(Math.floor((SOAK_MS / 1000) * 0.9));
+      expect(lost).toEqual([]);
+      expect(doubled).toEqual([]);
+      expect(errors).toBe(0);
+      expect(growth).toBeLessThanOrEqual(MAX_GROWTH);
+      expect(Math.abs(fdDrift)).toBeLessThanOrEqual(MAX_FD_DRIFT);
+    },
+    SOAK_MS + 180_000,
+  );
+});
