@@ -1,12 +1,8 @@
 // Lambda for GET /api/spam-check/{check_id}: reads a check of the caller's scope.
 
-import { type ApiDeps, apiDeps } from '../shared/composition/apiDeps';
-import { authenticatedApi } from '../shared/http/apiHandler';
-import { getCheck } from '../shared/usecases/getCheck';
+import { apiDeps } from '../shared/composition/apiDeps';
+import { createGetHandler } from '../shared/http/handlers';
 
-export const createHandler = (deps: ApiDeps) =>
-  authenticatedApi(deps, (event, principal) =>
-    getCheck(deps, principal, event.pathParameters?.check_id ?? ''),
-  );
+export { createGetHandler as createHandler };
 
-export const handler = createHandler(apiDeps());
+export const handler = createGetHandler(apiDeps());

@@ -1,10 +1,8 @@
 // Lambda for POST /api/spam-check/start: starts a check for the caller's scope.
 
-import { type ApiDeps, apiDeps } from '../shared/composition/apiDeps';
-import { authenticatedApi } from '../shared/http/apiHandler';
-import { startCheck } from '../shared/usecases/startCheck';
+import { apiDeps } from '../shared/composition/apiDeps';
+import { createStartHandler } from '../shared/http/handlers';
 
-export const createHandler = (deps: ApiDeps) =>
-  authenticatedApi(deps, (_event, principal) => startCheck(deps, principal));
+export { createStartHandler as createHandler };
 
-export const handler = createHandler(apiDeps());
+export const handler = createStartHandler(apiDeps());

@@ -154,6 +154,8 @@ export const removeAccount = async (ctx: AccountContext, emailArg: string): Prom
 export interface TestOptions {
   sendVia: string | undefined;
   waitMs: number;
+  /** SMTP_PASSWORD, for a --send-via URL that names a user but no password. */
+  smtpPassword: string | undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -200,7 +202,7 @@ export const testAccount = async (
       const checkId = newCheckId();
       const address = tagAddress(credentials.email, checkId);
       const sentAt = Date.now();
-      await sendProbe(options.sendVia, address, checkId);
+      await sendProbe(options.sendVia, address, checkId, options.smtpPassword);
       let found: { folder: string; category: string } | undefined;
       let block: string | undefined;
       while (!found && Date.now() - sentAt < options.waitMs) {
@@ -282,8 +284,8 @@ const evidenceLines = (report: Record<string, unknown>): string[] => {
   ];
 };
 
-const smtpPassword = (url: URL): string => {
-  const password = url.password ? decodeURIComponent(url.password) : process.env.SMTP_PASSWORD;
+const smtpPassword = (url: URL, fromEnvironment: string | undefined): string => {
+  const password = url.password ? decodeURIComponent(url.password) : fromEnvironment;
   if (!password)
     throw new InvalidInputError(
       `no SMTP password for ${url.username}: put it in the URL or in SMTP_PASSWORD`,
@@ -291,7 +293,12 @@ const smtpPassword = (url: URL): string => {
   return password;
 };
 
-const sendProbe = async (smtpUrl: string, to: string, checkId: string): Promise<void> => {
+const sendProbe = async (
+  smtpUrl: string,
+  to: string,
+  checkId: string,
+  envPassword: string | undefined,
+): Promise<void> => {
   const { default: nodemailer } = await import('nodemailer');
   let url: URL;
   try {
@@ -309,7 +316,9 @@ const sendProbe = async (smtpUrl: string, to: string, checkId: string): Promise<
     port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
     secure: url.protocol === 'smtps:',
     ignoreTLS: loopback,
-    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: smtpPassword(url) } } : {}),
+    ...(url.username
+      ? { auth: { user: decodeURIComponent(url.username), pass: smtpPassword(url, envPassword) } }
+      : {}),
   });
   try {
     await transport.sendMail({

@@ -1,5 +1,6 @@
 // Owns `npm run admin -- …`: the operator's commands for API keys and the account registry, on the local store
 // or, with --table, on a deployed stack's DynamoDB table.
+
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -12,6 +13,7 @@ import {
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { type CliSettings, loadCliSettings } from '../config';
 import { type AccountHealth, isHealthy } from '../domain/account';
 import { type ApiKey, generateApiKey, isUsable, newApiKeyRecord } from '../domain/apiKey';
 import { systemClock } from '../domain/clock';
@@ -113,13 +115,14 @@ const noSecret: AccountEntries = {
 };
 
 const openAdminStore = async (
+  settings: CliSettings,
   stack: string | undefined,
   tableFlag: string | undefined,
   secretFlag: string | undefined,
   region: string | undefined,
 ): Promise<AdminStore> => {
   if (stack !== undefined || tableFlag) {
-    const awsRegion = region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+    const awsRegion = region ?? settings.awsRegion;
     if (!awsRegion) throw new InvalidInputError('a deployed stack needs --region (or AWS_REGION)');
     const deployed =
       stack !== undefined
@@ -134,13 +137,17 @@ const openAdminStore = async (
       : noSecret;
     return { client, table, entries, close: async () => client.destroy() };
   }
-  const local = await openLocalStore(process.env.DATA_DIR ?? '.data');
+  const local = await openLocalStore(settings.dataDir);
   await ensureTable(local.client, LOCAL_TABLE);
-  const entries = new FileAccountEntries(process.env.LOCAL_CONFIG ?? 'config/local.json');
+  const entries = new FileAccountEntries(settings.localConfig);
   return { client: local.client, table: LOCAL_TABLE, entries, close: () => local.close() };
 };
 
-export const runAdmin = async (argv: string[], out: (text: string) => void): Promise<number> => {
+export const runAdmin = async (
+  argv: string[],
+  out: (text: string) => void,
+  settings: CliSettings = loadCliSettings(),
+): Promise<number> => {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -179,7 +186,7 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
     out(USAGE);
     return values.help ? 0 : 2;
   }
-  const store = await openAdminStore(values.stack, values.table, values.secret, values.region);
+  const store = await openAdminStore(settings, values.stack, values.table, values.secret, values.region);
   try {
     const keys = new DynamoApiKeyStore(store.client, store.table);
     const accounts = new DynamoAccountRegistry(store.client, store.table);
@@ -193,7 +200,7 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
       const waitSeconds = Number(values.wait);
       if (!Number.isFinite(waitSeconds) || waitSeconds <= 0)
         throw new InvalidInputError('--wait takes seconds, e.g. 60');
-      return { sendVia: values['send-via'], waitMs: waitSeconds * 1000 };
+      return { sendVia: values['send-via'], waitMs: waitSeconds * 1000, smtpPassword: settings.smtpPassword };
     };
     const now = systemClock.now();
     const command = `${noun} ${verb ?? ''}`.trim();
@@ -279,7 +286,7 @@ export const runAdmin = async (argv: string[], out: (text: string) => void): Pro
               provider: values.provider,
               email: needEmail(),
               clientId: values['client-id'],
-              clientSecret: process.env.OAUTH_CLIENT_SECRET,
+              clientSecret: settings.oauthClientSecret,
               redirectUri: values['redirect-uri'],
               tokenEndpoint: values['token-endpoint'],
               authorizeEndpoint: values['authorize-endpoint'],

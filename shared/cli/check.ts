@@ -1,5 +1,6 @@
 // Owns `npm run check -- …` (and `inbox-placement check …`): start a check, send ONE message to all its addresses,
 // poll at the spec's interval until it settles, print where the message landed and exit by the inbox rate.
+
 import {
   ApiError,
   type Check,
@@ -12,6 +13,7 @@ import {
   NoAccountsError,
   WaitTimeoutError,
 } from '../client';
+import { type CliSettings, loadCliSettings } from '../config';
 import { type LoadedMessage, loadMessage, MessageError, mailFor } from './check/message';
 import {
   type CheckOptions,
@@ -58,7 +60,8 @@ exit:     0 done (inbox rate at or above --min-inbox, if given)
           130 interrupted (Ctrl-C); the check goes on at the service`;
 
 export interface CheckIo {
-  env: NodeJS.ProcessEnv;
+  /** What the environment says (service URL, API key, SMTP password), read once by the caller. */
+  settings: CliSettings;
   stdout: (text: string) => void;
   stderr: ProgressStream;
   /** Aborts the wait (Ctrl-C). */
@@ -95,7 +98,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
   let smtp: SmtpTarget | undefined;
   let client: InboxPlacementClient;
   try {
-    options = parseCheckOptions(argv, io.env);
+    options = parseCheckOptions(argv, io.settings);
     if (options.help) {
       io.stdout(USAGE);
       return EXIT.ok;
@@ -191,7 +194,7 @@ export const main = async (argv: string[]): Promise<never> => {
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   const code = await runCheck(argv, {
-    env: process.env,
+    settings: loadCliSettings(),
     stdout: (text) => process.stdout.write(`${text}\n`),
     stderr: process.stderr,
     signal: controller.signal,

@@ -7,7 +7,7 @@ import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
 import { createMetrics, createPowertoolsLogger, emitNow } from '../adapters/telemetry/powertools';
-import { loadApiConfig } from '../config';
+import { type ApiConfig, loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
 import { systemClock } from '../domain/clock';
 import type { ApiDeps } from '../http/deps';
@@ -29,16 +29,19 @@ export const apiDocumentClient = (): DynamoDBDocumentClient => {
 
 /** Built on first use and then shared by every handler in the process. */
 export const apiDeps = (): ApiDeps => {
-  if (memo) return memo;
-  const config = loadApiConfig();
-  const client = apiDocumentClient();
+  memo ??= buildApiDeps(loadApiConfig(), apiDocumentClient());
+  return memo;
+};
+
+/** The API's dependencies from its settings and its DynamoDB client: Lambda's wiring above, and npm start's. */
+export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient): ApiDeps => {
   // On Lambda: Powertools logs and EMF metrics. Elsewhere (npm start, tests): plain JSON lines and no metrics.
   const onLambda = config.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const log = onLambda
     ? createPowertoolsLogger(SERVICES.api, config.LOG_LEVEL)
     : createLogger('api', config.LOG_LEVEL);
   const metrics = onLambda ? createMetrics(SERVICES.api) : undefined;
-  memo = {
+  return {
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
     checks: new DynamoCheckStore(client, config.TABLE_NAME),
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
@@ -54,5 +57,4 @@ export const apiDeps = (): ApiDeps => {
     },
     onStarted: metrics && (() => emitNow(metrics, 'checksStarted', 1)),
   };
-  return memo;
 };

@@ -3,22 +3,20 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import * as z from 'zod';
 import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
 import { FileAccountEntries } from '../adapters/credentials/accountEntries';
+import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
-import { apiDeps, apiDocumentClient } from '../composition/apiDeps';
+import { buildApiDeps } from '../composition/apiDeps';
 import { createScanner } from '../composition/scanner';
-import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE, parseEnv } from '../config';
-import { DEFAULT_UNHEALTHY_AFTER } from '../domain/account';
+import { loadLocalSettings } from '../config';
 import { systemClock } from '../domain/clock';
-import { ACTIVE_MS } from '../domain/limits';
+import { createFallbackHandler, createGetHandler, createStartHandler } from '../http/handlers';
 import { createLogger } from '../log';
 import { shardCountFor } from '../scanner/shards';
-import { DEFAULT_TAB_GRACE_MS } from '../scanner/tabGrace';
 import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
 import type { HandlerTable } from './httpAdapter';
 import { createLocalServer } from './httpAdapter';
@@ -27,24 +25,8 @@ import { ensureLocalConfig, readLocalConfig } from './localConfig';
 import { LOCAL_REGION, LOCAL_TABLE, openLocalStore } from './localStore';
 import { UsageMeter } from './usage';
 
-const localEnv = z.object({
-  HOST: z.string().default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATA_DIR: z.string().default('.data'),
-  LOCAL_CONFIG: z.string().default('config/local.json'),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(DEFAULT_SCAN_INTERVAL_MS),
-  SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
-  UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
-  GMAIL_TAB_GRACE_MS: z.coerce.number().int().min(0).max(ACTIVE_MS).default(DEFAULT_TAB_GRACE_MS),
-  /** Benchmarks only: count DynamoDB request units and scanner loop time, printed as one JSON line on exit. */
-  LOCAL_USAGE_REPORT: z.enum(['0', '1']).default('0'),
-  /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */
-  LOCAL_HANDLER_TIMING: z.enum(['0', '1']).default('0'),
-});
-
 const main = async () => {
-  const env = parseEnv(localEnv, process.env);
+  const env = loadLocalSettings();
   const log = createLogger('local', env.LOG_LEVEL);
   const configPath = resolve(env.LOCAL_CONFIG);
   if (ensureLocalConfig(configPath, resolve('config/local.example.json'))) {
@@ -59,12 +41,12 @@ const main = async () => {
   const accounts = await syncAccounts(new DynamoAccountRegistry(store.client, LOCAL_TABLE), config);
   const issued = await ensureApiKeys(new DynamoApiKeyStore(store.client, LOCAL_TABLE), config, systemClock);
 
-  // The handler modules read their configuration at load, exactly as on Lambda, so set it before importing them.
-  Object.assign(process.env, {
-    TABLE_NAME: LOCAL_TABLE,
-    AWS_REGION: LOCAL_REGION,
-    DYNAMODB_ENDPOINT: store.endpoint,
-  });
+  // The API as on Lambda, over the embedded store: its settings are npm start's, its table the local one.
+  const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
+  const api = buildApiDeps(
+    { ...env, TABLE_NAME: LOCAL_TABLE, AWS_REGION: LOCAL_REGION, DYNAMODB_ENDPOINT: store.endpoint },
+    apiClient,
+  );
   const entries = new FileAccountEntries(configPath);
   // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
   const credentials = new AccountEntriesCredentialSource(entries, systemClock, 5000);
@@ -99,7 +81,7 @@ const main = async () => {
   const meter = env.LOCAL_USAGE_REPORT === '1' ? new UsageMeter() : undefined;
   if (meter) {
     meter.attach(store.client);
-    meter.attach(apiDocumentClient());
+    meter.attach(apiClient);
   }
   /** One JSON line with what was counted so far; on exit, and on SIGUSR2 so a benchmark can take phases apart. */
   const reportUsage = () => {
@@ -123,14 +105,11 @@ const main = async () => {
       await Promise.all(runners.map((shard) => shard.stop()));
     },
   };
-  // Same handler modules as on Lambda; locally start kicks the in-process scanner instead of a Lambda.
-  const start = await import('../../functions/start');
-  const get = await import('../../functions/get');
-  const fallback = await import('../../functions/fallback');
+  // The same handlers as on Lambda; locally start kicks the in-process scanner instead of a Lambda.
   const handlers: HandlerTable = {
-    start: start.createHandler({ ...apiDeps(), trigger: runner }),
-    get: get.handler,
-    fallback: fallback.handler,
+    start: createStartHandler({ ...api, trigger: runner }),
+    get: createGetHandler(api),
+    fallback: createFallbackHandler(api),
   };
   runner.start();
 

@@ -1,7 +1,9 @@
 // Owns reading the check command's argv and environment into validated options; every mistake is a UsageError
 // (exit 2) whose message names the option.
+
 import { parseArgs } from 'node:util';
 import { POLL_INTERVAL_MS } from '../../client';
+import type { CliSettings } from '../../config';
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
 /** The service times a check out after 5 minutes; wait a little longer than that by default. */
@@ -61,7 +63,10 @@ const body = (option: string, inline: string | undefined, file: string | undefin
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
-export const parseCheckOptions = (argv: string[], env: NodeJS.ProcessEnv): CheckOptions => {
+export const parseCheckOptions = (
+  argv: string[],
+  settings: Pick<CliSettings, 'serviceUrl' | 'apiKey' | 'smtpPassword'>,
+): CheckOptions => {
   let values: ReturnType<typeof parse>['values'];
   try {
     values = parse(argv).values;
@@ -70,8 +75,8 @@ export const parseCheckOptions = (argv: string[], env: NodeJS.ProcessEnv): Check
     throw new UsageError((error as Error).message.split('\n')[0] ?? String(error));
   }
   const help = values.help;
-  const url = nonEmpty(values.url) ?? nonEmpty(env.INBOX_PLACEMENT_URL) ?? DEFAULT_URL;
-  const key = nonEmpty(values.key) ?? nonEmpty(env.INBOX_PLACEMENT_API_KEY);
+  const url = nonEmpty(values.url) ?? settings.serviceUrl ?? DEFAULT_URL;
+  const key = nonEmpty(values.key) ?? settings.apiKey;
   if (help) return { ...defaults(), help, url, key: key ?? '' };
   if (!key) throw new UsageError('no API key: set INBOX_PLACEMENT_API_KEY (or pass --key)');
   try {
@@ -93,7 +98,7 @@ export const parseCheckOptions = (argv: string[], env: NodeJS.ProcessEnv): Check
       throw new UsageError('--smtp smtp://host:port is needed to send (or --no-send to send it yourself)');
     send = {
       smtp: values.smtp,
-      smtpPassword: nonEmpty(env.SMTP_PASSWORD),
+      smtpPassword: settings.smtpPassword,
       message: message(values),
       to: values.to,
     };
