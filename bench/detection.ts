@@ -3,14 +3,14 @@
 // that folder with NOOP every 25 ms, to the moment GET first shows that account's category. The same checks also give the time from
 // Postfix accepting the message. A second phase polls as the spec tells clients to (every 5 s) and counts what the
 // service spent: DynamoDB request units, handler milliseconds and scanner-loop milliseconds.
-import type { LocalAccount } from '../shared/local/localConfig';
+import type { AccountEntry } from '../shared/local/localConfig';
 import { connectStackAccount, GTUBE, sendOnce } from '../test/support/mailStack';
 import { takeHandlerTimings } from './api';
 import { type BenchAccount, type LocalServer, percentile, round, startLocalServer } from './localServer';
 
 export interface DetectionOptions {
   /** Mailboxes of the stack (accounts.json entries); every check covers all of them. */
-  accounts: LocalAccount[];
+  accounts: AccountEntry[];
   checks: number;
   /** Checks of the cost phase, polled every 5 s as the spec recommends; 0 skips the phase. */
   costChecks: number;
@@ -47,7 +47,7 @@ const WATCH_POLL_MS = 25;
  * batch them (measured here: EXISTS 506 ms after SMTP accept under IDLE, 25-37 ms under NOOP), which would place
  * "in the mailbox" half a second late and flatter the figure.
  */
-const watch = async (account: LocalAccount): Promise<Watcher> => {
+const watch = async (account: AccountEntry): Promise<Watcher> => {
   const client = await connectStackAccount(account, { disableAutoIdle: true });
   const arrivals: number[] = [];
   client.on('exists', (event: { count: number; prevCount: number }) => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { indexCredentials } from '../shared/adapters/credentials/credentialsFile';
+import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
 import { createScanner } from '../shared/composition/scanner';
@@ -15,7 +15,7 @@ import { newCheckId } from '../shared/domain/checkId';
 import { systemClock } from '../shared/domain/clock';
 import { ensureTable } from '../shared/local/bootstrap';
 import { startDynalite } from '../shared/local/dynalite';
-import type { LocalAccount } from '../shared/local/localConfig';
+import type { AccountEntry } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
 import { runScanLoop } from '../shared/scanner/scanLoop';
 import { connectStackAccount, MAILSTACK_DIR } from '../test/support/mailStack';
@@ -84,7 +84,7 @@ const seedChecks = async (emails: string[], checks: number) => {
  * Logs in to every account once and reads every folder's status, then logs out: Dovecot builds a mailbox's indexes
  * on its first open (1.6 to 3.8 s for 200 fresh mailboxes at once, measured), which no real mailbox still owes.
  */
-const openOnce = async (accounts: LocalAccount[]) => {
+const openOnce = async (accounts: AccountEntry[]) => {
   const queue = [...accounts];
   const worker = async () => {
     for (let account = queue.shift(); account; account = queue.shift()) {
@@ -98,7 +98,7 @@ const openOnce = async (accounts: LocalAccount[]) => {
 };
 
 /** A scanner over the bench table that counts its logins (LOGIN or AUTHENTICATE) per account. */
-const loginCountingScanner = (client: DynamoDBDocumentClient, accounts: LocalAccount[]) => {
+const loginCountingScanner = (client: DynamoDBDocumentClient, accounts: AccountEntry[]) => {
   const logins = new Map<string, number>();
   const parts = createScanner({
     client,
@@ -115,7 +115,7 @@ const loginCountingScanner = (client: DynamoDBDocumentClient, accounts: LocalAcc
 };
 
 export interface ScaleOptions {
-  accounts: LocalAccount[];
+  accounts: AccountEntry[];
   checks: number;
   /** Sweeps measured after the first (which logs in everywhere). */
   sweeps?: number;
@@ -187,7 +187,7 @@ export const runScaleBench = async (options: ScaleOptions) => {
 };
 
 export interface ShardOptions {
-  accounts: LocalAccount[];
+  accounts: AccountEntry[];
   shardSize: number;
   shardCounts: number[];
   checks?: number;

@@ -1,11 +1,11 @@
 // One scanner shard as its own process, standing in for one Lambda invocation: logs in to its share of the accounts,
 // then times `BENCH_SWEEPS` sweeps and prints them as JSON. Driven by bench/scale.ts.
 import { readFileSync } from 'node:fs';
-import { indexCredentials } from '../shared/adapters/credentials/credentialsFile';
+import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { createScanner } from '../shared/composition/scanner';
 import { systemClock } from '../shared/domain/clock';
-import { type LocalAccount, localAccountSchema } from '../shared/local/localConfig';
+import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
 import { isShard } from '../shared/scanner/shards';
 import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
@@ -19,8 +19,8 @@ const env = (name: string) => {
 const main = async () => {
   const shard = JSON.parse(env('BENCH_SHARD')) as unknown;
   if (!isShard(shard)) throw new Error('BENCH_SHARD is not a shard');
-  const accounts: LocalAccount[] = (JSON.parse(readFileSync(env('BENCH_ACCOUNTS'), 'utf8')) as unknown[]).map(
-    (entry) => localAccountSchema.parse(entry),
+  const accounts: AccountEntry[] = (JSON.parse(readFileSync(env('BENCH_ACCOUNTS'), 'utf8')) as unknown[]).map(
+    (entry) => accountEntrySchema.parse(entry),
   );
   const client = createDocumentClient({ region: 'local', endpoint: env('BENCH_ENDPOINT') });
   const { scanner } = createScanner({

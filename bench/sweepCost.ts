@@ -1,15 +1,15 @@
 // Benchmark: what a sweep costs for a mailbox holding years of mail versus an empty one, in time and in IMAP
 // commands, on real Dovecot. Three phases, both mailboxes swept in the same ticks so they share the machine alike:
 // first sight (no cursor yet), idle (nothing new) and one new tagged message.
-import type { LocalAccount } from '../shared/local/localConfig';
+import type { AccountEntry } from '../shared/local/localConfig';
 import type { AccountSweep } from '../shared/scanner/Scanner';
 import { connectStackAccount, sendOnce } from '../test/support/mailStack';
 import { startScanHarness } from '../test/support/scanHarness';
 import { percentile, round } from './localServer';
 
 export interface SweepCostOptions {
-  empty: LocalAccount | undefined;
-  full: LocalAccount | undefined;
+  empty: AccountEntry | undefined;
+  full: AccountEntry | undefined;
   oldMessages: number;
   /** Sweeps of the first-sight phase; the idle phase runs five times as many, the new-message phase a third. */
   repeats?: number;
@@ -17,7 +17,7 @@ export interface SweepCostOptions {
 }
 
 /** Fills INBOX with `count` old untagged messages over four pipelined connections (APPEND, as a mail client would). */
-const fill = async (account: LocalAccount, count: number, progress: (line: string) => void) => {
+const fill = async (account: AccountEntry, count: number, progress: (line: string) => void) => {
   const date = new Date(Date.now() - 400 * 86_400_000);
   const clients = await Promise.all([0, 1, 2, 3].map(() => connectStackAccount(account)));
   const message = (index: number) =>
@@ -49,7 +49,7 @@ const fill = async (account: LocalAccount, count: number, progress: (line: strin
   return status ? (status.messages ?? 0) : 0;
 };
 
-const uidNextOf = async (account: LocalAccount) => {
+const uidNextOf = async (account: AccountEntry) => {
   const client = await connectStackAccount(account);
   try {
     const status = await client.status('INBOX', { uidNext: true });

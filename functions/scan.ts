@@ -8,7 +8,7 @@ import type { Context } from 'aws-lambda';
 import { AccountEntriesCredentialSource } from '../shared/adapters/credentials/AccountEntriesCredentialSource';
 import { SecretAccountEntries } from '../shared/adapters/credentials/accountEntries';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
-import { LambdaScanTrigger } from '../shared/adapters/LambdaScanTrigger';
+import { ScannerInvoker } from '../shared/adapters/ScannerInvoker';
 import { OAuthTokens } from '../shared/adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../shared/adapters/oauth/refreshTokenPersister';
 import { createMetrics, createPowertoolsLogger, scanMetrics } from '../shared/adapters/telemetry/powertools';
@@ -58,7 +58,7 @@ const scannerFor = (shard: Shard) => {
   }
   return built;
 };
-const trigger = new LambdaScanTrigger(
+const invoker = new ScannerInvoker(
   new LambdaClient({ region: config.AWS_REGION }),
   config.AWS_LAMBDA_FUNCTION_NAME,
   log,
@@ -75,7 +75,7 @@ export const handler = middy(async (event: unknown, context: Context) => {
     // Counted from the secret every invocation reads anyway (cached a minute), not from a scan of the table.
     const count = shardCountFor(await credentials.count(), config.SCAN_SHARD_SIZE);
     await Promise.all(
-      Array.from({ length: count - 1 }, (_, index) => trigger.startShard({ index: index + 1, count }, wake)),
+      Array.from({ length: count - 1 }, (_, index) => invoker.startShard({ index: index + 1, count }, wake)),
     );
     shard = { index: 0, count };
   }
@@ -98,7 +98,7 @@ export const handler = middy(async (event: unknown, context: Context) => {
   );
   metrics.flush();
   // Checks are still active but this invocation is out of time: a fresh one continues without waiting a minute.
-  if (report.stoppedBecause === 'deadline') await trigger.handOver(shard);
+  if (report.stoppedBecause === 'deadline') await invoker.handOver(shard);
   log.info('scan loop ended', { wake, shard, ...report });
   return report;
 });

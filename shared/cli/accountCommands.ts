@@ -2,7 +2,7 @@
 // and off, and proving over IMAP (and optionally SMTP) that one works before a check relies on it.
 
 import type { AccountEntries } from '../adapters/credentials/accountEntries';
-import { toMailboxCredentials } from '../adapters/credentials/credentialsFile';
+import { toMailboxCredentials } from '../adapters/credentials/mailboxCredentials';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
 import { validateAccount } from '../domain/account';
@@ -10,7 +10,7 @@ import { normaliseAccountEmail, tagAddress } from '../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../domain/categories';
 import { newCheckId } from '../domain/checkId';
 import { InvalidInputError } from '../domain/errors';
-import type { LocalAccount } from '../local/localConfig';
+import type { AccountEntry } from '../local/localConfig';
 import { createLogger } from '../log';
 import { applyPreset, presetFor } from '../providers/presets';
 import { scanFolders } from '../scanner/folders';
@@ -101,7 +101,7 @@ export const addAccount = async (
     scope: options.scope,
     active: options.active,
   });
-  const entry: LocalAccount = {
+  const entry: AccountEntry = {
     ...registration,
     imap: applied.imap,
     auth: { user: applied.user, ...options.credential },
@@ -120,7 +120,7 @@ export const addAccount = async (
   return 0;
 };
 
-const findEntry = async (ctx: AccountContext, emailArg: string): Promise<LocalAccount> => {
+const findEntry = async (ctx: AccountContext, emailArg: string): Promise<AccountEntry> => {
   const email = normaliseAccountEmail(emailArg);
   const entry = (await ctx.entries.read()).find((account) => normaliseAccountEmail(account.email) === email);
   if (!entry) throw new InvalidInputError(`no account ${email} in the credentials store`);

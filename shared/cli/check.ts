@@ -3,14 +3,14 @@
 
 import {
   ApiError,
-  type Check,
-  CheckNotFoundError,
+  ApiKeyRejectedError,
+  CheckGoneError,
+  type CheckView,
   createClient,
   type InboxPlacementClient,
-  InvalidApiKeyError,
   inboxRate,
   NetworkError,
-  NoAccountsError,
+  NoAccountsInScopeError,
   WaitTimeoutError,
 } from '../client';
 import { type CliSettings, loadCliSettings } from '../config';
@@ -72,11 +72,11 @@ const EXIT = { ok: 0, failed: 1, usage: 2, belowThreshold: 3, timedOut: 4, inter
 
 /** One line saying what went wrong, in the words of someone running the command. */
 const describe = (error: unknown, options: CheckOptions): string => {
-  if (error instanceof InvalidApiKeyError)
+  if (error instanceof ApiKeyRejectedError)
     return `the service at ${options.url} refused the API key (${error.status} ${error.detail}): check --key or INBOX_PLACEMENT_API_KEY`;
-  if (error instanceof NoAccountsError)
+  if (error instanceof NoAccountsInScopeError)
     return `the service has no test accounts for this API key's scope (${error.status} ${error.detail})`;
-  if (error instanceof CheckNotFoundError)
+  if (error instanceof CheckGoneError)
     return `check ${error.checkId} is gone (${error.status} ${error.detail}): a check lasts 10 minutes and not across a restart of the service`;
   if (error instanceof ApiError) return `the service at ${options.url} answered ${error.message}`;
   if (error instanceof NetworkError)
@@ -134,7 +134,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
     }
 
     const progress = createProgress(io.stderr, checkId, startedAt);
-    let check: Check;
+    let check: CheckView;
     let gaveUp = false;
     try {
       check = await client.waitForCheck(checkId, {

@@ -1,27 +1,14 @@
 // Owns the client's view of the API's resources (docs/contract.md 1.0.0): their types, checking a response body against
 // them, and the inbox rate of a check.
-import { type Category, isCategory, isInbox } from '../domain/categories';
+import { isCategory, isInbox } from '../domain/categories';
+import type { CheckStatus, CheckView } from '../domain/check';
 
 export type { Category } from '../domain/categories';
 
-export const CHECK_STATUSES = ['pending', 'complete', 'timeout'] as const;
+/** The service's own view of a check is what a client receives: one type for one meaning. */
+export type { AccountResult, CheckStatus, CheckView } from '../domain/check';
 
-export type CheckStatus = (typeof CHECK_STATUSES)[number];
-
-/** One test account of a check, in untagged form, and where the message landed there (`pending`: not yet). */
-export interface AccountResult {
-  email: string;
-  category: Category;
-}
-
-/** The answer of `GET /api/spam-check/{check_id}`. */
-export interface Check {
-  check_id: string;
-  status: CheckStatus;
-  received: number;
-  total: number;
-  results: AccountResult[];
-}
+export const CHECK_STATUSES = ['pending', 'complete', 'timeout'] as const satisfies readonly CheckStatus[];
 
 /** The answer of `POST /api/spam-check/start`: send ONE message to every address, unchanged. */
 export interface StartedCheck {
@@ -30,7 +17,7 @@ export interface StartedCheck {
 }
 
 /** Share of the check's accounts whose message landed in the inbox (`primary` or `updates`), from 0 to 1. */
-export const inboxRate = (check: Pick<Check, 'results' | 'total'>): number => {
+export const inboxRate = (check: Pick<CheckView, 'results' | 'total'>): number => {
   if (check.total <= 0) return 0;
   return check.results.filter((result) => isInbox(result.category)).length / check.total;
 };

@@ -1,13 +1,13 @@
 // Owns talking to the inbox-placement API over HTTP: start a check, read it, and poll it until it is settled.
 // Depends on nothing of the server but the category vocabulary, so API consumers can import it as it is.
-import { type Check, checkProblem, type StartedCheck, startedCheckProblem } from './check';
+import { type CheckView, checkProblem, type StartedCheck, startedCheckProblem } from './check';
 import {
   ApiError,
+  ApiKeyRejectedError,
   BadResponseError,
-  CheckNotFoundError,
-  InvalidApiKeyError,
+  CheckGoneError,
   NetworkError,
-  NoAccountsError,
+  NoAccountsInScopeError,
   WaitTimeoutError,
 } from './errors';
 import { type PollIntervalOptions, pollIntervalOf } from './pollInterval';
@@ -28,7 +28,7 @@ export interface RequestOptions {
 
 export interface WaitOptions extends PollIntervalOptions, RequestOptions {
   /** Called with every check read, the last one (not pending) included. */
-  onProgress?: (check: Check) => void;
+  onProgress?: (check: CheckView) => void;
   /** Rejects with WaitTimeoutError when the check is still pending this long after the call. */
   timeoutMs?: number;
   /** Transient failures (no answer, 5xx, 429) in a row that are retried at the next poll (default 2). */
@@ -37,9 +37,9 @@ export interface WaitOptions extends PollIntervalOptions, RequestOptions {
 
 export interface InboxPlacementClient {
   startCheck(options?: RequestOptions): Promise<StartedCheck>;
-  getCheck(checkId: string, options?: RequestOptions): Promise<Check>;
+  getCheck(checkId: string, options?: RequestOptions): Promise<CheckView>;
   /** Polls GET, at once and then every interval, until the status is `complete` or `timeout`. */
-  waitForCheck(checkId: string, options?: WaitOptions): Promise<Check>;
+  waitForCheck(checkId: string, options?: WaitOptions): Promise<CheckView>;
 }
 
 const abortReason = (signal: AbortSignal): unknown =>
@@ -138,38 +138,38 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     const detail = (body as { detail?: unknown } | null)?.detail;
     if (typeof detail !== 'string')
       throw new BadResponseError(url, status, 'an error without a {detail} body (is the URL right?)');
-    if (status === 401) throw new InvalidApiKeyError(detail);
+    if (status === 401) throw new ApiKeyRejectedError(detail);
     throw errorFor(status, detail);
   };
 
   const startCheck = async ({ signal }: RequestOptions = {}): Promise<StartedCheck> => {
     const { url, status, body } = await request('POST', '/api/spam-check/start', signal, (code, detail) =>
-      code === 404 ? new NoAccountsError(detail) : new ApiError(code, detail),
+      code === 404 ? new NoAccountsInScopeError(detail) : new ApiError(code, detail),
     );
     const problem = startedCheckProblem(body);
     if (problem) throw new BadResponseError(url, status, `not a start response: ${problem}`);
     return body as StartedCheck;
   };
 
-  const getCheck = async (checkId: string, { signal }: RequestOptions = {}): Promise<Check> => {
+  const getCheck = async (checkId: string, { signal }: RequestOptions = {}): Promise<CheckView> => {
     if (typeof checkId !== 'string' || checkId === '')
       throw new TypeError('checkId must be a non-empty string');
     const path = `/api/spam-check/${encodeURIComponent(checkId)}`;
     const { url, status, body } = await request('GET', path, signal, (code, detail) =>
-      code === 404 ? new CheckNotFoundError(checkId, detail) : new ApiError(code, detail),
+      code === 404 ? new CheckGoneError(checkId, detail) : new ApiError(code, detail),
     );
     const problem = checkProblem(body);
     if (problem) throw new BadResponseError(url, status, `not a check: ${problem}`);
-    return body as Check;
+    return body as CheckView;
   };
 
-  const waitForCheck = async (checkId: string, wait: WaitOptions = {}): Promise<Check> => {
+  const waitForCheck = async (checkId: string, wait: WaitOptions = {}): Promise<CheckView> => {
     const { signal, onProgress, timeoutMs, retries = 2 } = wait;
     const intervalMs = pollIntervalOf(wait);
     const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    let last: Check | undefined;
+    let last: CheckView | undefined;
     for (let failures = 0; ; ) {
-      let check: Check | undefined;
+      let check: CheckView | undefined;
       try {
         check = await getCheck(checkId, { signal });
         failures = 0;

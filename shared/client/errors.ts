@@ -1,6 +1,6 @@
 // Owns what the client throws: the service's `{detail}` answers (ApiError and one subclass per error of the spec),
 // no answer at all (NetworkError), an answer outside the contract (BadResponseError), and giving up a wait.
-import type { Check } from './check';
+import type { CheckView } from './check';
 
 /** Base class of everything the client throws on purpose; an abort rejects with the signal's reason instead. */
 export class InboxPlacementError extends Error {
@@ -23,21 +23,21 @@ export class ApiError extends InboxPlacementError {
 }
 
 /** 401: the Authorization header was missing or malformed, or the key is unknown, revoked or expired. */
-export class InvalidApiKeyError extends ApiError {
+export class ApiKeyRejectedError extends ApiError {
   constructor(detail: string) {
     super(401, detail, 'InvalidApiKey');
   }
 }
 
 /** 404 on start: no active test account exists for the key's scope. */
-export class NoAccountsError extends ApiError {
+export class NoAccountsInScopeError extends ApiError {
   constructor(detail: string) {
     super(404, detail, 'NoAccounts');
   }
 }
 
 /** 404 on get: a wrong id, a check older than 10 minutes, or one lost by a restart of the service. */
-export class CheckNotFoundError extends ApiError {
+export class CheckGoneError extends ApiError {
   constructor(
     readonly checkId: string,
     detail: string,
@@ -73,7 +73,7 @@ export class WaitTimeoutError extends InboxPlacementError {
   constructor(
     readonly timeoutMs: number,
     /** The last state read, if any poll succeeded. */
-    readonly lastCheck: Check | undefined,
+    readonly lastCheck: CheckView | undefined,
   ) {
     super(`the check was still pending after ${timeoutMs} ms`);
   }

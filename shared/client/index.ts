@@ -3,8 +3,8 @@ export {
   type AccountResult,
   type Category,
   CHECK_STATUSES,
-  type Check,
   type CheckStatus,
+  type CheckView,
   inboxRate,
   type StartedCheck,
 } from './check';
@@ -18,12 +18,12 @@ export {
 export {
   ApiError,
   type ApiErrorKind,
+  ApiKeyRejectedError,
   BadResponseError,
-  CheckNotFoundError,
+  CheckGoneError,
   InboxPlacementError,
-  InvalidApiKeyError,
   NetworkError,
-  NoAccountsError,
+  NoAccountsInScopeError,
   WaitTimeoutError,
 } from './errors';
 export { POLL_INTERVAL_MS, type PollIntervalOptions, pollIntervalOf } from './pollInterval';

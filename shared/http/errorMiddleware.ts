@@ -4,11 +4,11 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import {
   DomainError,
   InvalidApiKeyError,
-  MethodNotAllowedError,
   StoreUnavailableError,
   TooManyRequestsError,
 } from '../domain/errors';
 import type { Logger } from '../log';
+import { MethodNotAllowedError } from './errors';
 import { errorResponse } from './responses';
 
 const headersFor = (error: DomainError): Record<string, string> => {

@@ -1,10 +1,11 @@
 // Owns the three API handlers over their dependencies: Lambda's functions/*.ts export them built over the production
 // wiring, npm start and the tests build them over their own. One place, so every way of running serves the same code.
-import { MethodNotAllowedError, RouteNotFoundError } from '../domain/errors';
+
 import { getCheck } from '../usecases/getCheck';
 import { startCheck } from '../usecases/startCheck';
 import { authenticatedApi, publicApi } from './apiHandler';
 import type { ApiDeps } from './deps';
+import { MethodNotAllowedError, RouteNotFoundError } from './errors';
 import { allowedMethods } from './routes';
 
 /** POST /api/spam-check/start: starts a check for the caller's scope. */

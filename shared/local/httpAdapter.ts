@@ -9,12 +9,8 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import {
-  type DomainError,
-  HeadersTooLargeError,
-  MalformedRequestError,
-  PayloadTooLargeError,
-} from '../domain/errors';
+import type { DomainError } from '../domain/errors';
+import { HeadersTooLargeError, MalformedRequestError, PayloadTooLargeError } from '../http/errors';
 import { errorResponse } from '../http/responses';
 import { findRoute, type RouteFunction, routeKeyOf } from '../http/routes';
 import type { Logger } from '../log';

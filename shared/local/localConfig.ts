@@ -5,9 +5,9 @@ import { dirname } from 'node:path';
 import { type LocalConfig, parseLocalConfig } from '../adapters/credentials/accountEntrySchema';
 
 export {
-  type LocalAccount,
+  type AccountEntry,
+  accountEntrySchema,
   type LocalConfig,
-  localAccountSchema,
   localConfigSchema,
   parseLocalConfig,
 } from '../adapters/credentials/accountEntrySchema';

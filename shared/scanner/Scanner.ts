@@ -110,8 +110,8 @@ export class Scanner {
     return Promise.all(started);
   }
 
-  /** Waits for every account sweep still running. */
-  async settle(): Promise<void> {
+  /** Waits for every account sweep still running (not to be confused with settling checks, ActiveChecks.settle). */
+  async drain(): Promise<void> {
     await Promise.allSettled([...this.inflight]);
   }
 
@@ -121,7 +121,7 @@ export class Scanner {
    */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     const graceOver = new AbortController();
-    await Promise.race([this.settle(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
+    await Promise.race([this.drain(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
     graceOver.abort();
     const sessions = [...this.accounts.values()].flatMap((state) => (state.session ? [state.session] : []));
     this.accounts.clear();
@@ -132,7 +132,7 @@ export class Scanner {
     this.lastProbe = Number.NEGATIVE_INFINITY;
     this.closing.abort();
     await Promise.allSettled(sessions.map((session) => session.close()));
-    await this.settle();
+    await this.drain();
     this.closing = closingSignal();
   }
 

@@ -6,12 +6,10 @@ import { CATEGORIES } from '../../shared/domain/categories';
 import {
   CheckNotFoundError,
   InvalidApiKeyError,
-  MethodNotAllowedError,
   NoAccountsError,
-  PayloadTooLargeError,
-  RouteNotFoundError,
   StoreUnavailableError,
 } from '../../shared/domain/errors';
+import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError } from '../../shared/http/errors';
 import { ROUTES } from '../../shared/http/routes';
 import {
   openApiDocument as doc,

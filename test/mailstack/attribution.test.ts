@@ -4,7 +4,7 @@
 // transaction, as a provider delivers each mailbox its own copy, so every copy carries Delivered-To.
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { connectStackAccount, SMTP, sendOnce, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
@@ -84,7 +84,7 @@ describe('a copy credits only the check its envelope names', () => {
       check.accounts.find((address) => address.replace(/\+tc_[^@]+/, '') === email) ?? '';
     const [first = '', second = ''] = ACCOUNTS;
     const append = async (email: string, head: string) => {
-      const client = await connectStackAccount(stackAccount(email) as LocalAccount);
+      const client = await connectStackAccount(stackAccount(email) as AccountEntry);
       try {
         await client.append('INBOX', `${head}From: sender@example.com\r\nSubject: appended\r\n\r\nbody\r\n`);
       } finally {

@@ -4,7 +4,7 @@
 // completes with each account recorded exactly once.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { indexCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { createScanner } from '../../shared/composition/scanner';
 import type { CheckView } from '../../shared/domain/check';

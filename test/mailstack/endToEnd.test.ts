@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { freePort } from '../support/freePort';
 import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
 import { FAST_TIMEOUTS, pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
@@ -17,7 +17,7 @@ let key: string;
 let timeoutKey: string;
 let faultKey: string;
 
-const inScope = (account: LocalAccount, scope: string, patch: Partial<LocalAccount> = {}): LocalAccount => ({
+const inScope = (account: AccountEntry, scope: string, patch: Partial<AccountEntry> = {}): AccountEntry => ({
   ...account,
   scope,
   ...patch,

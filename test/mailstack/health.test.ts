@@ -1,7 +1,7 @@
 // Account health on the real mail stack: a mailbox with a wrong password leaves new checks after 3 failed sweeps
 // in a row, and comes back by itself once its password is fixed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toMailboxCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { toMailboxCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { createScanner } from '../../shared/composition/scanner';
 import { createLogger } from '../../shared/log';

@@ -4,7 +4,7 @@
 // account a server keeps cutting holds up no other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { mailStack, sendOnce, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const held = NAMES.map((name) => ({ ...stackAccount(`${name}@mail.test`), scope: 'held' }));
   const archive = stackAccount(FLAKY);
   proxy = await startTcpProxy(archive.imap);
-  const flaky: LocalAccount = { ...archive, scope: 'flaky', imap: { ...archive.imap, port: proxy.port } };
+  const flaky: AccountEntry = { ...archive, scope: 'flaky', imap: { ...archive.imap, port: proxy.port } };
   const others = OTHERS.map((email) => ({ ...stackAccount(email), scope: 'flaky' }));
   harness = await startScanHarness([...held, flaky, ...others]);
   key = await harness.service.issueKey('held');

@@ -7,7 +7,7 @@ import { ImapFlow } from 'imapflow';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCursorStore } from '../../shared/adapters/dynamo/DynamoCursorStore';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { sendOnce, stackAccount } from '../support/mailStack';
 import { FAST_TIMEOUTS, type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
@@ -47,7 +47,7 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-const harnessOver = async (faulty: LocalAccount) => {
+const harnessOver = async (faulty: AccountEntry) => {
   const harness = await startScanHarness(
     [...HEALTHY.map((email) => stackAccount(email)), faulty].map((account) => ({ ...account, scope: SCOPE })),
   );
@@ -61,7 +61,7 @@ const proxyToDovecot = async () => {
   return proxy;
 };
 
-const throughProxy = (proxy: TcpProxy): LocalAccount => {
+const throughProxy = (proxy: TcpProxy): AccountEntry => {
   const account = stackAccount(PROXIED);
   return { ...account, imap: { ...account.imap, port: proxy.port } };
 };
@@ -115,7 +115,7 @@ const healthyRecorded = async (
  * A check of the healthy accounts and `faulty`, the loop running, one message sent: once the healthy ones are in,
  * with the faulty account's category at that moment.
  */
-const sendThrough = async (faulty: LocalAccount) => {
+const sendThrough = async (faulty: AccountEntry) => {
   const harness = await harnessOver(faulty);
   const check = await harness.startQuietly(SCOPE);
   harness.startRunner();

@@ -13,7 +13,7 @@ import { FileAccountEntries } from '../../shared/adapters/credentials/accountEnt
 import { EXPIRY_MARGIN_MS, OAuthTokens } from '../../shared/adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
 import { createScanner } from '../../shared/composition/scanner';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import type { AccountSweep, Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
@@ -48,7 +48,7 @@ const logs: { level: string; message: string; account?: string; error?: string }
 let scanner: ReturnType<typeof createScanner>['scanner'];
 
 const storedRefreshToken = () => {
-  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { accounts: LocalAccount[] };
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { accounts: AccountEntry[] };
   const auth = config.accounts.find((entry) => entry.email === OAUTH_ACCOUNT)?.auth;
   const token = auth && 'oauth2' in auth ? auth.oauth2.refreshToken : undefined;
   if (token) refreshTokensSeen.add(token);

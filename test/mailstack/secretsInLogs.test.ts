@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { sendOnce, stackAccount } from '../support/mailStack';
 import {
   INITIAL_REFRESH_TOKEN,
@@ -26,7 +26,7 @@ let dir: string;
 let configPath: string;
 let oauth: OAuthTestServer;
 let service: Started | undefined;
-let accounts: LocalAccount[];
+let accounts: AccountEntry[];
 
 beforeAll(async () => {
   // Rotation makes the token endpoint hand out a new refresh token on every refresh, written back to the config.
@@ -52,7 +52,7 @@ const needles = (): Map<string, string> => {
   const add = (label: string, value: string | undefined) => {
     if (value && value.length >= 6) found.set(value, label);
   };
-  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { accounts: LocalAccount[] };
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { accounts: AccountEntry[] };
   const accessTokens = oauth.issuedAccessTokens();
   const refreshTokens = new Set([INITIAL_REFRESH_TOKEN, ...oauth.liveRefreshTokens()]);
   for (const form of oauth.tokenRequests().map((request) => request.form)) {

@@ -7,8 +7,8 @@ import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { asRoot } from '../../scripts/system-parts';
-import type { LocalAccount } from '../../shared/local/localConfig';
-import { localAccountSchema } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
+import { accountEntrySchema } from '../../shared/local/localConfig';
 
 // Short and outside the repository: Dovecot's socket paths must stay under 108 bytes wherever CI clones to.
 export const MAILSTACK_DIR = process.env.MAILSTACK_DIR ?? '/tmp/inbox-placement-mailstack';
@@ -49,12 +49,12 @@ export const mailStack = (
   return result.stdout;
 };
 
-export const stackAccounts = (): LocalAccount[] => {
+export const stackAccounts = (): AccountEntry[] => {
   const raw = JSON.parse(readFileSync(join(MAILSTACK_DIR, 'accounts.json'), 'utf8')) as unknown[];
-  return raw.map((entry) => localAccountSchema.parse(entry));
+  return raw.map((entry) => accountEntrySchema.parse(entry));
 };
 
-export const stackAccount = (email: string): LocalAccount => {
+export const stackAccount = (email: string): AccountEntry => {
   const account = stackAccounts().find((candidate) => candidate.email === email);
   if (!account) throw new Error(`the mail stack has no account ${email}`);
   return account;
@@ -80,7 +80,7 @@ export const sendOnce = async (
 
 /** A logged-in IMAP client of a password account of the stack; a dropped connection is the caller's to notice. */
 export const connectStackAccount = async (
-  account: LocalAccount,
+  account: AccountEntry,
   options: Partial<ImapFlowOptions> = {},
 ): Promise<ImapFlow> => {
   if (!('pass' in account.auth)) throw new Error(`${account.email} is not a password account`);
@@ -96,7 +96,7 @@ export const connectStackAccount = async (
 };
 
 /** Puts `count` untagged messages dated `date` into a folder, as years of old mail would be. */
-export const appendOld = async (account: LocalAccount, count: number, date: Date, folder = 'INBOX') => {
+export const appendOld = async (account: AccountEntry, count: number, date: Date, folder = 'INBOX') => {
   const client = await connectStackAccount(account);
   try {
     for (let index = 0; index < count; index++) {

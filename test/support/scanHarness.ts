@@ -1,10 +1,10 @@
 // The local service plus the real scanner over the loopback mail stack: what `npm start` runs, with a pushable clock.
-import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { indexCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
 import type { ImapTimeouts } from '../../shared/adapters/imap/ImapConnector';
 import { createScanner } from '../../shared/composition/scanner';
 import type { Principal } from '../../shared/domain/apiKey';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
@@ -33,7 +33,7 @@ export interface ScanHarness {
 
 /** `timeouts`: the scanner's IMAP timeouts, FAST_TIMEOUTS unless a test needs a session that outlasts it. */
 export const startScanHarness = async (
-  accounts: LocalAccount[],
+  accounts: AccountEntry[],
   options: { timeouts?: ImapTimeouts; store?: TestServiceOptions['store'] } = {},
 ): Promise<ScanHarness> => {
   const service = await startTestService(new OffsetClock(), options.store ? { store: options.store } : {});

@@ -3,11 +3,11 @@
 // Env: DYNAMODB_ENDPOINT, TABLE_NAME, ACCOUNTS_FILE, SCAN_INTERVAL_MS, LEASE_TTL_MS.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { indexCredentials } from '../../shared/adapters/credentials/credentialsFile';
+import { indexCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { createScanner } from '../../shared/composition/scanner';
 import { systemClock } from '../../shared/domain/clock';
-import { localAccountSchema } from '../../shared/local/localConfig';
+import { accountEntrySchema } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
 import { StaticCredentialSource } from './StaticCredentialSource';
@@ -21,7 +21,7 @@ const env = (name: string): string => {
 const emit = (event: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
 const accounts = (JSON.parse(readFileSync(env('ACCOUNTS_FILE'), 'utf8')) as unknown[]).map((entry) =>
-  localAccountSchema.parse(entry),
+  accountEntrySchema.parse(entry),
 );
 const client = createDocumentClient({ region: 'local', endpoint: env('DYNAMODB_ENDPOINT') });
 const intervalMs = Number(env('SCAN_INTERVAL_MS'));

@@ -6,15 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
+  ApiKeyRejectedError,
   BadResponseError,
-  type Check,
-  CheckNotFoundError,
+  CheckGoneError,
+  type CheckView,
   createClient,
   InboxPlacementError,
-  InvalidApiKeyError,
   inboxRate,
   NetworkError,
-  NoAccountsError,
+  NoAccountsInScopeError,
   POLL_INTERVAL_MS,
   pollIntervalOf,
   WaitTimeoutError,
@@ -71,7 +71,7 @@ beforeEach(() => {
 const KEY = 'ipk_test-key';
 const client = () => createClient({ baseUrl, apiKey: KEY });
 
-const check = (status: Check['status'], received: number, total = 2): Check => ({
+const check = (status: CheckView['status'], received: number, total = 2): CheckView => ({
   check_id: 'c1',
   status,
   received,
@@ -117,11 +117,11 @@ describe('startCheck and getCheck', () => {
     expect(seen.map((request) => request.url)).toEqual(['/api/spam-check/c1', '/api/spam-check/a%2Fb%3Fc']);
   });
 
-  it('throws InvalidApiKeyError for 401 on either endpoint', async () => {
+  it('throws ApiKeyRejectedError for 401 on either endpoint', async () => {
     script = () => ({ status: 401, body: { detail: 'Invalid or missing API key' } });
     for (const call of [client().startCheck(), client().getCheck('c1')] as Promise<unknown>[]) {
       const { error } = await settle(call);
-      expect(error).toBeInstanceOf(InvalidApiKeyError);
+      expect(error).toBeInstanceOf(ApiKeyRejectedError);
       expect(error).toBeInstanceOf(ApiError);
       expect(error).toMatchObject({
         status: 401,
@@ -131,7 +131,7 @@ describe('startCheck and getCheck', () => {
     }
   });
 
-  it('throws NoAccountsError for 404 on start and CheckNotFoundError for 404 on get', async () => {
+  it('throws NoAccountsInScopeError for 404 on start and CheckGoneError for 404 on get', async () => {
     script = (request) => ({
       status: 404,
       body: {
@@ -140,13 +140,13 @@ describe('startCheck and getCheck', () => {
       },
     });
     const started = await settle(client().startCheck());
-    expect(started.error).toBeInstanceOf(NoAccountsError);
+    expect(started.error).toBeInstanceOf(NoAccountsInScopeError);
     expect(started.error).toMatchObject({
       kind: 'NoAccounts',
       detail: 'No accounts available for this scope',
     });
     const read = await settle(client().getCheck('gone'));
-    expect(read.error).toBeInstanceOf(CheckNotFoundError);
+    expect(read.error).toBeInstanceOf(CheckGoneError);
     expect(read.error).toMatchObject({ kind: 'CheckNotFound', checkId: 'gone', status: 404 });
   });
 
@@ -154,7 +154,7 @@ describe('startCheck and getCheck', () => {
     script = () => ({ status: 500, body: { detail: 'Internal server error' } });
     const { error } = await settle(client().getCheck('c1'));
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).not.toBeInstanceOf(CheckNotFoundError);
+    expect(error).not.toBeInstanceOf(CheckGoneError);
     expect(error).toMatchObject({ status: 500, kind: 'Other', message: '500 Internal server error' });
   });
 
@@ -249,7 +249,7 @@ describe('waitForCheck', () => {
     seen = [];
     script = () => ({ status: 404, body: { detail: 'Check not found or expired' } });
     const { error } = await settle(client().waitForCheck('c1', fast));
-    expect(error).toBeInstanceOf(CheckNotFoundError);
+    expect(error).toBeInstanceOf(CheckGoneError);
     expect(seen).toHaveLength(1);
 
     seen = [];

@@ -27,7 +27,7 @@ import {
 } from '../../shared/adapters/oauth/providers';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
 import { TokenEndpointError } from '../../shared/adapters/oauth/tokenRequest';
-import type { LocalAccount } from '../../shared/local/localConfig';
+import type { AccountEntry } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import { presetFor } from '../../shared/providers/presets';
 import type { OAuth2Grant } from '../../shared/scanner/ports';
@@ -79,7 +79,7 @@ const newTokens = (options: Partial<OAuthTokensOptions> = {}) =>
     ...options,
   });
 
-const account = (email: string, auth: LocalAccount['auth']): LocalAccount => ({
+const account = (email: string, auth: AccountEntry['auth']): AccountEntry => ({
   email,
   provider: 'imap',
   scope: 'default',
@@ -101,7 +101,7 @@ const configFile = (refreshToken = INITIAL_REFRESH_TOKEN) => {
 };
 
 const storedIn = (path: string) => {
-  const config = JSON.parse(readFileSync(path, 'utf8')) as { accounts: LocalAccount[] };
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { accounts: AccountEntry[] };
   const auth = config.accounts.find((entry) => entry.email === EMAIL)?.auth;
   return auth && 'oauth2' in auth ? auth.oauth2.refreshToken : undefined;
 };
@@ -247,7 +247,7 @@ describe('rotation', () => {
     expect(storedIn(path)).toBe('refresh-a');
     expect(await persister.persistRefreshToken('nobody@mail.test', 'refresh-c', 'refresh-a')).toBe(false);
 
-    const config = JSON.parse(readFileSync(path, 'utf8')) as { accounts: LocalAccount[] };
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { accounts: AccountEntry[] };
     expect(config.accounts.map((entry) => entry.email)).toEqual(['inbox@mail.test', EMAIL]);
     expect(config.accounts[0]?.auth).toEqual({ user: 'inbox@mail.test', pass: 'secret' });
     expect(await persister.storedRefreshToken('inbox@mail.test')).toBeUndefined();

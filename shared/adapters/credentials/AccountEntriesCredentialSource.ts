@@ -3,7 +3,7 @@
 import type { Clock } from '../../domain/clock';
 import type { CredentialSource, MailboxCredentials } from '../../scanner/ports';
 import type { AccountEntries } from './accountEntries';
-import { indexCredentials } from './credentialsFile';
+import { indexCredentials } from './mailboxCredentials';
 
 export class AccountEntriesCredentialSource implements CredentialSource {
   private cached: { at: number; byEmail: Map<string, MailboxCredentials> } | undefined;

@@ -19,28 +19,28 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import { type LocalAccount, localAccountSchema, parseLocalConfig } from './accountEntrySchema';
+import { type AccountEntry, accountEntrySchema, parseLocalConfig } from './accountEntrySchema';
 
 export interface AccountEntries {
-  read(): Promise<LocalAccount[]>;
+  read(): Promise<AccountEntry[]>;
   /**
    * Reads, applies `change`, writes back; the whole document is replaced, never appended to. A write that another
    * writer's update overtook is not lost and does not lose theirs: `change` runs again on the newer document, so it
    * may run more than once and must be a pure function of what it is given.
    */
-  update(change: (accounts: LocalAccount[]) => LocalAccount[]): Promise<void>;
+  update(change: (accounts: AccountEntry[]) => AccountEntry[]): Promise<void>;
 }
 
 /** A config file that does not exist yet reads as no accounts, and is created by the first update. */
 export class FileAccountEntries implements AccountEntries {
   constructor(private readonly path: string) {}
 
-  async read(): Promise<LocalAccount[]> {
+  async read(): Promise<AccountEntry[]> {
     if (!existsSync(this.path)) return [];
     return parseLocalConfig(readFileSync(this.path, 'utf8'), this.path).accounts;
   }
 
-  async update(change: (accounts: LocalAccount[]) => LocalAccount[]): Promise<void> {
+  async update(change: (accounts: AccountEntry[]) => AccountEntry[]): Promise<void> {
     // npm start's scanner and the admin CLI (or two npm starts) may both rotate tokens into the same file: the
     // read-change-write runs under a lock file, so neither writes over a change it did not read.
     const release = await lockFile(`${this.path}.lock`);
@@ -51,7 +51,7 @@ export class FileAccountEntries implements AccountEntries {
     }
   }
 
-  private updateLocked(change: (accounts: LocalAccount[]) => LocalAccount[]): void {
+  private updateLocked(change: (accounts: AccountEntry[]) => AccountEntry[]): void {
     const text = existsSync(this.path) ? readFileSync(this.path, 'utf8') : '{"accounts": [], "apiKeys": []}';
     const raw = JSON.parse(text) as Record<string, unknown>;
     const config = parseLocalConfig(JSON.stringify(raw), this.path);
@@ -140,7 +140,7 @@ const lockFile = async (path: string): Promise<() => void> => {
   }
 };
 
-const secretSchema = z.object({ accounts: z.array(localAccountSchema) });
+const secretSchema = z.object({ accounts: z.array(accountEntrySchema) });
 
 /**
  * The staging label each write's new version gets; it marks the newest write attempt and moves along with it.
@@ -164,7 +164,7 @@ export class SecretAccountEntries implements AccountEntries {
     private readonly options: SecretWriteOptions = {},
   ) {}
 
-  async read(): Promise<LocalAccount[]> {
+  async read(): Promise<AccountEntry[]> {
     return (await this.readVersion()).accounts;
   }
 
@@ -189,7 +189,7 @@ export class SecretAccountEntries implements AccountEntries {
    * by reading AWSCURRENT again rather than by the error's name; it does not say in words that the check and the
    * move are atomic, which this relies on. test/support/FakeSecretsManager.ts models exactly these rules.
    */
-  async update(change: (accounts: LocalAccount[]) => LocalAccount[]): Promise<void> {
+  async update(change: (accounts: AccountEntry[]) => AccountEntry[]): Promise<void> {
     const attempts = this.options.attempts ?? 8;
     const backoffMs = this.options.backoffMs ?? ((attempt: number) => (50 + Math.random() * 100) * attempt);
     for (let attempt = 1; ; attempt++) {
@@ -230,7 +230,7 @@ export class SecretAccountEntries implements AccountEntries {
     }
   }
 
-  private async readVersion(): Promise<{ accounts: LocalAccount[]; versionId: string | undefined }> {
+  private async readVersion(): Promise<{ accounts: AccountEntry[]; versionId: string | undefined }> {
     const { SecretString, VersionId } = await this.client.send(
       new GetSecretValueCommand({ SecretId: this.secretId }),
     );

@@ -1,10 +1,10 @@
 // Owns the format of account entries and of the config file that holds them (config/local.json, and the secret's
 // `{"accounts": [...]}` on AWS): one schema, read by the credential adapters and by npm start.
 import * as z from 'zod';
-import { mailboxCredentialsSchema } from './credentialsFile';
+import { mailboxCredentialsSchema } from './mailboxCredentials';
 
 /** One test account: its registration (provider, scope, active) plus the credentials only the scanner reads. */
-export const localAccountSchema = mailboxCredentialsSchema
+export const accountEntrySchema = mailboxCredentialsSchema
   .extend({
     scope: z.string().default('default'),
     active: z.boolean().default(true),
@@ -12,7 +12,7 @@ export const localAccountSchema = mailboxCredentialsSchema
   .strict();
 
 export const localConfigSchema = z.strictObject({
-  accounts: z.array(localAccountSchema).default([]),
+  accounts: z.array(accountEntrySchema).default([]),
   apiKeys: z
     .array(
       z.strictObject({
@@ -24,7 +24,7 @@ export const localConfigSchema = z.strictObject({
     .default([]),
 });
 
-export type LocalAccount = z.infer<typeof localAccountSchema>;
+export type AccountEntry = z.infer<typeof accountEntrySchema>;
 export type LocalConfig = z.infer<typeof localConfigSchema>;
 
 export const parseLocalConfig = (text: string, source: string): LocalConfig => {

@@ -2,7 +2,7 @@
 // compare-and-set: it replaces only the token the refresh started from, so a loop never overwrites a newer one.
 
 import type { AccountEntries } from '../credentials/accountEntries';
-import type { LocalAccount } from '../credentials/accountEntrySchema';
+import type { AccountEntry } from '../credentials/accountEntrySchema';
 import type { OAuthTokensOptions } from './OAuthTokens';
 
 export type RefreshTokenPersistence = Required<
@@ -12,7 +12,7 @@ export type RefreshTokenPersistence = Required<
   persistRefreshToken(email: string, next: string, previous: string): Promise<boolean>;
 };
 
-const storedToken = (accounts: readonly LocalAccount[], email: string): string | undefined => {
+const storedToken = (accounts: readonly AccountEntry[], email: string): string | undefined => {
   const wanted = email.trim().toLowerCase();
   const account = accounts.find((candidate) => candidate.email.trim().toLowerCase() === wanted);
   return account && 'oauth2' in account.auth ? account.auth.oauth2.refreshToken : undefined;

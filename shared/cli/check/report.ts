@@ -1,6 +1,6 @@
 // Owns how a check's outcome is shown: a table of accounts with an inbox-rate line for people, one JSON object for
 // machines, and the live progress line on stderr while polling.
-import { type Check, inboxRate } from '../../client';
+import { type CheckView, inboxRate } from '../../client';
 import { isInbox } from '../../domain/categories';
 import { formatTable } from '../table';
 
@@ -8,7 +8,7 @@ export const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-export const summaryLine = (check: Check, elapsedMs: number): string => {
+export const summaryLine = (check: CheckView, elapsedMs: number): string => {
   const inbox = check.results.filter((result) => isInbox(result.category)).length;
   const outcome =
     check.status === 'complete'
@@ -19,7 +19,7 @@ export const summaryLine = (check: Check, elapsedMs: number): string => {
   return `inbox rate ${percent(inboxRate(check))} (${inbox} of ${check.total} in primary or updates); ${outcome}`;
 };
 
-export const tableReport = (check: Check, elapsedMs: number): string =>
+export const tableReport = (check: CheckView, elapsedMs: number): string =>
   [
     formatTable(
       check.results.map((result) => ({
@@ -33,7 +33,7 @@ export const tableReport = (check: Check, elapsedMs: number): string =>
     summaryLine(check, elapsedMs),
   ].join('\n');
 
-export const jsonReport = (check: Check, elapsedMs: number): string =>
+export const jsonReport = (check: CheckView, elapsedMs: number): string =>
   JSON.stringify({
     check_id: check.check_id,
     status: check.status,
@@ -54,14 +54,14 @@ export interface ProgressStream {
  * count changes, so logs of CI runs stay short.
  */
 export const createProgress = (stream: ProgressStream, checkId: string, startedAt: number) => {
-  let last: Pick<Check, 'received' | 'total'> | undefined;
+  let last: Pick<CheckView, 'received' | 'total'> | undefined;
   let printed = '';
   const line = () =>
     `check ${checkId}: ${last ? `${last.received}/${last.total} received` : 'waiting'}, ${Math.floor((Date.now() - startedAt) / 1000)} s`;
   const redraw = () => stream.write(`\r\x1b[2K${line()}`);
   const ticker = stream.isTTY ? setInterval(redraw, 1000) : undefined;
   return {
-    update(check: Check) {
+    update(check: CheckView) {
       const state = `${check.received}/${check.total}`;
       last = check;
       if (stream.isTTY) redraw();

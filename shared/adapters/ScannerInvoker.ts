@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import { handOverEvent, type ScanWake, shardEvent } from '../scanner/scanEvent';
 import type { Shard } from '../scanner/shards';
 
-export class LambdaScanTrigger {
+export class ScannerInvoker {
   constructor(
     private readonly client: LambdaClient,
     private readonly functionName: string,
