@@ -308,14 +308,20 @@ describe('mailbox faults on one account', () => {
     expect(JSON.stringify(harness.logs)).not.toContain(wrong);
   });
 
-  it('a folder deleted between sweeps: no failed sweep, mail elsewhere still found, a new folder of that name read whole', async () => {
-    const folder = 'FaultsVanish';
+  /** One account's harness and scanner over a folder made afresh, for the folder faults below. */
+  const folderFault = async (folder: string) => {
     const harness = await harnessOver(stackAccount(TARGET));
     const cursors = new DynamoCursorStore(harness.service.client, harness.service.table);
     const { scanner } = harness.newScanner();
     open.push({ close: () => scanner.close() });
     const sweepUntil = (what: string, done: () => boolean) => waitFor(what, done, () => scanner.sweepOnce());
     await admin(TARGET, (client) => recreate(client, folder));
+    return { harness, cursors, scanner, sweepUntil };
+  };
+
+  it('a folder deleted between sweeps: no failed sweep, mail elsewhere still found, a new folder of that name read whole', async () => {
+    const folder = 'FaultsVanish';
+    const { harness, cursors, scanner, sweepUntil } = await folderFault(folder);
 
     const [a, b, c] = [
       await harness.startQuietly(SCOPE),
@@ -355,12 +361,7 @@ describe('mailbox faults on one account', () => {
 
   it('UIDVALIDITY changes under the cursor: lower UIDs are read, copies seen before are not counted again', async () => {
     const folder = 'FaultsReborn';
-    const harness = await harnessOver(stackAccount(TARGET));
-    const cursors = new DynamoCursorStore(harness.service.client, harness.service.table);
-    const { scanner } = harness.newScanner();
-    open.push({ close: () => scanner.close() });
-    const sweepUntil = (what: string, done: () => boolean) => waitFor(what, done, () => scanner.sweepOnce());
-    await admin(TARGET, (client) => recreate(client, folder));
+    const { harness, cursors, scanner, sweepUntil } = await folderFault(folder);
 
     const a = await harness.startQuietly(SCOPE);
     const b = await harness.startQuietly(SCOPE);

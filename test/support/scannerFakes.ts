@@ -96,3 +96,12 @@ export const credentialsOf = (email: string): MailboxCredentials => ({
   auth: { user: email, pass: 'x' },
   folders: {},
 });
+
+/** A scan loop's options for tests over fake mailboxes: a 5 ms interval, a minute to run, no idle grace. */
+export const fastLoopOptions = () => ({
+  owner: 'me',
+  intervalMs: 5,
+  deadline: Date.now() + 60_000,
+  leaseTtlMs: 1000,
+  idleGraceMs: 0,
+});

@@ -71,14 +71,20 @@ describe('scanFolders on providers’ folder lists', () => {
     expect(categories(chosen)).toEqual(['primary', 'spam', 'trash', 'unknown', 'unknown']);
   });
 
-  it('reads Gmail’s INBOX, Spam, Trash and user labels, never the copies in All Mail, Important or Starred', () => {
-    const chosen = scanFolders(GMAIL);
-    expect(byPath(chosen)).toEqual({
-      INBOX: 'primary',
-      '[Gmail]/Spam': 'spam',
-      '[Gmail]/Trash': 'trash',
-      Receipts: 'unknown',
-    });
+  it.each([
+    [
+      'Gmail’s INBOX, Spam, Trash and user labels, never the copies in All Mail, Important or Starred',
+      GMAIL,
+      { INBOX: 'primary', '[Gmail]/Spam': 'spam', '[Gmail]/Trash': 'trash', Receipts: 'unknown' },
+    ],
+    [
+      'Outlook by name: Inbox in any case, Junk Email, Deleted Items, not Sent Items, Drafts, Outbox or Notes',
+      OUTLOOK,
+      { Inbox: 'primary', 'Junk Email': 'spam', 'Deleted Items': 'trash', Archive: 'unknown' },
+    ],
+  ])('reads %s', (_what, folders, expected) => {
+    const chosen = scanFolders(folders);
+    expect(byPath(chosen)).toEqual(expected);
     expect(categories(chosen)).toEqual(['primary', 'spam', 'trash', 'unknown']);
   });
 
@@ -97,17 +103,6 @@ describe('scanFolders on providers’ folder lists', () => {
       '[Google Mail]/Spam': 'spam',
       '[Google Mail]/Papierkorb': 'trash',
     });
-  });
-
-  it('reads Outlook by name: Inbox in any case, Junk Email, Deleted Items, not Sent Items, Drafts, Outbox or Notes', () => {
-    const chosen = scanFolders(OUTLOOK);
-    expect(byPath(chosen)).toEqual({
-      Inbox: 'primary',
-      'Junk Email': 'spam',
-      'Deleted Items': 'trash',
-      Archive: 'unknown',
-    });
-    expect(categories(chosen)).toEqual(['primary', 'spam', 'trash', 'unknown']);
   });
 
   it('reads Yahoo’s Bulk as spam', () => {

@@ -8,7 +8,7 @@ import { Scanner } from '../../shared/scanner/Scanner';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
 import { inShard } from '../../shared/scanner/shards';
 import { ManualClock } from '../support/manualClock';
-import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
+import { credentialsOf, emptyMailboxes, fastLoopOptions, MemoryCursors } from '../support/scannerFakes';
 
 const log = createLogger('test', 'error');
 
@@ -54,13 +54,7 @@ const scannerOver = (
     ...(extra.shard ? { shard: extra.shard } : {}),
   });
 
-const options = {
-  owner: 'me',
-  intervalMs: 5,
-  deadline: Date.now() + 60_000,
-  leaseTtlMs: 1000,
-  idleGraceMs: 0,
-};
+const options = fastLoopOptions();
 
 describe('the scanner loop', () => {
   it('logs in nowhere when no check is active, even with unhealthy accounts waiting for a probe', async () => {

@@ -7,7 +7,7 @@ import { createLogger } from '../../shared/log';
 import type { Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
-import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
+import { credentialsOf, emptyMailboxes, fastLoopOptions, MemoryCursors } from '../support/scannerFakes';
 
 const unreachable = () =>
   Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
@@ -53,13 +53,7 @@ const scannerOver = (checks: ReturnType<typeof scriptedStore>, connector: Mailbo
     log: createLogger('test', 'error'),
   });
 
-const options = {
-  owner: 'me',
-  intervalMs: 5,
-  deadline: Date.now() + 60_000,
-  leaseTtlMs: 1000,
-  idleGraceMs: 0,
-};
+const options = fastLoopOptions();
 const pending: PendingAccounts[] = [{ checkId: 'c1', pending: ['a@mail.test'] }];
 
 const capture = () => {
