@@ -106,13 +106,15 @@ describe('openapi.yaml: the document', () => {
     expect(doc.servers[0]?.variables?.base_url?.default).toMatch(/^https?:\/\/[^/]+$/);
   });
 
-  it('lists on each operation exactly the statuses of docs/contract.md, the 429 addition of start and the 503 of both', () => {
+  it('lists on each operation exactly the statuses of docs/contract.md, the 429 addition of start and the 503 addition of both', () => {
     expect(Object.keys(startOp.responses).sort()).toEqual(['200', '401', '404', '429', '503']);
     expect(responseOf(startOp.responses, 429)['x-addition']).toBe(true);
     expect(Object.keys(getOp.responses).sort()).toEqual(['200', '401', '404', '503']);
-    expect(responseOf(startOp.responses, 503)['x-addition']).toBe(true);
-    expect(responseOf(getOp.responses, 503)['x-addition']).toBe(true);
-    expect(detailOf(responseOf(getOp.responses, 503))).toBe(new StoreUnavailableError('test').detail);
+    for (const op of [startOp, getOp]) {
+      const unavailable = responseOf(op.responses, 503);
+      expect(unavailable['x-addition']).toBe(true);
+      expect(resolve(unavailable.headers?.['Retry-After'] ?? {})).toMatchObject({ required: true });
+    }
   });
 });
 
@@ -130,6 +132,9 @@ describe('openapi.yaml: vocabularies and texts come from the code', () => {
     expect(detailOf(responseOf(getOp.responses, 401))).toBe(new InvalidApiKeyError().detail);
     expect(detailOf(responseOf(startOp.responses, 404))).toBe(new NoAccountsError().detail);
     expect(detailOf(responseOf(getOp.responses, 404))).toBe(new CheckNotFoundError().detail);
+    for (const op of [startOp, getOp]) {
+      expect(detailOf(responseOf(op.responses, 503))).toBe(new StoreUnavailableError('').detail);
+    }
   });
 
   it('the error texts of the additions are the domain errors’ details', () => {
@@ -193,6 +198,7 @@ describe('openapi.yaml: additions to the base contract (docs/contract.md) are ma
       'START_RATE_LIMIT_PER_MINUTE',
       'MAX_CHECKS_IN_FLIGHT_PER_KEY',
       '500',
+      '503',
     ]) {
       expect(doc.info.description).toContain(text);
     }

@@ -11,6 +11,7 @@ import type { CheckView } from '../../shared/domain/check';
 import { systemClock } from '../../shared/domain/clock';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { createLogger } from '../../shared/log';
+import type { AccountSweep } from '../../shared/scanner/events';
 import type { Placement } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
 import type { ProxyMode } from '../support/dynamoProxy';
@@ -30,6 +31,8 @@ let service: ProxiedService;
 let runner: LocalScanRunner;
 let key: string;
 let placements: Placement[];
+let sweeps: AccountSweep[];
+let healthChanges: { email: string; state: string }[];
 let scanLogs: { level: string; message: string }[];
 const crashes: unknown[] = [];
 const onCrash = (error: unknown) => crashes.push(error);
@@ -50,6 +53,8 @@ beforeEach(async () => {
   for (const account of accounts) await service.addAccount(account.email, SCOPE);
   key = await service.issueKey(SCOPE);
   placements = [];
+  sweeps = [];
+  healthChanges = [];
   scanLogs = [];
   const log = createLogger('scan', 'debug', (line) => scanLogs.push(JSON.parse(line)));
   // The scanner of npm start: the same loop and runner, over the same proxied DynamoDB as the API.
@@ -60,7 +65,11 @@ beforeEach(async () => {
     clock: systemClock,
     log,
     timeouts: FAST_TIMEOUTS,
-    events: { placed: (placement) => placements.push(placement) },
+    events: {
+      placed: (placement) => placements.push(placement),
+      swept: (sweep) => sweeps.push(sweep),
+      healthChanged: (change) => healthChanges.push(change),
+    },
   });
   runner = new LocalScanRunner(
     { scanner, lease, clock: systemClock, log },
@@ -159,8 +168,10 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
     expect(scanLogs.some((line) => line.message.startsWith('scanner tick failed'))).toBe(true);
     expect(scanLogs.filter((line) => line.message === 'scan loop failed')).toEqual([]);
     expect(crashes).toEqual([]);
-    // The store's outage is no mailbox's fault: no sweep counted as failed, no account with failures on record.
+    // The store failed, not the mailboxes: no sweep counted as failed, no account's health touched.
     expect(scanLogs.filter((line) => line.message === 'account sweep failed')).toEqual([]);
+    expect(sweeps.filter((sweep) => sweep.consecutiveFailures > 0)).toEqual([]);
+    expect(healthChanges).toEqual([]);
     expect(await new DynamoAccountRegistry(service.client, service.table).listFailing()).toEqual([]);
 
     console.info(
@@ -170,7 +181,11 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
         outageMs: recovered - down,
         catchUpMs: caughtUp - recovered,
         apiCalls: answers.length,
-        api5xx: answers.filter((answer) => answer.status >= 500).length,
+        api503: answers.filter((answer) => answer.status === 503).length,
+        apiOther5xx: answers.filter((answer) => answer.status >= 500 && answer.status !== 503).length,
+        storeOutageSweeps: scanLogs.filter((line) =>
+          line.message.startsWith('store unavailable during a sweep'),
+        ).length,
         maxApiMs: Math.max(...answers.map((answer) => answer.ms)),
         checks: ids.length,
         recorded: recorded.length,

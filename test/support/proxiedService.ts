@@ -15,8 +15,8 @@ export interface ProxiedService {
   client: DynamoDBDocumentClient;
   table: string;
   deps: ApiDeps;
-  /** Everything the API logged (level and message), so a test can see what a 500 was about. */
-  logs: { level: string; message: string }[];
+  /** Everything the API logged (level, message and fields), so a test can see what a 5xx was about. */
+  logs: { level: string; message: string; [field: string]: unknown }[];
   issueKey(scope: string): Promise<string>;
   addAccount(email: string, scope: string): Promise<void>;
   /** A request over HTTP; the response must be one openapi.yaml documents. */
@@ -29,8 +29,7 @@ export const startProxiedService = async (clock: TestClock): Promise<ProxiedServ
   const logs: ProxiedService['logs'] = [];
   const service = await startTestService(clock, {
     log: createLogger('api', 'debug', (line) => {
-      const { level, message } = JSON.parse(line) as { level: string; message: string };
-      logs.push({ level, message });
+      logs.push(JSON.parse(line) as ProxiedService['logs'][number]);
     }),
     dynamoFront: async (endpoint) => (proxy = await startDynamoProxy(endpoint)),
   });
@@ -76,7 +75,6 @@ export const leaksIn = (text: string, proxy: DynamoProxy): string[] => {
   return needles.filter((needle) => text.toLowerCase().includes(needle.toLowerCase()));
 };
 
-/** A 5xx a client can handle: JSON `{detail}` and nothing else, with no internals in it. */
 /** A store outage answered as what it is: 503, the one `{detail}`, a Retry-After, and nothing of the cause. */
 export const expectUnavailable = (response: ApiResponse, proxy: DynamoProxy, what: string) => {
   expect(response.status, what).toBe(503);
