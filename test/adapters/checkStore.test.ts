@@ -1,6 +1,6 @@
 // The check store on AWS's own DynamoDB Local, and on the dynalite npm start uses: the active index, exactly-once
 // results and exactly-once settling, which rest on conditional writes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { ManualClock } from '../support/manualClock';
@@ -22,6 +22,21 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
     return (response.body as { check_id: string }).check_id;
   };
 
+  /**
+   * The index is eventually consistent, on DynamoDB as on DynamoDB Local (under load it lags by a few hundred ms):
+   * a read through it is repeated until it shows what the base table already holds, for at most 10 s.
+   */
+  const throughIndex = async <T>(read: () => Promise<T>, shows: (value: T) => boolean): Promise<T> =>
+    vi.waitFor(
+      async () => {
+        const value = await read();
+        if (!shows(value)) throw new Error(`the index does not show it yet: ${JSON.stringify(value)}`);
+        return value;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
   it('lists a check as active with its pending accounts until it completes or its 5 minutes pass', async () => {
     const checks = service.deps.checks as typeof service.deps.checks & {
       listActive(now: number): Promise<{ checkId: string; pending: string[] }[]>;
@@ -29,9 +44,11 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
     const id = await start();
     const mine = async () =>
       (await checks.listActive(service.clock.now())).find((check) => check.checkId === id);
-    expect((await mine())?.pending).toEqual(['a@mail.test', 'b@mail.test']);
+    const both = ['a@mail.test', 'b@mail.test'];
+    expect((await throughIndex(mine, (check) => same(check?.pending, both)))?.pending).toEqual(both);
     await checks.recordResult(id, 'a@mail.test', 'spam', service.clock.now());
-    expect((await mine())?.pending).toEqual(['b@mail.test']);
+    const one = ['b@mail.test'];
+    expect((await throughIndex(mine, (check) => same(check?.pending, one)))?.pending).toEqual(one);
     service.clock.advance(ACTIVE_MS + 1);
     expect(await mine()).toBeUndefined();
   });
@@ -46,6 +63,14 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
     await store.recordResult(complete, 'a@mail.test', 'primary', service.clock.now());
     await store.recordResult(complete, 'b@mail.test', 'updates', service.clock.now());
     await store.recordResult(late, 'a@mail.test', 'primary', service.clock.now());
+    // Settling reads the index: wait until it shows both writes (complete has no pending account left).
+    const listed = async () => {
+      const active = await (
+        store as unknown as { listActive(now: number): Promise<{ checkId: string; pending: string[] }[]> }
+      ).listActive(service.clock.now());
+      return active.filter((check) => [complete, late].includes(check.checkId));
+    };
+    await throughIndex(listed, (active) => same(active, [{ checkId: late, pending: ['b@mail.test'] }]));
 
     const first = await store.settle(service.clock.now());
     expect(first.filter((c) => [complete, late].includes(c.checkId))).toEqual([

@@ -9,6 +9,9 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { freePort } from './freePort';
 
+/** Clients of DynamoDB Local in the tests: 10 s an attempt, where DynamoDB itself gets 1 s (DYNAMO_TIMEOUTS). */
+export const DYNAMO_LOCAL_TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 10_000, maxAttempts: 3 };
+
 export interface DynamoLocal {
   endpoint: string;
   stop(): Promise<void>;

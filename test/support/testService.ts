@@ -28,6 +28,7 @@ import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
 import { createLogger, type Logger } from '../../shared/log';
+import { DYNAMO_LOCAL_TIMEOUTS } from './dynamoLocal';
 import { ManualClock } from './manualClock';
 import { validateResponse } from './openapi';
 import { rawRequest } from './rawRequest';
@@ -82,6 +83,8 @@ const openStore = async (store: TestServiceOptions['store']) => {
     return {
       endpoint: inject('dynamoLocalEndpoint'),
       table: `test-${randomUUID()}`,
+      // A JVM on a busy 2-core machine answers slower than DynamoDB: the tests on it are about semantics, not time.
+      timeouts: DYNAMO_LOCAL_TIMEOUTS,
       close: async () => undefined,
     };
   }
@@ -90,6 +93,7 @@ const openStore = async (store: TestServiceOptions['store']) => {
   return {
     endpoint: dynamo.endpoint,
     table: TABLE,
+    timeouts: undefined,
     close: async () => {
       await dynamo.close();
       rmSync(dir, { recursive: true, force: true });
@@ -104,7 +108,11 @@ export const startTestService = async <C extends TestClock = ManualClock>(
   const dynamo = await openStore(options.store);
   const TABLE = dynamo.table;
   const front = await options.dynamoFront?.(dynamo.endpoint);
-  const client = createDocumentClient({ region: 'local', endpoint: front?.endpoint ?? dynamo.endpoint });
+  const client = createDocumentClient({
+    region: 'local',
+    endpoint: front?.endpoint ?? dynamo.endpoint,
+    ...(dynamo.timeouts ? { timeouts: dynamo.timeouts } : {}),
+  });
   await ensureTable(client, TABLE);
   const log = options.log ?? createLogger('test', 'error', () => undefined);
   const deps: ApiDeps = {

@@ -7,6 +7,8 @@ export interface DynamoConnection {
   region: string;
   /** Set only for local stand-ins (dynalite, DynamoDB Local); unset on AWS. */
   endpoint?: string | undefined;
+  /** DYNAMO_TIMEOUTS unless given: a stand-in slower than DynamoDB (a JVM on a busy test machine) may need more. */
+  timeouts?: { connectionTimeout: number; requestTimeout: number; maxAttempts: number };
 }
 
 /**
@@ -16,13 +18,17 @@ export interface DynamoConnection {
  */
 export const DYNAMO_TIMEOUTS = { connectionTimeout: 1000, requestTimeout: 1000, maxAttempts: 3 } as const;
 
-export const createDocumentClient = ({ region, endpoint }: DynamoConnection): DynamoDBDocumentClient => {
+export const createDocumentClient = ({
+  region,
+  endpoint,
+  timeouts = DYNAMO_TIMEOUTS,
+}: DynamoConnection): DynamoDBDocumentClient => {
   const client = new DynamoDBClient({
     region,
-    maxAttempts: DYNAMO_TIMEOUTS.maxAttempts,
+    maxAttempts: timeouts.maxAttempts,
     requestHandler: {
-      connectionTimeout: DYNAMO_TIMEOUTS.connectionTimeout,
-      requestTimeout: DYNAMO_TIMEOUTS.requestTimeout,
+      connectionTimeout: timeouts.connectionTimeout,
+      requestTimeout: timeouts.requestTimeout,
       throwOnRequestTimeout: true,
     },
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
