@@ -353,10 +353,22 @@ cmd_dovecot_stop() {
     ((SECONDS < deadline)) || die "dovecot still listening 15 s after doveadm stop"
     sleep 0.1
   done
+  # An imap process outlives its master and keeps serving the session it holds; a provider's restart cuts every
+  # session, so the ones still open on our IMAP port (this network namespace's) are ended too.
+  local -a held
+  mapfile -t held < <(ss -tnpH state established "( sport = :$IMAP_PORT )" 2>/dev/null |
+    grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u)
+  if ((${#held[@]})); then kill -TERM "${held[@]}" 2>/dev/null || true; fi
   log "dovecot down"
 }
 
 cmd_dovecot_start() {
+  # Idempotent: a caller that only wants Dovecot up (a test's clean-up) must not turn a running Dovecot into a
+  # failed start, whose clean-up would stop the whole stack under the suites that share it.
+  if service_up imap "$IMAP_PORT" && service_up lmtp "$LMTP_PORT"; then
+    log "dovecot already up"
+    return 0
+  fi
   dovecot -c "$DC_CONF" </dev/null >>"$LOG_DIR/dovecot.log" 2>&1 9>&- || die_with_log "dovecot failed to start" dovecot.log
   local deadline=$((SECONDS + START_TIMEOUT))
   until service_up imap "$IMAP_PORT" && service_up lmtp "$LMTP_PORT"; do
