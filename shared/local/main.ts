@@ -116,15 +116,7 @@ const main = async () => {
   const server = createLocalServer(handlers, log, { handlerTiming: env.LOCAL_HANDLER_TIMING === '1' });
   server.listen(env.PORT, env.HOST);
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://${env.HOST}:${port}`;
-  for (const { key, scope } of issued) {
-    // Printed once: only its hash is stored. Shown as plain lines so a person can copy it and a script can grep it.
-    process.stdout.write(`\nAPI key for scope "${scope}" (shown once, save it): ${key}\n`);
-  }
-  log.info('listening', { baseUrl, accounts, config: configPath, dataDir: env.DATA_DIR });
-  process.stdout.write(`\nInbox placement service listening on ${baseUrl}\n`);
-
+  // Before the ready line: whoever waits for that line may stop the service the moment it reads it.
   const stop = async (signal: string) => {
     log.info('stopping', { signal });
     server.close();
@@ -136,6 +128,14 @@ const main = async () => {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${env.HOST}:${port}`;
+  for (const { key, scope } of issued) {
+    // Printed once: only its hash is stored. Shown as plain lines so a person can copy it and a script can grep it.
+    process.stdout.write(`\nAPI key for scope "${scope}" (shown once, save it): ${key}\n`);
+  }
+  log.info('listening', { baseUrl, accounts, config: configPath, dataDir: env.DATA_DIR });
+  process.stdout.write(`\nInbox placement service listening on ${baseUrl}\n`);
 };
 
 main().catch((error: unknown) => {
