@@ -11,17 +11,18 @@ import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { OAuthTokens } from '../shared/adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../shared/adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../shared/adapters/ScannerInvoker';
-import { createMetrics, createPowertoolsLogger, scanMetrics } from '../shared/adapters/telemetry/powertools';
+import { createMetrics, scanMetrics } from '../shared/adapters/telemetry/powertools';
 import { createScanner } from '../shared/composition/scanner';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
+import { createLambdaLogger } from '../shared/log';
 import { shardOfEvent, wakeOf } from '../shared/scanner/scanEvent';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
 import { type Shard, shardCountFor } from '../shared/scanner/shards';
 import { SERVICES } from '../shared/telemetry/metrics';
 
 const config = loadScanConfig();
-const log = createPowertoolsLogger(SERVICES.scan, config.LOG_LEVEL);
+const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
 const metrics = scanMetrics(createMetrics(SERVICES.scan));
 const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
 const entries = new SecretAccountEntries(

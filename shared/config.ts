@@ -5,6 +5,7 @@ import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
 import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from './domain/authCache';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
+import { problemsOf } from './domain/problems';
 
 const logLevel = z.enum(['debug', 'info', 'warn', 'error']).default('info');
 
@@ -55,8 +56,7 @@ export class ConfigError extends Error {}
 export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-  throw new ConfigError(`invalid configuration in the environment: ${problems.join('; ')}`);
+  throw new ConfigError(`invalid configuration in the environment: ${problemsOf(parsed.error).join('; ')}`);
 };
 
 /** How long a Gmail INBOX copy waits for its tab, wherever the scanner runs. */

@@ -293,13 +293,13 @@ const smtpPassword = (url: URL, fromEnvironment: string | undefined): string => 
   return password;
 };
 
+/** The probe goes out through the check CLI's sender: one SMTP client, one TLS policy, one way to word a refusal. */
 const sendProbe = async (
   smtpUrl: string,
   to: string,
   checkId: string,
   envPassword: string | undefined,
 ): Promise<void> => {
-  const { default: nodemailer } = await import('nodemailer');
   let url: URL;
   try {
     url = new URL(smtpUrl);
@@ -310,18 +310,12 @@ const sendProbe = async (
   }
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
     throw new InvalidInputError('--send-via must be smtp:// or smtps://');
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  const transport = nodemailer.createTransport({
-    host: url.hostname,
-    port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
-    secure: url.protocol === 'smtps:',
-    ignoreTLS: loopback,
-    ...(url.username
-      ? { auth: { user: decodeURIComponent(url.username), pass: smtpPassword(url, envPassword) } }
-      : {}),
-  });
+  const password = url.username ? smtpPassword(url, envPassword) : undefined;
+  // Loaded on use, as nodemailer was: the other account commands never send.
+  const { createSender, parseSmtpUrl } = await import('./check/smtp');
+  const sender = createSender(parseSmtpUrl(smtpUrl, password));
   try {
-    await transport.sendMail({
+    await sender.send({
       from: 'inbox-placement account test <postmaster@localhost>',
       to,
       subject: `Account test ${checkId}`,
@@ -330,6 +324,6 @@ const sendProbe = async (
   } catch (error) {
     throw new Error(`SMTP refused the test message: ${(error as Error).message}`);
   } finally {
-    transport.close();
+    sender.close();
   }
 };

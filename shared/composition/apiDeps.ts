@@ -6,12 +6,12 @@ import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry'
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
-import { createMetrics, createPowertoolsLogger, emitNow } from '../adapters/telemetry/powertools';
+import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
 import { type ApiConfig, loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
 import { systemClock } from '../domain/clock';
 import type { ApiDeps } from '../http/deps';
-import { createLogger } from '../log';
+import { createLambdaLogger, createLogger } from '../log';
 import { SERVICES } from '../telemetry/metrics';
 
 export type { ApiDeps };
@@ -38,7 +38,7 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
   // On Lambda: Powertools logs and EMF metrics. Elsewhere (npm start, tests): plain JSON lines and no metrics.
   const onLambda = config.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const log = onLambda
-    ? createPowertoolsLogger(SERVICES.api, config.LOG_LEVEL)
+    ? createLambdaLogger(SERVICES.api, config.LOG_LEVEL)
     : createLogger('api', config.LOG_LEVEL);
   const metrics = onLambda ? createMetrics(SERVICES.api) : undefined;
   return {

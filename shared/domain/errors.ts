@@ -9,20 +9,16 @@ export abstract class DomainError extends Error {
   }
 }
 
-export class InvalidApiKeyError extends DomainError {
-  readonly status = 401;
-  readonly detail = 'Invalid or missing API key';
-}
+/** The base of an error that always answers `status` with the same `detail`; subclass it to give the error a name. */
+export const fixedError = (status: number, detail: string) =>
+  class extends DomainError {
+    readonly status = status;
+    readonly detail = detail;
+  };
 
-export class NoAccountsError extends DomainError {
-  readonly status = 404;
-  readonly detail = 'No accounts available for this scope';
-}
-
-export class CheckNotFoundError extends DomainError {
-  readonly status = 404;
-  readonly detail = 'Check not found or expired';
-}
+export class InvalidApiKeyError extends fixedError(401, 'Invalid or missing API key') {}
+export class NoAccountsError extends fixedError(404, 'No accounts available for this scope') {}
+export class CheckNotFoundError extends fixedError(404, 'Check not found or expired') {}
 
 /** A per-key limit refused the request (an addition: docs/contract.md, "Additions"); it may be retried after `retryAfterSeconds`. */
 export abstract class TooManyRequestsError extends DomainError {

@@ -2,7 +2,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIALS_PLACEHOLDER } from '../../infra/stacks/DataStack';
-import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { createTableInput, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { ROUTES, routeKeyOf } from '../../shared/http/routes';
 import { METRICS_NAMESPACE, SERVICES } from '../../shared/telemetry/metrics';
 import {
@@ -61,30 +61,21 @@ describe('resource counts', () => {
 
 describe('data stack', () => {
   it('has the table of TABLE_SCHEMA: on demand, TTL on purgeAt, PITR, a keys-only stream, retained, protected', () => {
-    const { partitionKey, sortKey, ttlAttribute, index } = TABLE_SCHEMA;
+    const { ttlAttribute } = TABLE_SCHEMA;
+    const { KeySchema, GlobalSecondaryIndexes } = createTableInput('any');
+    expect(KeySchema?.map(({ AttributeName }) => AttributeName)).toEqual(['pk', 'sk']);
     built.dataTemplate.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
       Properties: {
         BillingMode: 'PAY_PER_REQUEST',
         DeletionProtectionEnabled: true,
-        KeySchema: [
-          { AttributeName: partitionKey, KeyType: 'HASH' },
-          { AttributeName: sortKey, KeyType: 'RANGE' },
-        ],
+        // The keys and the index of the table the local server and the tests create: one definition of both.
+        KeySchema,
         TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         StreamSpecification: { StreamViewType: 'KEYS_ONLY' },
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: index.name,
-            KeySchema: [
-              { AttributeName: index.partitionKey, KeyType: 'HASH' },
-              { AttributeName: index.sortKey, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        GlobalSecondaryIndexes,
       },
     });
     expect(ttlAttribute).toBe('purgeAt');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/freePort';
+import { pause } from '../support/poll';
 import { runEntry, spawnEntry } from '../support/process';
 
 const MAIN = 'shared/local/main.ts';
@@ -52,7 +53,7 @@ describe('npm start: access and per-key limits', () => {
 
       // The rate counts per calendar minute: keep the four starts below inside one.
       const toNextMinute = 60_000 - (Date.now() % 60_000);
-      if (toNextMinute < 5000) await new Promise((resolve) => setTimeout(resolve, toNextMinute));
+      if (toNextMinute < 5000) await pause(toNextMinute);
       const first = await start(KEYS.alpha);
       expect(first.status).toBe(200);
       const { check_id } = (await first.json()) as { check_id: string };

@@ -11,13 +11,14 @@ import {
   type HandlerTimings,
 } from '../../shared/local/httpAdapter';
 import { createLogger } from '../../shared/log';
+import { pause } from '../support/poll';
 
 const log = createLogger('test', 'error', () => undefined);
 const HANDLER_MS = 30;
 const handlers: HandlerTable = {
   start: async () => jsonResponse(200, { started: true }),
   get: async () => {
-    await new Promise((resolve) => setTimeout(resolve, HANDLER_MS));
+    await pause(HANDLER_MS);
     return jsonResponse(200, { read: true });
   },
   fallback: async () => errorResponse(404, 'Not found'),

@@ -6,6 +6,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { connectStackAccount, SMTP, sendOnce, stackAccount } from '../support/mailStack';
+import { pollUntil } from '../support/poll';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
 const SCOPE = 'attribution';
@@ -94,12 +95,10 @@ describe('a copy credits only the check its envelope names', () => {
     // Put in the mailbox directly (IMAP APPEND): no MTA wrote any envelope header on these copies.
     await append(first, `To: ${taggedFor(first)}\r\n`);
     await append(second, `Delivered-To: ${second}\r\nTo: ${taggedFor(second)}\r\n`);
-    const until = Date.now() + 30_000;
-    let body = await get(check.check_id);
-    while (body.received < 1 && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      body = await get(check.check_id);
-    }
+    const body = await pollUntil(
+      () => get(check.check_id),
+      ({ received }) => received >= 1,
+    );
     const byEmail = Object.fromEntries(body.results.map(({ email, category }) => [email, category]));
     expect(byEmail[first]).toBe('primary');
     // Both copies are read in the same sweeps; the one whose Delivered-To names the untagged address credits nothing.

@@ -16,6 +16,7 @@ import type { Placement } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
 import type { ProxyMode } from '../support/dynamoProxy';
 import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
+import { pause, pollUntil } from '../support/poll';
 import { expectUnavailable, type ProxiedService, startProxiedService } from '../support/proxiedService';
 import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FAST_TIMEOUTS } from '../support/scanHarness';
@@ -84,8 +85,6 @@ afterEach(async () => {
   await service?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const start = async () => {
   const response = await service.request('POST', START, key);
   expect(response.status).toBe(200);
@@ -119,7 +118,7 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
       callUntil(until, () => get(before.check_id)),
       (async () => {
         await sendOnce(duringA.accounts, { subject: `during ${mode} A`, text: `${GTUBE}\n` });
-        await sleep(OUTAGE_MS / 2);
+        await pause(OUTAGE_MS / 2);
         await sendOnce(duringB.accounts, { subject: `during ${mode} B`, text: `${GTUBE}\n` });
       })(),
     ]);
@@ -136,17 +135,20 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
 
     // Caught up: every check completes, with nothing kicking the scanner but its own loop.
     const bodies = new Map<string, CheckView>();
-    const limit = Date.now() + 30_000;
-    while (bodies.size < ids.length && Date.now() < limit) {
-      for (const id of ids) {
-        if (bodies.has(id)) continue;
-        const response = await get(id);
-        expect(response.status).toBe(200);
-        const body = response.body as CheckView;
-        if (body.status !== 'pending') bodies.set(id, body);
-      }
-      await sleep(100);
-    }
+    await pollUntil(
+      async () => {
+        for (const id of ids) {
+          if (bodies.has(id)) continue;
+          const response = await get(id);
+          expect(response.status).toBe(200);
+          const body = response.body as CheckView;
+          if (body.status !== 'pending') bodies.set(id, body);
+        }
+        return bodies.size;
+      },
+      (size) => size >= ids.length,
+      { timeoutMs: 30_000 },
+    );
     const caughtUp = Date.now();
     for (const id of ids) {
       const body = bodies.get(id);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { freePort } from '../support/freePort';
 import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
+import { pollUntil } from '../support/poll';
 import { FAST_TIMEOUTS, pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
 const MINUTE = 60_000;
@@ -147,9 +148,11 @@ describe('end to end on the real mail stack', () => {
     expect(silentSessions.length).toBeGreaterThanOrEqual(1);
     expect(silentSessions.some((socket) => !socket.destroyed)).toBe(true);
     expect(failures('user006@mail.test')).toEqual([]);
-    const failUntil = Date.now() + 15_000;
-    while (!(failures('user004@mail.test')[0] && failures('user005@mail.test')[0]) && Date.now() < failUntil)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await pollUntil(
+      () => [failures('user004@mail.test')[0], failures('user005@mail.test')[0]],
+      (both) => both.every(Boolean),
+      { timeoutMs: 15_000 },
+    );
     expect(failures('user004@mail.test')[0]?.error).toMatch(/auth|credential|fail/i);
     expect(failures('user005@mail.test')[0]?.error).toMatch(/ECONNREFUSED|refused/i);
     // Logged with the account, never with the password.

@@ -4,11 +4,12 @@
 // broken account's result is recorded exactly once when it works again, with cursors that skip and double nothing.
 import { randomUUID } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCursorStore } from '../../shared/adapters/dynamo/DynamoCursorStore';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { sendOnce, stackAccount } from '../support/mailStack';
+import { pause } from '../support/poll';
 import { FAST_TIMEOUTS, type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 
@@ -73,12 +74,14 @@ const waitFor = async (
   step: () => unknown = () => undefined,
   limitMs = 20_000,
 ) => {
-  const deadline = Date.now() + limitMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await step();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await vi.waitFor(
+    async () => {
+      if (await done()) return;
+      await step();
+      throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: limitMs, interval: 50 },
+  );
 };
 
 const recorded = (harness: ScanHarness, checkId: string, email: string) =>
@@ -281,7 +284,7 @@ describe('idle connections', () => {
     await sendOnce(first.accounts);
     await healthyRecorded(harness, first.check_id, harness.service.clock.now());
     // Nothing is pending on the healthy accounts now: their sessions sit idle past imapflow's socket timeout.
-    await new Promise((resolve) => setTimeout(resolve, FAST_TIMEOUTS.socketMs + 1000));
+    await pause(FAST_TIMEOUTS.socketMs + 1000);
     const second = await harness.startQuietly(SCOPE);
     const sentAt = harness.service.clock.now();
     await sendOnce(second.accounts);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckView } from '../../shared/domain/check';
 import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
+import { pollUntil } from '../support/poll';
 import { spawnEntry } from '../support/process';
 
 const MAIN = 'shared/local/main.ts';
@@ -50,8 +51,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const getCheck = async (service: Service, checkId: string): Promise<CheckView> => {
   const response = await service.request('GET', `/api/spam-check/${checkId}`);
   expect(response.status).toBe(200);
@@ -61,20 +60,8 @@ const getCheck = async (service: Service, checkId: string): Promise<CheckView> =
   return body;
 };
 
-const pollUntil = async (
-  service: Service,
-  checkId: string,
-  done: (body: CheckView) => boolean,
-  limitMs: number,
-) => {
-  const until = Date.now() + limitMs;
-  let body = await getCheck(service, checkId);
-  while (!done(body) && Date.now() < until) {
-    await sleep(100);
-    body = await getCheck(service, checkId);
-  }
-  return body;
-};
+const checkUntil = (service: Service, checkId: string, done: (body: CheckView) => boolean, limitMs: number) =>
+  pollUntil(() => getCheck(service, checkId), done, { timeoutMs: limitMs });
 
 describe.each<NodeJS.Signals>(['SIGTERM', 'SIGKILL'])('npm start stopped with %s mid-check', (signal) => {
   it('completes the check after a restart on the same DATA_DIR, every account once', async () => {
@@ -98,7 +85,7 @@ describe.each<NodeJS.Signals>(['SIGTERM', 'SIGKILL'])('npm start stopped with %s
 
     // The first accounts receive their copy and are recorded; then the service goes away.
     await sendOnce(early, { subject: `restart ${signal} early`, text: `${GTUBE}\n` });
-    const beforeStop = await pollUntil(first, check_id, (body) => body.received >= early.length, 20_000);
+    const beforeStop = await checkUntil(first, check_id, (body) => body.received >= early.length, 20_000);
     expect(beforeStop).toMatchObject({ status: 'pending', received: early.length, total: NAMES.length });
     const stoppedAt = Date.now();
     const code = await first.stop(signal);
@@ -115,7 +102,7 @@ describe.each<NodeJS.Signals>(['SIGTERM', 'SIGKILL'])('npm start stopped with %s
     const afterRestart = await getCheck(second, check_id);
     expect(afterRestart.received).toBeGreaterThanOrEqual(early.length);
 
-    const body = await pollUntil(second, check_id, (current) => current.status !== 'pending', 30_000);
+    const body = await checkUntil(second, check_id, (current) => current.status !== 'pending', 30_000);
     const completedAt = Date.now();
     expect(body.status).toBe('complete');
     expect(body.received).toBe(NAMES.length);

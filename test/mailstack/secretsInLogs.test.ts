@@ -15,6 +15,7 @@ import {
   type OAuthTestServer,
   startOAuthServer,
 } from '../support/oauthServer';
+import { pollUntil } from '../support/poll';
 import { type Started, spawnEntry } from '../support/process';
 
 const ACCOUNTS = ['inbox@mail.test', 'junk@mail.test', OAUTH_ACCOUNT];
@@ -124,18 +125,18 @@ describe('secrets in logs', () => {
     expect(addresses).toHaveLength(ACCOUNTS.length);
     await sendOnce(addresses, { subject: `secrets in logs ${check_id}` });
 
-    let body:
-      | { status: string; received: number; results: { email: string; category: string }[] }
-      | undefined;
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const response = await fetch(`${baseUrl}/api/spam-check/${check_id}`, {
-        headers: { authorization: `Bearer ${API_KEYS[1]}` },
-      });
-      body = (await response.json()) as typeof body;
-      if (body?.status !== 'pending') break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const body = await pollUntil(
+      async () => {
+        const response = await fetch(`${baseUrl}/api/spam-check/${check_id}`, {
+          headers: { authorization: `Bearer ${API_KEYS[1]}` },
+        });
+        return (await response.json()) as
+          | { status: string; received: number; results: { email: string; category: string }[] }
+          | undefined;
+      },
+      (read) => read?.status !== 'pending',
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
     expect(body?.status).toBe('complete');
     expect(body?.results.map((result) => result.category)).not.toContain('pending');
     // The OAuth2 mailbox really logged in with a token it refreshed (and the endpoint rotated the refresh token).

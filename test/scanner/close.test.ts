@@ -2,7 +2,7 @@
 // that accepted the connection and never said a word.
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { createLogger } from '../../shared/log';
 import type { MailboxCredentials } from '../../shared/scanner/ports';
@@ -51,9 +51,7 @@ describe('Scanner.close', () => {
     const { started } = await scanner.tick();
     expect(started).toHaveLength(1);
     // Until the silent server holds the session (no fixed sleep: a loaded machine may take longer to connect).
-    for (let waited = 0; sockets.length === 0 && waited < 10_000; waited += 20)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(sockets.length).toBe(1);
+    await vi.waitFor(() => expect(sockets.length).toBe(1), { timeout: 10_000, interval: 20 });
 
     await scanner.close(200);
     const [sweep] = await Promise.all(started);

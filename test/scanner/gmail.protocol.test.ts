@@ -16,6 +16,7 @@ import {
   type ScriptedMessage,
   startScriptedGmail,
 } from '../support/scriptedGmailServer';
+import { newsletterHeaders } from '../support/scriptedImapServer';
 
 const ACCOUNT = 'inboxseed@gmail.com';
 const PASSWORD = 'abcd efgh ijkl mnop';
@@ -32,7 +33,7 @@ const delivered = (uid: number, to: string, category?: GmailTabName, deliveredTo
   uid,
   internalDate: clock.now() - 2 * MINUTE,
   category,
-  headers: [
+  headers: newsletterHeaders(uid, to, [
     `Delivered-To: ${deliveredTo}`,
     'Received: by 2002:a05:7300:5c8f:b0:1a2:3b4c:5d6e with SMTP id k15csp123456dyb;',
     '        Sun, 22 Nov 2026 03:58:00 -0800 (PST)',
@@ -40,12 +41,7 @@ const delivered = (uid: number, to: string, category?: GmailTabName, deliveredTo
     'Received: from mail.sender.example (mail.sender.example. [203.0.113.25])',
     `        by mx.google.com with ESMTPS id a1si123456qkb.12.2026.11.22.03.58.00 for <${deliveredTo}>;`,
     '        Sun, 22 Nov 2026 03:58:00 -0800 (PST)',
-    'From: Sender <news@sender.example>',
-    `To: ${to}`,
-    `Subject: Placement test ${uid}`,
-    `Message-ID: <${uid}.placement@sender.example>`,
-    '',
-  ].join('\r\n'),
+  ]),
 });
 const tagged = (checkId: string, local = 'inboxseed') => `${local}+tc_${checkId}@gmail.com`;
 

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { freePort } from './freePort';
+import { pause } from './poll';
 
 /** Clients of DynamoDB Local in the tests: 10 s an attempt, where DynamoDB itself gets 1 s (DYNAMO_TIMEOUTS). */
 export const DYNAMO_LOCAL_TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 10_000, maxAttempts: 3 };
@@ -56,7 +57,7 @@ export const startDynamoLocal = async (): Promise<DynamoLocal> => {
         child.kill('SIGKILL');
         throw new Error(`DynamoDB Local did not answer within 60 s: ${(error as Error).message}\n${output}`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await pause(200);
     }
   }
   client.destroy();

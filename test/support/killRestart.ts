@@ -14,6 +14,7 @@ import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { type StartedCheck, startCheck } from '../../shared/usecases/startCheck';
 import { sendOnce, stackAccount } from './mailStack';
+import { pause, pollUntil } from './poll';
 import { spawnNode } from './process';
 
 const ENTRY = 'test/support/scannerEntry.ts';
@@ -127,8 +128,6 @@ class ScannerProcess {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export const runKillScenario = async (options: KillScenarioOptions): Promise<KillScenarioResult> => {
   const began = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-kill-'));
@@ -175,7 +174,7 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
           const done = check.results.filter((result) => result.category !== 'pending').length;
           if (check.received !== done || check.received > check.results.length) inconsistentReads++;
         }
-        await sleep(50);
+        await pause(50);
       }
     })();
 
@@ -184,7 +183,7 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
     const spacingMs = ((options.leaseTtlMs + 300) * options.kills) / options.checks;
     const sender = (async () => {
       for (const check of started) {
-        await sleep(Math.random() * 2 * spacingMs);
+        await pause(Math.random() * 2 * spacingMs);
         await sendOnce(check.accounts, { subject: `kill ${check.check_id}` });
       }
     })();
@@ -202,12 +201,12 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
       // Where the kill lands: just after sweeps start; right after a result is written (before its cursor moves),
       // when a copy is found within a few ticks; or anywhere in the next two intervals.
       const where = kill % 3;
-      if (where === 0) await sleep(Math.random() * 30);
+      if (where === 0) await pause(Math.random() * 30);
       else if (where === 1) {
         await current
           .next((event) => event.event === 'placed', options.intervalMs * 4)
           .catch(() => undefined);
-      } else await sleep(Math.random() * options.intervalMs * 2);
+      } else await pause(Math.random() * options.intervalMs * 2);
       if (current.midSweep()) killsMidSweep++;
       await current.kill('SIGKILL');
       current = next;
@@ -215,7 +214,6 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
     const lastKill = Date.now();
     await sender;
 
-    const limit = Date.now() + (options.settleLimitMs ?? 60_000);
     const allComplete = async () => {
       for (const { check_id } of started) {
         const check = await checks.get(check_id);
@@ -223,7 +221,7 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
       }
       return true;
     };
-    while (!(await allComplete()) && Date.now() < limit) await sleep(100);
+    await pollUntil(allComplete, Boolean, { timeoutMs: options.settleLimitMs ?? 60_000 });
     const settleMs = Date.now() - lastKill;
     reading = false;
     await reader;

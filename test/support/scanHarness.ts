@@ -10,6 +10,7 @@ import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from './clocks';
+import { pollUntil } from './poll';
 import { StaticCredentialSource } from './StaticCredentialSource';
 import { startTestService, type TestService, type TestServiceOptions } from './testService';
 
@@ -98,19 +99,19 @@ export const startScanHarness = async (
 };
 
 /** Polls GET like a client would (but faster), until the status is not pending or the time is up. */
-export const pollUntilDone = async (service: TestService, key: string, checkId: string, limitMs = 30_000) => {
-  const until = Date.now() + limitMs;
-  for (;;) {
-    const response = await service.request('GET', `/api/spam-check/${checkId}`, {
-      authorization: `Bearer ${key}`,
-    });
-    const body = response.body as {
-      status: string;
-      received: number;
-      total: number;
-      results: { email: string; category: string }[];
-    };
-    if (body.status !== 'pending' || Date.now() > until) return body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
+export const pollUntilDone = (service: TestService, key: string, checkId: string, limitMs = 30_000) =>
+  pollUntil(
+    async () => {
+      const response = await service.request('GET', `/api/spam-check/${checkId}`, {
+        authorization: `Bearer ${key}`,
+      });
+      return response.body as {
+        status: string;
+        received: number;
+        total: number;
+        results: { email: string; category: string }[];
+      };
+    },
+    (body) => body.status !== 'pending',
+    { timeoutMs: limitMs },
+  );

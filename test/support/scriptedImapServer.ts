@@ -1,7 +1,7 @@
 // Owns a scripted IMAP4rev1 server for protocol-level tests: a real TCP server on 127.0.0.1 that speaks as much
 // IMAP as imapflow and the scanner use, answers from per-test folders and messages, behaves according to the
 // capabilities it is given (LIST-STATUS, WITHIN, SPECIAL-USE, X-GM-EXT-1, AUTH=…), refuses the rest with BAD and
-// records every command. It generalises scriptedGmailServer.ts so one server can stand in for any provider.
+// records every command. One server stands in for any provider; scriptedGmailServer.ts is Gmail as a configuration of it.
 //
 // It listens in plain text on loopback: the connector needs no TLS there (transportSecurity), so a test points a
 // provider preset's 993/TLS settings at this host and port with `secure: false` instead.
@@ -57,6 +57,18 @@ export interface ScriptedImap {
   refuse?: RegExp | undefined;
   close(): Promise<void>;
 }
+
+/** The header block of the test newsletter numbered `uid` as delivered to `to`, below the given trace lines
+ * (Received:, Delivered-To:, a provider's stamps). */
+export const newsletterHeaders = (uid: number, to: string, trace: string[]) =>
+  [
+    ...trace,
+    'From: Sender <news@sender.example>',
+    `To: ${to}`,
+    `Subject: Placement test ${uid}`,
+    `Message-ID: <${uid}.placement@sender.example>`,
+    '',
+  ].join('\r\n');
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const PRE_LOGIN = new Set(['CAPABILITY', 'ID', 'LOGIN', 'AUTHENTICATE', 'NOOP', 'LOGOUT']);

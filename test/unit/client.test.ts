@@ -19,6 +19,7 @@ import {
   pollIntervalOf,
   WaitTimeoutError,
 } from '../../shared/client';
+import { pause } from '../support/poll';
 
 interface Answer {
   status?: number;
@@ -275,7 +276,7 @@ describe('waitForCheck', () => {
     const controller = new AbortController();
     const waiting = settle(client().waitForCheck('c1', { signal: controller.signal }));
     while (seen.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await pause(50);
     const abortedAt = Date.now();
     controller.abort();
     const { error } = await waiting;
@@ -309,7 +310,7 @@ describe('waitForCheck', () => {
       seen = [];
       const controller = new AbortController();
       const waiting = settle(client().waitForCheck('c1', { ...options, signal: controller.signal }));
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await pause(400);
       controller.abort();
       await waiting;
       expect(seen).toHaveLength(1);

@@ -39,6 +39,7 @@ import {
   startOAuthServer,
   VALID_CODE,
 } from '../support/oauthServer';
+import { pause } from '../support/poll';
 
 const EMAIL = 'oauth@mail.test';
 const HOUR_MS = 3_600_000;
@@ -198,7 +199,7 @@ describe('rotation', () => {
     const tokens = newTokens({
       persistRefreshToken: async (email, next, previous) => {
         // A write that takes a while, as a file or a secret does: the access token must wait for it.
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await pause(20);
         events.push(`persist ${email} ${previous} -> ${next}`);
       },
     });

@@ -19,6 +19,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
+import { problemsOf } from '../../domain/problems';
 import { type AccountEntry, accountEntrySchema, parseLocalConfig } from './accountEntrySchema';
 
 export interface AccountEntries {
@@ -237,7 +238,7 @@ export class SecretAccountEntries implements AccountEntries {
     const parsed = secretSchema.safeParse(JSON.parse(SecretString ?? '{"accounts":[]}'));
     // Name the failing fields, never their values: they are credentials.
     if (!parsed.success) {
-      const where = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+      const where = problemsOf(parsed.error, { messages: false }).join(', ');
       throw new Error(`secret ${this.secretId} is malformed at ${where}`);
     }
     return { accounts: parsed.data.accounts, versionId: VersionId };

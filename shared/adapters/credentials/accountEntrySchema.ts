@@ -1,6 +1,7 @@
 // Owns the format of account entries and of the config file that holds them (config/local.json, and the secret's
 // `{"accounts": [...]}` on AWS): one schema, read by the credential adapters and by npm start.
 import * as z from 'zod';
+import { problemsOf } from '../../domain/problems';
 import { mailboxCredentialsSchema } from './mailboxCredentials';
 
 /** One test account: its registration (provider, scope, active) plus the credentials only the scanner reads. */
@@ -36,10 +37,7 @@ export const parseLocalConfig = (text: string, source: string): LocalConfig => {
   }
   const parsed = localConfigSchema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-    );
-    throw new Error(`${source} is not a valid local config: ${problems.join('; ')}`);
+    throw new Error(`${source} is not a valid local config: ${problemsOf(parsed.error).join('; ')}`);
   }
   return parsed.data;
 };

@@ -8,6 +8,7 @@ import {
 import type { RegisteredAccount, TestAccount } from '../../domain/account';
 import type { AccountRegistry } from '../../domain/ports';
 import type { AccountHealthStore } from '../../scanner/ports';
+import { isConditionFailed, written } from './conditionalWrite';
 import { accountFromItem, accountKey, accountToItem, scopeAccountsKey } from './keys';
 import { scanItemsOfType } from './scanAll';
 import { TABLE_SCHEMA } from './table';
@@ -78,9 +79,9 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
           ReturnValues: 'ALL_NEW',
         }),
       )
-      .catch((caught: Error) => {
+      .catch((caught: unknown) => {
         // A removed account has no health to keep.
-        if (caught.name === 'ConditionalCheckFailedException') return { Attributes: undefined };
+        if (isConditionFailed(caught)) return { Attributes: undefined };
         throw caught;
       });
     if (
@@ -90,8 +91,8 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
     ) {
       return false;
     }
-    await this.client
-      .send(
+    await written(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: accountKey(email),
@@ -99,18 +100,16 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(unhealthySince)',
           ExpressionAttributeValues: { ':now': now },
         }),
-      )
-      .catch((caught: Error) => {
-        if (caught.name !== 'ConditionalCheckFailedException') throw caught;
-      });
+      ),
+    );
     return true;
   }
 
   async recordSuccess(email: string): Promise<boolean> {
-    try {
-      // Only writes when there is something to clear. A refused condition is still billed as a write, so the
-      // scanner calls this only for accounts it knows have failures (listFailing, or its own failed sweeps).
-      await this.client.send(
+    // Only writes when there is something to clear. A refused condition is still billed as a write, so the
+    // scanner calls this only for accounts it knows have failures (listFailing, or its own failed sweeps).
+    return written(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: accountKey(email),
@@ -119,12 +118,8 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
             'attribute_exists(pk) AND (failures > :zero OR attribute_exists(unhealthySince))',
           ExpressionAttributeValues: { ':zero': 0 },
         }),
-      );
-      return true;
-    } catch (caught) {
-      if ((caught as Error).name === 'ConditionalCheckFailedException') return false;
-      throw caught;
-    }
+      ),
+    );
   }
 
   async listFailing(): Promise<{ email: string; unhealthy: boolean }[]> {

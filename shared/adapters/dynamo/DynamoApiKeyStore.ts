@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKey } from '../../domain/apiKey';
 import type { ApiKeyStore } from '../../domain/ports';
+import { putOnce } from './conditionalWrite';
 import { apiKeyFromItem, apiKeyKey, apiKeyToItem } from './keys';
-import { putOnce } from './putOnce';
 import { scanItemsOfType } from './scanAll';
 
 export class DynamoApiKeyStore implements ApiKeyStore {

@@ -1,5 +1,4 @@
 // Owns reading and creating checks in DynamoDB.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
@@ -13,6 +12,7 @@ import type {
   ResultStore,
   SettledCheck,
 } from '../../scanner/ports';
+import { isConditionFailed, putOnce, written } from './conditionalWrite';
 import {
   CHECKS_BY_TIME,
   checkFromItem,
@@ -21,7 +21,6 @@ import {
   checkToItem,
   pendingEmailsOf,
 } from './keys';
-import { putOnce } from './putOnce';
 import { TABLE_SCHEMA } from './table';
 
 export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
@@ -77,7 +76,7 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
       );
       return 'recorded';
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailed(error)) throw error;
       if (error.Item) return resultOf(unmarshall(error.Item), email);
     }
     const check = await this.get(checkId);
@@ -106,10 +105,10 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
       }
       pending.push(`results.#e${index}.category = :pending`);
     });
-    try {
-      // As recordResult, for several accounts at once: every category and the counter move together, and only if
-      // every one of them is still pending, so nothing can be counted twice.
-      await this.client.send(
+    // As recordResult, for several accounts at once: every category and the counter move together, and only if
+    // every one of them is still pending, so nothing can be counted twice.
+    return written(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: checkKey(checkId),
@@ -118,12 +117,8 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async listActive(now: number, since?: number): Promise<PendingAccounts[]> {
@@ -174,9 +169,9 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     }
     const settled: SettledCheck[] = [];
     for (const candidate of candidates) {
-      try {
-        // Once per check, whichever scanner gets there first: the metric it feeds must not double-count.
-        await this.client.send(
+      // Once per check, whichever scanner gets there first: the metric it feeds must not double-count.
+      const first = await written(
+        this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: checkKey(candidate.checkId),
@@ -184,11 +179,9 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
             ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
           }),
-        );
-        settled.push(candidate);
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+        ),
+      );
+      if (first) settled.push(candidate);
     }
     return settled;
   }

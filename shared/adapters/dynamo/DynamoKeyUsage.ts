@@ -1,10 +1,10 @@
 // Owns the per-key limit counters in DynamoDB: every change is one conditional write, so concurrent API processes
 // can never together pass a limit.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CheckProgress, InFlightEntry } from '../../domain/keyLimits';
 import { RETENTION_MS } from '../../domain/limits';
 import type { KeyUsageStore } from '../../domain/ports';
+import { written } from './conditionalWrite';
 import { checkKey, type ItemType, inFlightKey, startWindowKey } from './keys';
 
 const MINUTE_MS = 60_000;
@@ -13,8 +13,6 @@ const REMOVE_CHUNK = 100;
 const PARALLEL_READS = 25;
 const toEpochSeconds = (ms: number) => Math.ceil(ms / 1000);
 
-const conditionFailed = (error: unknown): boolean => error instanceof ConditionalCheckFailedException;
-
 export class DynamoKeyUsage implements KeyUsageStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -22,8 +20,8 @@ export class DynamoKeyUsage implements KeyUsageStore {
   ) {}
 
   async countStart(keyId: string, windowStart: number, limit: number): Promise<boolean> {
-    try {
-      await this.client.send(
+    return written(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: startWindowKey(keyId, windowStart),
@@ -37,20 +35,16 @@ export class DynamoKeyUsage implements KeyUsageStore {
             ':limit': limit,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async addInFlight(keyId: string, entry: InFlightEntry, max: number): Promise<boolean> {
     // The set's item may not exist yet, and a map entry cannot be set inside a missing map: add to an existing
     // set, else create the set holding just this entry, else (someone created it meanwhile) add once more.
     if (await this.addToExisting(keyId, entry, max)) return true;
-    try {
-      await this.client.send(
+    const created = await written(
+      this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -61,17 +55,14 @@ export class DynamoKeyUsage implements KeyUsageStore {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
-    return this.addToExisting(keyId, entry, max);
+      ),
+    );
+    return created || this.addToExisting(keyId, entry, max);
   }
 
   private async addToExisting(keyId: string, entry: InFlightEntry, max: number): Promise<boolean> {
-    try {
-      await this.client.send(
+    return written(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: inFlightKey(keyId),
@@ -85,12 +76,8 @@ export class DynamoKeyUsage implements KeyUsageStore {
             ':max': max,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async inFlight(keyId: string): Promise<{ entries: InFlightEntry[]; checkedAt: number | undefined }> {
@@ -114,8 +101,9 @@ export class DynamoKeyUsage implements KeyUsageStore {
     for (const [index, chunk] of chunks.entries()) {
       const mark = index === 0 && checkedAt !== undefined;
       const remove = chunk.map((_, at) => `checks.#c${at}`).join(', ');
-      try {
-        await this.client.send(
+      // A set already gone (TTL, or another process emptied it) has nothing left to remove.
+      await written(
+        this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: inFlightKey(keyId),
@@ -128,10 +116,8 @@ export class DynamoKeyUsage implements KeyUsageStore {
               : {}),
             ...(mark ? { ExpressionAttributeValues: { ':checkedAt': checkedAt } } : {}),
           }),
-        );
-      } catch (error) {
-        if (!conditionFailed(error)) throw error;
-      }
+        ),
+      );
     }
   }
 

@@ -1,7 +1,7 @@
 // Owns the scanner lease in DynamoDB: a conditional write that lets one loop run at a time.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Lease } from '../../scanner/ports';
+import { written } from './conditionalWrite';
 import { type ItemType, leaseKey } from './keys';
 
 export class DynamoLease implements Lease {
@@ -12,8 +12,8 @@ export class DynamoLease implements Lease {
   ) {}
 
   async acquire(owner: string, now: number, ttlMs: number): Promise<boolean> {
-    try {
-      await this.client.send(
+    return written(
+      this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: { ...leaseKey(this.name), type: 'lease' satisfies ItemType, owner, expiresAt: now + ttlMs },
@@ -21,17 +21,14 @@ export class DynamoLease implements Lease {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':owner': owner, ':now': now },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
+  /** Only the owner's own lease is removed; one that has passed to another owner is left alone. */
   async release(owner: string): Promise<void> {
-    try {
-      await this.client.send(
+    await written(
+      this.client.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: leaseKey(this.name),
@@ -39,9 +36,7 @@ export class DynamoLease implements Lease {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':owner': owner },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
 }

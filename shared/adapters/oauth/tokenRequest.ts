@@ -1,6 +1,7 @@
 // Owns one POST to an OAuth2 token endpoint (RFC 6749 §5): sending the form, bounding the wait, reading the answer,
 // and describing a failure without ever repeating a token or a client secret.
 import * as z from 'zod';
+import { problemsOf } from '../../domain/problems';
 
 export const TOKEN_REQUEST_TIMEOUT_MS = 10_000;
 /** A provider's error_description is shown to people; longer ones are cut, they are never about our input. */
@@ -123,7 +124,7 @@ export const requestToken = async (
   const parsed = successSchema.safeParse(body);
   if (!parsed.success) {
     // Name the fields that are wrong, never their values: one of them may be a token.
-    const where = parsed.error.issues.map((issue) => issue.path.join('.') || 'not a JSON object').join(', ');
+    const where = problemsOf(parsed.error, { messages: false, root: 'not a JSON object' }).join(', ');
     throw fail(response.status, undefined, undefined, `not a token response (${where})`);
   }
   return parsed.data;

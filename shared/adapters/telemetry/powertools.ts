@@ -1,20 +1,8 @@
-// Owns Powertools on Lambda: structured logs through its Logger and metrics as CloudWatch EMF, named only from
-// shared/telemetry/metrics.ts.
-import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+// Owns Powertools metrics on Lambda: CloudWatch EMF, named only from shared/telemetry/metrics.ts (its Logger is
+// shared/log.ts's).
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Logger } from '../../log';
 import type { ScanEvents } from '../../scanner/Scanner';
 import { METRICS, METRICS_NAMESPACE, type MetricKey } from '../../telemetry/metrics';
-
-export const createPowertoolsLogger = (service: string, level: string): Logger => {
-  const logger = new PowertoolsLogger({ serviceName: service, logLevel: level.toUpperCase() as 'INFO' });
-  return {
-    debug: (message, fields) => logger.debug(message, fields ?? {}),
-    info: (message, fields) => logger.info(message, fields ?? {}),
-    warn: (message, fields) => logger.warn(message, fields ?? {}),
-    error: (message, fields) => logger.error(message, fields ?? {}),
-  };
-};
 
 export const createMetrics = (service: string): Metrics =>
   new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service });
