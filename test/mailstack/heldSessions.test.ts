@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { mailStack, sendOnce, stackAccount } from '../support/mailStack';
+import { pause } from '../support/poll';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 
@@ -63,7 +64,7 @@ describe('IMAP sessions held open through server faults', () => {
     const during = await start(key);
     // Postfix takes it and defers it (LMTP refused) until Dovecot is back.
     await sendOnce(during.accounts, { subject: 'during the restart' });
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await pause(3000); // the outage's length: mail arrives while Dovecot is down
     mailStack('dovecot-start');
 
     const body = await pollUntilDone(harness.service, key, during.check_id, 60_000);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckView } from '../../shared/domain/check';
 import { sendOnce, stackAccount } from '../support/mailStack';
+import { pause } from '../support/poll';
 import { type Started, spawnEntry } from '../support/process';
 
 const MAIN = 'shared/local/main.ts';
@@ -49,8 +50,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Resident memory (kB) and open descriptors of the server process, read from /proc. */
 const sample = (pid: number) => ({
   rssKb: Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]),
@@ -90,7 +89,7 @@ describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () =
               return;
             }
           }
-          await sleep(500);
+          await pause(500);
         }
       };
 
@@ -108,7 +107,7 @@ describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () =
           await sendOnce(accounts, { subject: `soak ${tick}` });
           polls.push(poll(check_id, Date.now() + 60_000));
         }
-        await sleep(Math.max(0, started + (tick + 1) * 1000 - Date.now()));
+        await pause(Math.max(0, started + (tick + 1) * 1000 - Date.now()));
       }
       await Promise.all(polls);
       samples.push({ at: Date.now() - started, ...sample(pid) });

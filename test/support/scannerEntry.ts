@@ -1,6 +1,7 @@
 // A scanner process for tests that kill it: runScanLoop over a dynalite the test owns, with the accounts the test
 // hands it, printing one JSON line per event so the test can tell where it is in a sweep.
 // Env: DYNAMODB_ENDPOINT, TABLE_NAME, ACCOUNTS_FILE, SCAN_INTERVAL_MS, LEASE_TTL_MS.
+
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { indexCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
@@ -10,6 +11,7 @@ import { systemClock } from '../../shared/domain/clock';
 import { accountEntrySchema } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
+import { pause } from './poll';
 import { StaticCredentialSource } from './StaticCredentialSource';
 import { FAST_TIMEOUTS } from './scanHarness';
 
@@ -56,5 +58,5 @@ for (;;) {
     },
   );
   emit({ event: 'loop-ended', ...report });
-  await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  await pause(intervalMs);
 }
