@@ -60,7 +60,12 @@ const api = (server: LocalServer) => {
 };
 
 interface UsageReport {
-  dynamo: { readUnits: number; writeUnits: number; reads: object; writes: object };
+  dynamo: {
+    readUnits: number;
+    writeUnits: number;
+    reads: Record<string, { calls: number; units: number }>;
+    writes: Record<string, { calls: number; units: number }>;
+  };
   scanner: { runs: number; runMs: number };
 }
 
@@ -138,6 +143,20 @@ const costBetween = (
     scannerLambda: scannerGbSeconds * PRICES.lambdaArmGbSecond + scannerRuns * PRICES.lambdaRequest,
   };
   const total = Object.values(dollars).reduce((sum, value) => sum + value, 0);
+  // Per operation, per check: which calls the units came from.
+  const operations = (kind: 'reads' | 'writes') =>
+    Object.fromEntries(
+      Object.entries(after.dynamo[kind]).map(([name, usage]) => {
+        const earlier = before.dynamo[kind][name] ?? { calls: 0, units: 0 };
+        return [
+          name,
+          {
+            calls: round((usage.calls - earlier.calls) / n),
+            units: round((usage.units - earlier.units) / n),
+          },
+        ];
+      }),
+    );
   return {
     dynamoReadUnits: round(readUnits),
     dynamoTableWriteUnits: round(tableWriteUnits),
@@ -152,6 +171,7 @@ const costBetween = (
       Object.entries(dollars).map(([name, value]) => [name, Number(value.toPrecision(3))]),
     ),
     totalDollars: Number(total.toPrecision(3)),
+    dynamoOperations: { reads: operations('reads'), writes: operations('writes') },
   };
 };
 
@@ -249,7 +269,6 @@ export const runDetectionBench = async (options: DetectionOptions) => {
         accountsPerCheck: accounts.length,
         perCheck: costBetween(before, after, await handlerTimings(server), options.costChecks),
         checkDurationMs: stats(runs),
-        dynamoOperations: { reads: after.dynamo.reads, writes: after.dynamo.writes, note: 'cumulative' },
         prices: PRICES,
         memoryMb: { api: API_GB * 1024, scanner: SCANNER_GB * 1024 },
         indexWriteFactor: INDEX_WRITE_FACTOR,
