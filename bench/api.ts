@@ -2,10 +2,12 @@
 // at 200 connections, and the handlers' own time apart from the HTTP adapter (the server's LOCAL_HANDLER_TIMING).
 // `npx tsx bench/api.ts [--duration 15] [--connections 200] [--steps 10,50]` prints the summary as JSON.
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request, type Result } from 'autocannon';
 import type { HandlerTimings } from '../shared/local/httpAdapter';
 import { HANDLER_TIMING_PATH } from '../shared/local/httpAdapter';
+import { spawnEntry } from '../test/support/process';
 import {
   type LocalServer,
   percentile,
@@ -34,6 +36,8 @@ export interface ApiBenchOptions {
   connectionSteps?: number[];
   /** Seconds of the one-connection phases that show a request's own cost without queueing (default 5; 0 skips). */
   serialSec?: number;
+  /** GET phases at these connection counts are each followed by the bare baseline's (default 10 and 200, issue 19). */
+  ratioConnections?: number[];
 }
 
 export interface LatencySummary {
@@ -70,10 +74,31 @@ export interface ApiBenchSummary {
   get: PhaseSummary;
   start: PhaseSummary;
   getSteps: PhaseSummary[];
+  /**
+   * GET p99 of the service next to a bare `node:http` server reading the same store (bench/bareServer.ts), each
+   * measured right after the other at the same connection count, in this run.
+   */
+  bareRatio: {
+    connections: number;
+    serviceP99Ms: number;
+    bareP99Ms: number;
+    ratio: number;
+    bare: PhaseSummary;
+  }[];
   goals: { getP99Ms: number; getP99Met: boolean; getErrorsMet: boolean; startErrorsMet: boolean };
 }
 
 const GOAL_P99_MS = 20;
+
+/** bench/bareServer.ts over the local server's store, in a process of its own. */
+const startBareServer = async (server: LocalServer) => {
+  const started = await spawnEntry(
+    join(import.meta.dirname, 'bareServer.ts'),
+    { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', BENCH_DATA_DIR: server.dataDir },
+    /bare server listening on (http:\/\/\S+)/,
+  );
+  return { url: started.match[1] as string, stop: () => started.stop() };
+};
 
 export const summariseSamples = (samples: number[]): LatencySummary & { count: number } => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -117,17 +142,21 @@ const START: Request[] = [{ method: 'POST', path: '/api/spam-check/start' }];
 /** Requests still in flight when autocannon stops finish within this; their timings are then taken too. */
 const SETTLE_MS = 500;
 
-/** Runs one phase and pairs autocannon's figures with the handler calls that began during it. */
+/**
+ * Runs one phase and pairs autocannon's figures with the handler calls that began during it; with `url`, against
+ * that server instead (the bare baseline, which has no handler timings).
+ */
 const measure = async (
   server: LocalServer,
   target: 'get' | 'start',
   requests: Request[],
   connections: number,
   durationSec: number,
+  url?: string,
 ): Promise<PhaseSummary> => {
   const began = Date.now();
   const result: Result = await autocannon({
-    url: server.baseUrl,
+    url: url ?? server.baseUrl,
     connections,
     duration: durationSec,
     timeout: 10,
@@ -136,9 +165,9 @@ const measure = async (
   });
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   // Calls that began before this phase (the tail of the previous one) are not this phase's.
-  const handler = (await takeHandlerTimings(server))[target]
-    .filter(([at]) => at >= began)
-    .map(([, ms]) => ms);
+  const handler = url
+    ? []
+    : (await takeHandlerTimings(server))[target].filter(([at]) => at >= began).map(([, ms]) => ms);
   return {
     connections,
     durationSec,
@@ -168,10 +197,24 @@ export const runApiBench = async (options: ApiBenchOptions = {}): Promise<ApiBen
   const serialSec = options.serialSec ?? 5;
   const stub = await startStubMailboxes(options.mailboxes ?? 5);
   const server = await startLocalServer(stub.accounts, { LOCAL_HANDLER_TIMING: '1' });
+  let bare: Awaited<ReturnType<typeof startBareServer>> | undefined;
   try {
     const ids: string[] = [];
     for (let index = 0; index < (options.seedChecks ?? 100); index++) ids.push(await startOne(server));
-    if (warmupSec > 0) await measure(server, 'get', rotatingGets(ids), connections, warmupSec);
+    bare = await startBareServer(server);
+    if (warmupSec > 0) {
+      await measure(server, 'get', rotatingGets(ids), connections, warmupSec);
+      await measure(server, 'get', rotatingGets(ids), connections, warmupSec, bare.url);
+    }
+    const bareAt = new Map<number, PhaseSummary>();
+    const bareAfter = async (phase: PhaseSummary) => {
+      if (bare && (options.ratioConnections ?? [10, 200]).includes(phase.connections))
+        bareAt.set(
+          phase.connections,
+          await measure(server, 'get', rotatingGets(ids), phase.connections, durationSec, bare.url),
+        );
+      return phase;
+    };
 
     const serial =
       serialSec > 0
@@ -182,8 +225,23 @@ export const runApiBench = async (options: ApiBenchOptions = {}): Promise<ApiBen
         : undefined;
     const getSteps: PhaseSummary[] = [];
     for (const step of options.connectionSteps ?? [10, 50])
-      getSteps.push(await measure(server, 'get', rotatingGets(ids), step, durationSec));
-    const get = await measure(server, 'get', rotatingGets(ids), connections, durationSec);
+      getSteps.push(await bareAfter(await measure(server, 'get', rotatingGets(ids), step, durationSec)));
+    const get = await bareAfter(await measure(server, 'get', rotatingGets(ids), connections, durationSec));
+    await bare.stop();
+    bare = undefined;
+    const bareRatio = [...getSteps, get].flatMap((phase) => {
+      const baseline = bareAt.get(phase.connections);
+      if (!baseline) return [];
+      return [
+        {
+          connections: phase.connections,
+          serviceP99Ms: phase.latencyMs.p99,
+          bareP99Ms: baseline.latencyMs.p99,
+          ratio: round(phase.latencyMs.p99 / Math.max(baseline.latencyMs.p99, 1)),
+          bare: baseline,
+        },
+      ];
+    });
     // Last: every start adds an active check that the in-process scanner then reads on each sweep.
     const start = await measure(server, 'start', START, connections, durationSec);
 
@@ -193,6 +251,7 @@ export const runApiBench = async (options: ApiBenchOptions = {}): Promise<ApiBen
       get,
       start,
       getSteps,
+      bareRatio,
       goals: {
         getP99Ms: GOAL_P99_MS,
         getP99Met: get.latencyMs.p99 <= GOAL_P99_MS,
@@ -204,6 +263,7 @@ export const runApiBench = async (options: ApiBenchOptions = {}): Promise<ApiBen
     process.stderr.write(`the local server printed:\n${server.output()}\n`);
     throw error;
   } finally {
+    await bare?.stop();
     await server.stop();
     await stub.imap.close();
   }

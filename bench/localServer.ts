@@ -23,6 +23,8 @@ export interface LocalServer {
   /** The key npm start printed on its first run (scope "default"). */
   key: string;
   pid: number;
+  /** The server's DATA_DIR: its dynalite publishes its endpoint there (dynalite.json), for the bare baseline. */
+  dataDir: string;
   output(): string;
   stop(): Promise<void>;
 }
@@ -131,6 +133,7 @@ export const startLocalServer = async (
     baseUrl: baseUrlOf() as string,
     key: keyOf() as string,
     pid: child.pid as number,
+    dataDir: join(dir, 'data'),
     output: () => text,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {

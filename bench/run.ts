@@ -14,6 +14,8 @@ const { values } = parseArgs({
     only: { type: 'string', multiple: true },
     checks: { type: 'string', default: '50' },
     'cost-checks': { type: 'string', default: '10' },
+    /** Checks of the waiting section, each running to the 5-minute timeout. */
+    'timeout-checks': { type: 'string', default: '1' },
     interval: { type: 'string', default: '1000' },
     'scale-accounts': { type: 'string', default: '200' },
     'scale-checks': { type: 'string', default: '1000' },
@@ -66,7 +68,7 @@ const main = async () => {
   const stamp = takeRunStamp();
   const results: Record<string, unknown> = {};
   const scaleAccounts = Number(values['scale-accounts']);
-  const needsStack = ['detection', 'sweep-cost', 'scale', 'shards', 'kill-restart'].some(wanted);
+  const needsStack = ['detection', 'waiting', 'sweep-cost', 'scale', 'shards', 'kill-restart'].some(wanted);
   if (needsStack) {
     say(`starting the mail stack in ${MAILSTACK_DIR} with ${scaleAccounts} extra users`);
     mailStack('start', scaleAccounts);
@@ -82,6 +84,16 @@ const main = async () => {
         accounts,
         checks: Number(values.checks),
         costChecks: Number(values['cost-checks']),
+        intervalMs: Number(values.interval),
+        progress: say,
+      });
+    }
+    if (wanted('waiting')) {
+      const { runWaitingBench } = await import('./detection');
+      // The detection accounts again; the last, a plain inbox, is the one that never receives.
+      results.waiting = await runWaitingBench({
+        accounts: passwordAccounts.slice(0, 20),
+        checks: Number(values['timeout-checks']),
         intervalMs: Number(values.interval),
         progress: say,
       });

@@ -191,23 +191,41 @@ export interface ShardOptions {
   shardSize: number;
   shardCounts: number[];
   checks?: number;
-  sweeps?: number;
+  /** Seconds each shard sweeps back to back once every shard is logged in (default 10). */
+  seconds?: number;
   progress?: (line: string) => void;
+}
+
+interface ShardReport {
+  steadyMs: number[];
+  steadyCpuMs: number[];
+  accounts: number;
+  accountSweeps: number;
+  elapsedMs: number;
+  readUnitsPerSweep: number;
+  failed: number;
 }
 
 /**
  * Weak scaling: `shardSize` accounts per shard, 1, 2, 4… shards, each a process of its own as each would be a Lambda
- * invocation of its own. Flat means the slowest shard's sweep stays where one shard's was.
+ * invocation of its own. Every shard logs in first; then all sweep back to back for the same seconds, started at once.
+ * Throughput is account sweeps per second over all shards together: N shards doing N times one shard's work in the
+ * same time give N×. Each shard's DynamoDB read units per sweep show what its listing reads.
  */
 export const runShardBench = async (options: ShardOptions) => {
   const say = options.progress ?? (() => undefined);
   const rows: {
     shards: number;
     accounts: number;
+    /** Account sweeps a second, all shards together, in the timed window. */
+    accountSweepsPerSec: number;
     slowestShardMedianMs: number;
     perShardMedianMs: number[];
     /** Each shard process's own CPU per sweep (median): flat when nothing shared grows with the shards. */
     slowestShardCpuMedianMs: number;
+    /** DynamoDB read units a shard spends per sweep (its listing of the active checks), the most of any shard. */
+    readUnitsPerSweep: number;
+    failed: number;
   }[] = [];
   for (const count of options.shardCounts) {
     const accounts = options.accounts.slice(0, count * options.shardSize);
@@ -233,31 +251,43 @@ export const runShardBench = async (options: ShardOptions) => {
               BENCH_TABLE: TABLE,
               BENCH_ACCOUNTS: accountsFile,
               BENCH_SHARD: JSON.stringify({ index, count }),
-              BENCH_SWEEPS: String(options.sweeps ?? 10),
+              BENCH_SECONDS: String(options.seconds ?? 10),
             },
-            stdio: ['ignore', 'pipe', 'inherit'],
+            stdio: ['pipe', 'pipe', 'inherit'],
           },
         );
         let output = '';
-        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        return once(child, 'exit').then(([code]) => {
-          if (code !== 0) throw new Error(`shard ${index}/${count} exited with ${code}`);
-          return JSON.parse(output) as {
-            steadyMs: number[];
-            steadyCpuMs: number[];
-            accounts: number;
-            failed: number;
-          };
+        let markReady: () => void = () => undefined;
+        const ready = new Promise<void>((resolve) => (markReady = resolve));
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.startsWith('ready\n')) markReady();
         });
+        const done = once(child, 'exit').then(([code]) => {
+          if (code !== 0) throw new Error(`shard ${index}/${count} exited with ${code}`);
+          return JSON.parse(output.slice('ready\n'.length)) as ShardReport;
+        });
+        return { child, ready, done };
       });
-      const reports = await Promise.all(workers);
+      // A worker that dies before it is ready fails the bench instead of leaving the others waiting.
+      await Promise.race([
+        Promise.all(workers.map((worker) => worker.ready)),
+        Promise.all(workers.map((worker) => worker.done)),
+      ]);
+      for (const worker of workers) worker.child.stdin.end('go\n');
+      const reports = await Promise.all(workers.map((worker) => worker.done));
       const perShard = reports.map((report) => Math.round(median(report.steadyMs)));
       rows.push({
         shards: count,
         accounts: accounts.length,
+        accountSweepsPerSec: round(
+          reports.reduce((sum, report) => sum + report.accountSweeps / (report.elapsedMs / 1000), 0),
+        ),
         slowestShardMedianMs: Math.max(...perShard),
         perShardMedianMs: perShard,
         slowestShardCpuMedianMs: round(Math.max(...reports.map((report) => median(report.steadyCpuMs)))),
+        readUnitsPerSweep: round(Math.max(...reports.map((report) => report.readUnitsPerSweep))),
+        failed: reports.reduce((sum, report) => sum + report.failed, 0),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -271,5 +301,9 @@ export const runShardBench = async (options: ShardOptions) => {
     shardSize: options.shardSize,
     rows,
     flatness: round(worst / Math.max(base, 1)),
+    /** The most shards' throughput over one shard's: N× is perfect scaling. */
+    speedup: round(
+      (rows.at(-1)?.accountSweepsPerSec ?? Number.NaN) / (rows[0]?.accountSweepsPerSec ?? Number.NaN),
+    ),
   };
 };

@@ -1,11 +1,15 @@
 // One scanner shard as its own process, standing in for one Lambda invocation: logs in to its share of the accounts,
-// then times `BENCH_SWEEPS` sweeps and prints them as JSON. Driven by bench/scale.ts.
+// says `ready`, waits for `go` on stdin (so every shard's timed part starts at once), then sweeps back to back for
+// BENCH_SECONDS and prints what it did as JSON: each sweep's time and CPU, the accounts it swept, and the DynamoDB
+// read units it spent (the listing). Driven by bench/scale.ts.
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { createScanner } from '../shared/composition/scanner';
 import { systemClock } from '../shared/domain/clock';
 import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
+import { UsageMeter } from '../shared/local/usage';
 import { createLogger } from '../shared/log';
 import { isShard } from '../shared/scanner/shards';
 import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
@@ -23,6 +27,8 @@ const main = async () => {
     (entry) => accountEntrySchema.parse(entry),
   );
   const client = createDocumentClient({ region: 'local', endpoint: env('BENCH_ENDPOINT') });
+  const meter = new UsageMeter();
+  meter.attach(client);
   const { scanner } = createScanner({
     client,
     tableName: env('BENCH_TABLE'),
@@ -31,10 +37,17 @@ const main = async () => {
     log: createLogger('shard', 'error', () => undefined),
     shard,
   });
+  let failedTicks = 0;
   const sweep = async () => {
     const began = performance.now();
     const cpu = process.cpuUsage();
-    const tick = await scanner.tick();
+    // A tick the store fails (dynalite timing out on a crowded machine) is a failed sweep of every account, counted
+    // and reported, not the end of the run.
+    const tick = await scanner.tick().catch((error: unknown) => {
+      process.stderr.write(`shard tick failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      failedTicks++;
+      return { started: [] };
+    });
     const sweeps = await Promise.all(tick.started);
     const used = process.cpuUsage(cpu);
     return {
@@ -46,19 +59,30 @@ const main = async () => {
     };
   };
   const first = await sweep();
+  process.stdout.write('ready\n');
+  process.stdin.setEncoding('utf8');
+  for (let said = ''; !said.includes('go'); ) said += String((await once(process.stdin, 'data'))[0]);
+  const readUnitsBefore = meter.report().readUnits;
+  const began = performance.now();
   const steady = [];
-  for (let run = 0; run < Number(env('BENCH_SWEEPS')); run++) steady.push(await sweep());
+  while (performance.now() - began < Number(env('BENCH_SECONDS')) * 1000) steady.push(await sweep());
+  const elapsedMs = performance.now() - began;
+  const readUnits = meter.report().readUnits - readUnitsBefore;
   await scanner.close();
   client.destroy();
   process.stdout.write(
-    JSON.stringify({
+    `${JSON.stringify({
       firstMs: first.ms,
       steadyMs: steady.map((run) => run.ms),
       steadyCpuMs: steady.map((run) => run.cpuMs),
       accounts: first.accounts,
-      failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0),
-    }),
+      accountSweeps: steady.reduce((sum, run) => sum + run.accounts, 0),
+      elapsedMs,
+      readUnitsPerSweep: readUnits / Math.max(steady.length, 1),
+      failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
+    })}\n`,
   );
+  process.exit(0);
 };
 
 main().catch((error: unknown) => {

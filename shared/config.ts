@@ -1,46 +1,42 @@
 // Owns reading configuration from the environment: validated once at load, failing with the variable's name.
+// zod's mini build (the same library, functional form): the API functions load this module at init, and the full
+// build's methods cost about 70 KB of bundle and 9 ms of CPU at a cold start (issue 19, BENCHMARKS.md).
 
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
 import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from './domain/authCache';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
 import { problemsOf } from './domain/problems';
 
-const logLevel = z.enum(['debug', 'info', 'warn', 'error']).default('info');
+// The mini build carries no messages of its own: the English ones name what is wrong with a setting.
+z.config(en());
+
+/** A whole number from the environment's text, within [min, max], `fallback` when unset. */
+const intSetting = (min: number, max: number, fallback: number) =>
+  z._default(z.coerce.number().check(z.int(), z.minimum(min), z.maximum(max)), fallback);
+const nonEmpty = () => z.string().check(z.minLength(1));
+
+const logLevel = z._default(z.enum(['debug', 'info', 'warn', 'error']), 'info');
 
 /** The API's own settings, the same wherever it runs (Lambda, npm start). */
 const apiSettings = {
   LOG_LEVEL: logLevel,
   /** Set by the Lambda runtime only: switches logs and metrics to Powertools. */
-  AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
+  AWS_LAMBDA_FUNCTION_NAME: z.optional(nonEmpty()),
   /** Checks one API key may start per minute; 0 turns the limit off. */
-  START_RATE_LIMIT_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000)
-    .default(DEFAULT_KEY_LIMITS.startsPerMinute),
+  START_RATE_LIMIT_PER_MINUTE: intSetting(0, 1_000_000, DEFAULT_KEY_LIMITS.startsPerMinute),
   /** Checks of one API key neither complete nor timed out at once; 0 turns the cap off. */
-  MAX_CHECKS_IN_FLIGHT_PER_KEY: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_IN_FLIGHT_CAP)
-    .default(DEFAULT_KEY_LIMITS.maxInFlight),
+  MAX_CHECKS_IN_FLIGHT_PER_KEY: intSetting(0, MAX_IN_FLIGHT_CAP, DEFAULT_KEY_LIMITS.maxInFlight),
   /** How long an API process trusts a key it has read (a revocation takes up to this long); 0 turns it off. */
-  AUTH_CACHE_TTL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_AUTH_CACHE_TTL_MS)
-    .default(DEFAULT_AUTH_CACHE_TTL_MS),
+  AUTH_CACHE_TTL_MS: intSetting(0, MAX_AUTH_CACHE_TTL_MS, DEFAULT_AUTH_CACHE_TTL_MS),
 };
 
 const apiEnv = z.object({
-  TABLE_NAME: z.string().min(1),
-  AWS_REGION: z.string().min(1),
-  DYNAMODB_ENDPOINT: z.url().optional(),
+  TABLE_NAME: nonEmpty(),
+  AWS_REGION: nonEmpty(),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
   ...apiSettings,
 });
 
@@ -53,30 +49,30 @@ export const DEFAULT_SCAN_SHARD_SIZE = 100;
 
 export class ConfigError extends Error {}
 
-export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
+export const parseEnv = <T extends z.ZodMiniType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
   throw new ConfigError(`invalid configuration in the environment: ${problemsOf(parsed.error).join('; ')}`);
 };
 
 /** How long a Gmail INBOX copy waits for its tab, wherever the scanner runs. */
-const tabGrace = z.coerce.number().int().min(0).max(ACTIVE_MS).default(DEFAULT_TAB_GRACE_MS);
+const tabGrace = intSetting(0, ACTIVE_MS, DEFAULT_TAB_GRACE_MS);
 
 const scanEnv = z.object({
-  TABLE_NAME: z.string().min(1),
-  AWS_REGION: z.string().min(1),
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  TABLE_NAME: nonEmpty(),
+  AWS_REGION: nonEmpty(),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  LOG_LEVEL: logLevel,
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
-  CREDENTIALS_SECRET_ID: z.string().min(1),
-  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(DEFAULT_SCAN_INTERVAL_MS),
+  CREDENTIALS_SECRET_ID: nonEmpty(),
+  SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
   /** Accounts one scanner invocation sweeps at most; beyond it the accounts are split across concurrent invocations. */
-  SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
+  SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
   /** Failed sweeps in a row after which an account is left out of new checks until it works again. */
-  UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
+  UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,
   /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */
-  AWS_LAMBDA_FUNCTION_NAME: z.string().min(1),
+  AWS_LAMBDA_FUNCTION_NAME: nonEmpty(),
 });
 
 export type ScanConfig = z.infer<typeof scanEnv>;
@@ -90,19 +86,19 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
  * are the embedded store's, known only once that runs), and the scanner's.
  */
 const localEnv = z.object({
-  HOST: z.string().default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATA_DIR: z.string().default('.data'),
-  LOCAL_CONFIG: z.string().default('config/local.json'),
+  HOST: z._default(z.string(), '127.0.0.1'),
+  PORT: intSetting(0, 65535, 3000),
+  DATA_DIR: z._default(z.string(), '.data'),
+  LOCAL_CONFIG: z._default(z.string(), 'config/local.json'),
   ...apiSettings,
-  SCAN_INTERVAL_MS: z.coerce.number().int().min(250).max(60_000).default(DEFAULT_SCAN_INTERVAL_MS),
-  SCAN_SHARD_SIZE: z.coerce.number().int().min(1).max(1000).default(DEFAULT_SCAN_SHARD_SIZE),
-  UNHEALTHY_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(DEFAULT_UNHEALTHY_AFTER),
+  SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
+  SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
+  UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,
   /** Benchmarks only: count DynamoDB request units and scanner loop time, printed as one JSON line on exit. */
-  LOCAL_USAGE_REPORT: z.enum(['0', '1']).default('0'),
+  LOCAL_USAGE_REPORT: z._default(z.enum(['0', '1']), '0'),
   /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */
-  LOCAL_HANDLER_TIMING: z.enum(['0', '1']).default('0'),
+  LOCAL_HANDLER_TIMING: z._default(z.enum(['0', '1']), '0'),
 });
 
 export type LocalSettings = z.infer<typeof localEnv>;
@@ -122,14 +118,15 @@ export interface CliSettings {
   apiKey: string | undefined;
 }
 
-const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+const setOrUndefined = (value: string | undefined) =>
+  value === undefined || value === '' ? undefined : value;
 
 export const loadCliSettings = (env: NodeJS.ProcessEnv = process.env): CliSettings => ({
-  awsRegion: nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION),
-  dataDir: nonEmpty(env.DATA_DIR) ?? '.data',
-  localConfig: nonEmpty(env.LOCAL_CONFIG) ?? 'config/local.json',
-  oauthClientSecret: nonEmpty(env.OAUTH_CLIENT_SECRET),
-  smtpPassword: nonEmpty(env.SMTP_PASSWORD),
-  serviceUrl: nonEmpty(env.INBOX_PLACEMENT_URL),
-  apiKey: nonEmpty(env.INBOX_PLACEMENT_API_KEY),
+  awsRegion: setOrUndefined(env.AWS_REGION) ?? setOrUndefined(env.AWS_DEFAULT_REGION),
+  dataDir: setOrUndefined(env.DATA_DIR) ?? '.data',
+  localConfig: setOrUndefined(env.LOCAL_CONFIG) ?? 'config/local.json',
+  oauthClientSecret: setOrUndefined(env.OAUTH_CLIENT_SECRET),
+  smtpPassword: setOrUndefined(env.SMTP_PASSWORD),
+  serviceUrl: setOrUndefined(env.INBOX_PLACEMENT_URL),
+  apiKey: setOrUndefined(env.INBOX_PLACEMENT_API_KEY),
 });

@@ -36,6 +36,7 @@ describe('the benchmarks, smoke-sized', () => {
       seedChecks: 3,
       serialSec: 1,
       connectionSteps: [2],
+      ratioConnections: [2, 4],
     });
     results.api = summary;
     const phases = [
@@ -55,6 +56,13 @@ describe('the benchmarks, smoke-sized', () => {
       expect(phase?.handlerMs.count).toBeGreaterThanOrEqual(phase?.requests ?? Number.NaN);
     }
     expect(summary.goals).toMatchObject({ getErrorsMet: true, startErrorsMet: true });
+    // The bare node:http baseline ran right after each GET phase named, over the same checks, without errors.
+    expect(summary.bareRatio.map((row) => row.connections)).toEqual([2, 4]);
+    for (const row of summary.bareRatio) {
+      expect(row.bare.requests).toBeGreaterThan(0);
+      expect(row.bare).toMatchObject({ errors: 0, non2xx: 0 });
+      expect(row.ratio).toBe(Math.round((row.serviceP99Ms / Math.max(row.bareP99Ms, 1)) * 100) / 100);
+    }
   }, 60_000);
 
   it('runs the load test: starts and polls mixed, nothing lost', async () => {
@@ -98,7 +106,7 @@ describe('the benchmarks, smoke-sized', () => {
     const sections = new Set(Object.keys(results));
     expect([...sections].sort()).toEqual(['api', 'coldStart', 'load', 'properties']);
     const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
-    expect(rows).toHaveLength(6);
+    expect(rows).toHaveLength(7);
     for (const row of rows) expect(row.measured, row.goal).not.toMatch(/NaN|undefined|n\/a|not run/);
   });
 });

@@ -71,6 +71,15 @@ describe('a synth with bundling', () => {
     }
   });
 
+  it("gives the API functions zod's mini build only: the full build's methods cost their cold start (issue 19)", () => {
+    for (const bundle of bundles.filter((b) => b.name !== 'scanner')) {
+      // A method only the full build defines on every schema.
+      expect(bundle.code.includes('superRefine'), bundle.name).toBe(false);
+    }
+    // The scanner's account schemas still use the full build, so the probe does find it where it is.
+    expect(bundles.find((b) => b.name === 'scanner')?.code.includes('superRefine')).toBe(true);
+  });
+
   it('ships a source map without the sources', () => {
     for (const bundle of bundles) {
       const mapFile = join(bundle.dir, 'index.mjs.map');

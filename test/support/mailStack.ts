@@ -14,6 +14,8 @@ import { accountEntrySchema } from '../../shared/local/localConfig';
 export const MAILSTACK_DIR = process.env.MAILSTACK_DIR ?? '/tmp/inbox-placement-mailstack';
 export const EXTRA_USERS = 12;
 export const SMTP = { host: '127.0.0.1', port: 2525 };
+/** Dovecot's LMTP listener (scripts/mail-stack.sh LMTP_PORT), where Postfix hands mail over. */
+export const LMTP = { host: '127.0.0.1', port: 2424 };
 
 /** The category each fixed account of the stack reports for one message carrying GTUBE (see the README's table). */
 export const GTUBE_CATEGORIES = {
@@ -76,6 +78,32 @@ export const sendOnce = async (
   });
   if (info.rejected.length > 0) throw new Error(`Postfix rejected ${info.rejected.join(', ')}`);
   return Date.now();
+};
+
+const lmtpTransport = nodemailer.createTransport({ ...LMTP, lmtp: true, secure: false, ignoreTLS: true });
+
+/**
+ * Hands one copy to Dovecot's LMTP for each address, each in a transaction of its own as Postfix does (Dovecot writes
+ * Delivered-To only for a single recipient), all at once; resolves with the time each delivery returned.
+ */
+export const deliverLmtp = async (
+  addresses: string[],
+  options: { subject?: string; text?: string } = {},
+): Promise<Map<string, number>> => {
+  const delivered = await Promise.all(
+    addresses.map(async (address) => {
+      const info = await lmtpTransport.sendMail({
+        from: 'Sender <sender@example.com>',
+        to: 'undisclosed-recipients:;',
+        envelope: { from: 'sender@example.com', to: [address] },
+        subject: options.subject ?? 'Inbox placement test',
+        text: options.text ?? 'Hello from the test suite.',
+      });
+      if (info.rejected.length > 0) throw new Error(`Dovecot LMTP rejected ${address}`);
+      return [address, Date.now()] as const;
+    }),
+  );
+  return new Map(delivered);
 };
 
 /** A logged-in IMAP client of a password account of the stack; a dropped connection is the caller's to notice. */
