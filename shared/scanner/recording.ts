@@ -46,7 +46,7 @@ export class Recorder {
 
   /** Tells the events of a copy recorded (or found recorded) by `placement`. */
   placed(
-    { checkId, message, category, verdict }: AttributedCopy,
+    { checkId, message, category, verdict, evidence }: AttributedCopy,
     { email, provider }: { email: string; provider: string },
     path: string,
     outcome: RecordOutcome,
@@ -61,6 +61,7 @@ export class Recorder {
       deliveredAt: message.internalDate,
       recordedAt: this.deps.clock.now(),
       ...(verdict ? { providerVerdict: verdict } : {}),
+      ...(evidence ? { auth: evidence.auth } : {}),
     });
   }
 

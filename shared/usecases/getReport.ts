@@ -1,7 +1,13 @@
 // Owns the placement report (GET /api/spam-check/{check_id}/report, an addition): the check as get reads it, with
 // why each copy landed where it did, from what the scanner kept with each result. Same 404s as get.
 import type { Principal } from '../domain/apiKey';
-import { CATEGORIES, type Category, isInbox } from '../domain/categories';
+import {
+  CATEGORIES,
+  type Category,
+  isInbox,
+  type PlacementClass,
+  placementClassOf,
+} from '../domain/categories';
 import { type Check, isExpired, statusOf } from '../domain/check';
 import { isCheckId } from '../domain/checkId';
 import type { Clock } from '../domain/clock';
@@ -33,8 +39,8 @@ const accountOf = (check: Check, email: string, category: Category): ReportAccou
   };
 };
 
-const placementOf = (category: Category): keyof Omit<ProviderSummary, 'total' | 'received'> | undefined =>
-  category === 'pending' ? undefined : isInbox(category) ? 'inbox' : category === 'spam' ? 'spam' : 'other';
+const placementOf = (category: Category): PlacementClass | undefined =>
+  category === 'pending' ? undefined : placementClassOf(category);
 
 export const reportOf = (check: Check, now: number): PlacementReport => {
   const status = statusOf(check, now);
