@@ -60,8 +60,9 @@ const pairsOf = (value: string): Map<string, string> => {
 
 /**
  * Microsoft's anti-spam headers as its "Anti-spam message headers" page documents them: SCL -1 to 9 (5 and 6 spam,
- * 9 high confidence spam: the threshold is 5), SFV:SPM spam and SFV:NSPM not spam (other SFV values say filtering
- * was skipped: no verdict), CAT the protection policy applied, BCL the bulk complaint level.
+ * 9 high confidence spam: the threshold is 5), SFV:SPM spam, SFV:SKS marked spam before filtering (a mail flow rule),
+ * SFV:NSPM not spam (other SFV values say filtering was skipped for a list or a rule: no verdict), CAT the protection
+ * policy applied, BCL the bulk complaint level.
  */
 export const microsoftVerdict = (
   forefront: string | undefined,
@@ -81,7 +82,7 @@ export const microsoftVerdict = (
     filter: 'microsoft',
     score: scl !== null && scl >= -1 && scl <= 9 ? scl : null,
     threshold: 5,
-    verdict: sfv === 'SPM' ? 'spam' : sfv === 'NSPM' ? 'ham' : null,
+    verdict: sfv === 'SPM' || sfv === 'SKS' ? 'spam' : sfv === 'NSPM' ? 'ham' : null,
     rules: rulesOf(rules),
   };
 };

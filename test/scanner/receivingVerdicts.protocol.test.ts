@@ -152,6 +152,13 @@ describe('Outlook.com copy', () => {
     });
   });
 
+  it('reads SFV:SKS (spam by a mail flow rule) as spam and a skipped filter (SKN: safe-listed) as no verdict', () => {
+    const verdictOf = (sfv: string) =>
+      evidenceOf(block(outlook(-1, sfv, 'NONE', 0)), DELIVERED, presetTrust('outlook')).spam;
+    expect(verdictOf('SKS')).toMatchObject({ verdict: 'spam', score: -1 });
+    expect(verdictOf('SKN')).toMatchObject({ verdict: null, rules: ['SFV:SKN', 'CAT:NONE', 'BCL:0'] });
+  });
+
   it("takes nothing when the topmost results header names an authserv-id (it is not Microsoft's form)", () => {
     const lines = ['Authentication-Results: mx.example.net; dkim=pass', ...outlook(1, 'NSPM', 'NONE', 0)];
     expect(evidenceOf(block(lines), DELIVERED, presetTrust('outlook')).auth).toBeNull();
