@@ -1,4 +1,5 @@
-// Lambda for GET /api/spam-check/{check_id}: reads a check of the caller's scope.
+// Lambda for GET /api/spam-check/{check_id} (a check of the caller's scope) and GET …/{check_id}/report (its
+// placement report, an addition).
 
 import { apiDeps } from '../shared/composition/apiDeps';
 import { createGetHandler } from '../shared/http/handlers';

@@ -60,11 +60,21 @@ export class ServiceApi extends Construct {
       defaultIntegration: new HttpLambdaIntegration('Fallback', props.fallback),
     });
 
+    // One integration per function: the get function serves the check and its placement report.
+    const integrations = new Map<RouteFunction, HttpLambdaIntegration>();
+    const integrationOf = (name: RouteFunction): HttpLambdaIntegration => {
+      let integration = integrations.get(name);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`${name}Integration`, props.routes[name]);
+        integrations.set(name, integration);
+      }
+      return integration;
+    };
     for (const route of ROUTES) {
       const [routeConstruct] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.function}Integration`, props.routes[route.function]),
+        integration: integrationOf(route.function),
       });
       if (routeConstruct)
         Validations.of(routeConstruct).acknowledge({ id: 'AwsSolutions-APIG4', reason: AUTH_IN_HANDLER });

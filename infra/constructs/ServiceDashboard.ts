@@ -104,6 +104,25 @@ export class ServiceDashboard extends Construct {
       ),
     );
 
+    this.dashboard.addWidgets(
+      new TextWidget({ markdown: '## Placement and authentication, by provider', width: 24, height: 1 }),
+    );
+    this.dashboard.addWidgets(
+      graph('Inbox rate by provider (share of received copies)', [serviceSearch('placedInbox', 'Average')], {
+        leftYAxis: { min: 0, max: 1 },
+      }),
+      graph(
+        'Spam and other rate by provider',
+        [serviceSearch('placedSpam', 'Average'), serviceSearch('placedOther', 'Average')],
+        { leftYAxis: { min: 0, max: 1 } },
+      ),
+      graph(
+        "Authentication failures by method (receiving side's own results)",
+        [serviceSearch('authFail', 'Sum')],
+        { right: [serviceSearch('authPass', 'Sum')] },
+      ),
+    );
+
     this.dashboard.addWidgets(new TextWidget({ markdown: '## Mailboxes (scanner)', width: 24, height: 1 }));
     const alarmLine: HorizontalAnnotation = {
       value: props.imapFailureThreshold,

@@ -26,3 +26,9 @@ export const isCategory = (value: string): value is Category =>
 
 export const isDetectedCategory = (value: string): value is DetectedCategory =>
   value !== 'pending' && isCategory(value);
+
+/** Where a received copy counts in the placement report and its metrics: the Inbox, spam, or elsewhere. */
+export type PlacementClass = 'inbox' | 'spam' | 'other';
+
+export const placementClassOf = (category: DetectedCategory): PlacementClass =>
+  isInbox(category) ? 'inbox' : category === 'spam' ? 'spam' : 'other';

@@ -1,6 +1,7 @@
 // Owns the check: what it holds, how its status follows from it and a clock, and how it is shown to clients.
 import type { Category } from './categories';
 import { ACTIVE_MS, RETENTION_MS } from './limits';
+import type { RecordedDetails } from './ports';
 
 export type CheckStatus = 'pending' | 'complete' | 'timeout';
 
@@ -17,14 +18,25 @@ export interface Check {
   /** One entry per test account, in the order the addresses were handed out. */
   results: AccountResult[];
   received: number;
+  /** Each account's provider preset name, as registered when the check started (for the placement report). */
+  providers?: Readonly<Record<string, string>> | undefined;
+  /** What was recorded with each received account's result (for the placement report), by email. */
+  details?: Readonly<Record<string, RecordedDetails>> | undefined;
 }
 
-export const newCheck = (checkId: string, scope: string, emails: readonly string[], now: number): Check => ({
+export const newCheck = (
+  checkId: string,
+  scope: string,
+  emails: readonly string[],
+  now: number,
+  providers?: Readonly<Record<string, string>>,
+): Check => ({
   checkId,
   scope,
   createdAt: now,
   results: emails.map((email) => ({ email, category: 'pending' })),
   received: 0,
+  ...(providers ? { providers } : {}),
 });
 
 export const totalOf = (check: Check): number => check.results.length;

@@ -4,6 +4,7 @@ import type { ApiKey } from './apiKey';
 import type { DetectedCategory } from './categories';
 import type { Check } from './check';
 import type { CheckProgress, InFlightEntry } from './keyLimits';
+import type { AuthVerdict, SpamVerdict } from './report';
 
 export interface CheckStore {
   /** Creates the check once; throws ConflictError if its id is already taken. */
@@ -39,11 +40,25 @@ export interface AccountRegistry {
   remove(email: string): Promise<void>;
 }
 
-/** Kept with a result for diagnosis, never shown by the API (the spec's AccountResult has two fields). */
+/**
+ * Kept with a result: never shown by the spec's get (its AccountResult has two fields), shown by the placement report.
+ * Every field is bounded (see shared/scanner/evidence.ts), so a check's item stays small.
+ */
 export interface PlacementDetails {
   folder?: string | undefined;
   /** The provider's own verdict where it stamps one (Outlook's X-Microsoft-Antispam-Mailbox-Delivery). */
   providerVerdict?: string | undefined;
+  /** IMAP INTERNALDATE, ms since the epoch. */
+  deliveredAt?: number | undefined;
+  /** The copy's Date header, ms since the epoch. */
+  sentAt?: number | undefined;
+  auth?: AuthVerdict | null | undefined;
+  spam?: SpamVerdict | null | undefined;
+}
+
+/** A recorded result's details as stored, with when it was recorded. */
+export interface RecordedDetails extends PlacementDetails {
+  recordedAt?: number | undefined;
 }
 
 export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';

@@ -12,7 +12,8 @@ export interface AuthVerdict {
   dkim: AuthResult | null;
   dmarc: AuthResult | null;
   arc: AuthResult | null;
-  authserv_id: string;
+  /** The receiving side's authserv-id; null where it writes none (Microsoft: its own header is the topmost one). */
+  authserv_id: string | null;
 }
 
 /** The receiving spam filter's own verdict (SpamAssassin's X-Spam-Status, Microsoft's SCL/SFV/BCL, …). */

@@ -1,22 +1,26 @@
-// Owns the three API handlers over their dependencies: Lambda's functions/*.ts export them built over the production
+// Owns the three API handlers (get also serves the placement report) over their dependencies: Lambda's functions/*.ts export them built over the production
 // wiring, npm start and the tests build them over their own. One place, so every way of running serves the same code.
 
 import { getCheck } from '../usecases/getCheck';
+import { getReport } from '../usecases/getReport';
 import { startCheck } from '../usecases/startCheck';
 import { authenticatedApi, publicApi } from './apiHandler';
 import type { ApiDeps } from './deps';
 import { MethodNotAllowedError, RouteNotFoundError } from './errors';
-import { allowedMethods } from './routes';
+import { allowedMethods, REPORT_ROUTE, routeKeyOf } from './routes';
 
 /** POST /api/spam-check/start: starts a check for the caller's scope. */
 export const createStartHandler = (deps: ApiDeps) =>
   authenticatedApi(deps, (_event, principal) => startCheck(deps, principal));
 
-/** GET /api/spam-check/{check_id}: reads a check of the caller's scope. */
+/** GET /api/spam-check/{check_id}: reads a check of the caller's scope; with `/report`, its placement report. */
 export const createGetHandler = (deps: ApiDeps) =>
-  authenticatedApi(deps, (event, principal) =>
-    getCheck(deps, principal, event.pathParameters?.check_id ?? ''),
-  );
+  authenticatedApi(deps, (event, principal) => {
+    const checkId = event.pathParameters?.check_id ?? '';
+    return event.routeKey === routeKeyOf(REPORT_ROUTE)
+      ? getReport(deps, principal, checkId)
+      : getCheck(deps, principal, checkId);
+  });
 
 /** API Gateway's $default route: unknown paths and wrong methods get JSON errors, never a gateway page. */
 export const createFallbackHandler = (deps: Pick<ApiDeps, 'log'>) =>

@@ -9,9 +9,17 @@ export interface Route {
   function: RouteFunction;
 }
 
+/** The placement report (an addition): served by the get function, which tells it apart by its route key. */
+export const REPORT_ROUTE: Route = {
+  method: 'GET',
+  path: '/api/spam-check/{check_id}/report',
+  function: 'get',
+};
+
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/api/spam-check/start', function: 'start' },
   { method: 'GET', path: '/api/spam-check/{check_id}', function: 'get' },
+  REPORT_ROUTE,
 ];
 
 export const routeKeyOf = (route: Route): string => `${route.method} ${route.path}`;

@@ -10,6 +10,7 @@ import type { DetectedCategory } from '../domain/categories';
 import { EVIDENCE_HEADERS, type EvidenceHeader } from '../domain/envelopeEvidence';
 import { InvalidInputError } from '../domain/errors';
 import type { MailboxServer } from '../domain/mailboxServer';
+import type { ReceivingTrust } from '../domain/receivingTrust';
 
 export { type MsDelivery, msDeliveryOf } from './msDelivery';
 
@@ -51,6 +52,11 @@ export interface ProviderQuirks {
    * from its To and Cc, so a BCC copy there cannot be attributed: send with the tagged addresses in To.
    */
   envelopeEvidence: Quirk<readonly EvidenceHeader[]>;
+  /**
+   * Which Authentication-Results headers and which spam-filter header the provider writes itself (the placement
+   * report reads only those); an account entry's `authservIds` and `spamFilters` replace it.
+   */
+  receiving: Quirk<ReceivingTrust>;
 }
 
 export interface OAuth2Settings {
@@ -102,6 +108,11 @@ const EVIDENCE_UNCONFIRMED = (note: string): Quirk<readonly EvidenceHeader[]> =>
   confidence: 'unconfirmed',
   note,
 });
+const MICROSOFT_RECEIVING: Quirk<ReceivingTrust> = {
+  value: { auth: { ids: [], unnamedTopmost: true }, spamFilters: ['microsoft'] },
+  confidence: 'documented',
+  note: 'Microsoft Learn "Anti-spam message headers": Authentication-results with no authserv-id (spf=, dkim=, dmarc=, compauth=), recognised as the topmost one; X-Forefront-Antispam-Report SCL/SFV/CAT and X-Microsoft-Antispam BCL',
+};
 const NOT_OAUTH: Source = { confidence: 'third-party', note: 'no OAuth2 for IMAP open to third-party apps' };
 
 // Exchange (Outlook.com and Microsoft 365 alike) answers CAPABILITY without SPECIAL-USE
@@ -152,6 +163,11 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
         confidence: 'third-party',
         note: 'Delivered-To with the plus tag, topmost, on every copy; mx.google.com Received headers add for <address> (public header samples)',
       },
+      receiving: {
+        value: { auth: { ids: ['mx.google.com'] }, spamFilters: [] },
+        confidence: 'third-party',
+        note: 'Authentication-Results: mx.google.com; … in Google help pages and every public sample; Gmail documents no spam-score header',
+      },
     },
     sources: {
       imap: { confidence: 'documented', note: "Google's IMAP page: imap.gmail.com:993, SSL required" },
@@ -195,6 +211,7 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       envelopeEvidence: EVIDENCE_UNCONFIRMED(
         'no Delivered-To seen in public samples and Microsoft documents none; Received lines seen without for <…>: expect To/Cc only, check with the probe',
       ),
+      receiving: MICROSOFT_RECEIVING,
     },
     sources: {
       imap: {
@@ -238,6 +255,7 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       envelopeEvidence: EVIDENCE_UNCONFIRMED(
         'no Delivered-To seen in public samples and Microsoft documents none; Received lines seen without for <…>: expect To/Cc only, check with the probe',
       ),
+      receiving: MICROSOFT_RECEIVING,
     },
     sources: {
       imap: { confidence: 'third-party', note: 'outlook.office365.com:993 in captures and client guides' },
@@ -282,6 +300,11 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       envelopeEvidence: EVIDENCE_UNCONFIRMED(
         'old public samples carry X-Apparently-To (not read: not documented, not seen lately); nothing current found: check with the probe',
       ),
+      receiving: {
+        value: { auth: { ids: ['.yahoo.com'] }, spamFilters: [] },
+        confidence: 'third-party',
+        note: 'public samples name the receiving host (atlas-production.v2-mail-prod1-gq1.omega.yahoo.com, …): any id ending .yahoo.com; Yahoo documents no spam-score header',
+      },
     },
     sources: {
       imap: { confidence: 'third-party', note: 'imap.mail.yahoo.com:993 SSL in every client guide found' },
@@ -322,6 +345,11 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       envelopeEvidence: EVIDENCE_UNCONFIRMED(
         'runs on Yahoo Mail: as Yahoo, nothing current found; check with the probe',
       ),
+      receiving: {
+        value: { auth: { ids: [] }, spamFilters: [] },
+        confidence: 'unconfirmed',
+        note: "no AOL sample found: nothing trusted; set the account's authservIds once a copy shows them",
+      },
     },
     sources: {
       imap: { confidence: 'third-party', note: 'imap.aol.com:993 SSL in client guides' },
@@ -362,6 +390,14 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       envelopeEvidence: EVIDENCE_UNCONFIRMED(
         'no public header sample or documentation found: check with the probe',
       ),
+      receiving: {
+        value: {
+          auth: { ids: ['spf.icloud.com', 'dkim-verifier.icloud.com', 'dmarc.icloud.com', 'arc.icloud.com'] },
+          spamFilters: [],
+        },
+        confidence: 'third-party',
+        note: 'public samples: one Authentication-Results per method (spf.icloud.com, dkim-verifier.icloud.com, dmarc.icloud.com); Apple documents none',
+      },
     },
     sources: {
       imap: {
@@ -401,6 +437,11 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
         value: EVIDENCE_HEADERS,
         confidence: 'documented',
         note: 'depends on the server: Dovecot LMTP writes Delivered-To and Received for <…> on single-recipient deliveries, Postfix X-Original-To on local ones',
+      },
+      receiving: {
+        value: { auth: { ids: [] }, spamFilters: [] },
+        confidence: 'unconfirmed',
+        note: 'depends on the server: nothing trusted unless the account names its authservIds and spamFilters',
       },
     },
     sources: {

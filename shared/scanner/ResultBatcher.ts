@@ -8,7 +8,7 @@ import type { ResultStore } from './ports';
 
 /** How long the first result of a check waits for others of the same tick. */
 export const BATCH_WINDOW_MS = 15;
-/** Well inside DynamoDB's 4 KB expression limit, with the attribute names of a full result each. */
+/** Well inside DynamoDB's 4 KB expression limit: each account's result is one placeholder, whatever it holds. */
 export const MAX_BATCH = 25;
 
 interface Waiting {

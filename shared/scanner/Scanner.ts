@@ -172,7 +172,15 @@ export class Scanner {
         report.foldersRead++;
         report.messagesFetched += read.messages.length;
         const messages = this.tabs.unread(email, folder.path, read.messages);
-        const found = await attribute(email, session, folder.category, messages, folder.path, evidence);
+        const found = await attribute(
+          email,
+          session,
+          folder.category,
+          messages,
+          folder.path,
+          evidence,
+          credentials.trust,
+        );
         const waited = this.tabs.decide(email, folder.path, found.untabbed, read.cursor, clock.now(), (id) =>
           this.plan.createdAtOf(id),
         );

@@ -2,7 +2,9 @@
 
 import type { DetectedCategory } from '../domain/categories';
 import type { EvidenceHeader } from '../domain/envelopeEvidence';
+import type { ReceivingTrust } from '../domain/receivingTrust';
 import { type MsDelivery, msDeliveryOf } from '../providers/msDelivery';
+import { type CopyEvidence, evidenceOf } from './evidence';
 import { headerBlockOf, MS_DELIVERY_HEADER, valueInBlock } from './headers';
 import type { FetchedHeaders, MailboxSession } from './ports';
 import { tagsInBlock } from './recipients';
@@ -13,6 +15,8 @@ export interface AttributedCopy {
   category: DetectedCategory;
   /** Outlook's own verdict, where the copy carries one. */
   verdict?: MsDelivery;
+  /** What the copy says about why it landed there, for the placement report. */
+  evidence?: CopyEvidence;
 }
 
 /** Whether Outlook's stamp says otherwise than the folder the copy is in. */
@@ -32,6 +36,7 @@ export const attribute = async (
   messages: FetchedHeaders[],
   path: string,
   evidence?: readonly EvidenceHeader[],
+  trust?: ReceivingTrust,
 ): Promise<{ copies: AttributedCopy[]; untabbed: AttributedCopy[] }> => {
   const tagged = messages.flatMap((message) => {
     const block = headerBlockOf(message.headers);
@@ -39,6 +44,15 @@ export const attribute = async (
       ? []
       : [...tagsInBlock(block, email, evidence)].map((checkId) => ({ checkId, message, block }));
   });
+  const evidenceByUid = new Map<number, CopyEvidence>();
+  const evidenceOfCopy = (message: FetchedHeaders, block: string): CopyEvidence => {
+    let found = evidenceByUid.get(message.uid);
+    if (!found) {
+      found = evidenceOf(block, message.internalDate, trust);
+      evidenceByUid.set(message.uid, found);
+    }
+    return found;
+  };
   const byTab = session.gmail && folderCategory === 'primary';
   const tabs: ReadonlyMap<number, DetectedCategory> =
     byTab && tagged.length > 0
@@ -50,7 +64,13 @@ export const attribute = async (
     const verdict = msDeliveryOf(valueInBlock(block, MS_DELIVERY_HEADER));
     const tab = tabs.get(message.uid);
     const category = byTab ? (tab ?? 'unknown') : folderCategory;
-    const copy = { checkId, message, category, ...(verdict ? { verdict } : {}) };
+    const copy = {
+      checkId,
+      message,
+      category,
+      ...(verdict ? { verdict } : {}),
+      evidence: evidenceOfCopy(message, block),
+    };
     (byTab && tab === undefined ? untabbed : copies).push(copy);
   }
   return { copies, untabbed };

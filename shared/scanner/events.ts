@@ -2,6 +2,7 @@
 
 import type { DetectedCategory } from '../domain/categories';
 import type { RecordOutcome } from '../domain/ports';
+import type { AuthVerdict } from '../domain/report';
 import type { MsDelivery } from '../providers/msDelivery';
 import type { SettledCheck } from './ports';
 
@@ -32,6 +33,8 @@ export interface Placement {
   recordedAt: number;
   /** Outlook's X-Microsoft-Antispam-Mailbox-Delivery verdict, where the copy carries one. */
   providerVerdict?: MsDelivery;
+  /** The receiving side's own authentication results, where the account trusts a header the copy carries. */
+  auth?: AuthVerdict | null;
 }
 
 export interface TickReport {

@@ -20,8 +20,22 @@ export const ADDRESSED_HEADERS = ['to', 'cc'] as const;
 /** Outlook's own verdict on a delivered copy (`dest:I` inbox, `dest:J` junk), recorded next to the folder. */
 export const MS_DELIVERY_HEADER = 'x-microsoft-antispam-mailbox-delivery';
 
-/** What the scanner fetches of each new message: the recipient headers and the provider's verdict. */
-export const FETCHED_HEADERS = [...EVIDENCE_HEADERS, ...ADDRESSED_HEADERS, MS_DELIVERY_HEADER] as const;
+/** What the placement report reads besides: when it was sent, and the receiving side's own verdicts. */
+export const REPORT_HEADERS = [
+  'date',
+  'authentication-results',
+  'x-spam-status',
+  'x-forefront-antispam-report',
+  'x-microsoft-antispam',
+] as const;
+
+/** What the scanner fetches of each new message: the recipient headers, the provider's verdicts, the report's. */
+export const FETCHED_HEADERS = [
+  ...EVIDENCE_HEADERS,
+  ...ADDRESSED_HEADERS,
+  MS_DELIVERY_HEADER,
+  ...REPORT_HEADERS,
+] as const;
 
 /**
  * The header block as text (latin1 for bytes, so 8-bit junk cannot turn into something else), or undefined when too

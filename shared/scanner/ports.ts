@@ -2,6 +2,7 @@
 import type { DetectedCategory } from '../domain/categories';
 import type { MailboxServer } from '../domain/mailboxServer';
 import type { CheckStore, PlacementDetails } from '../domain/ports';
+import type { ReceivingTrust } from '../domain/receivingTrust';
 import type { FolderInfo } from './folders';
 
 export type { MailboxServer };
@@ -32,6 +33,8 @@ export interface MailboxCredentials {
   auth: MailboxAuth;
   /** Folder name -> category, overriding discovery. */
   folders: Readonly<Record<string, DetectedCategory>>;
+  /** Whose verdict headers the placement report believes; none when absent. */
+  trust?: ReceivingTrust | undefined;
 }
 
 export interface CredentialSource {

@@ -27,7 +27,7 @@ export class Recorder {
 
   /** Records one attributed copy, once per check and account; returns the store's outcome. */
   async placement(copy: AttributedCopy, email: string, path: string): Promise<RecordOutcome> {
-    const { checkId, category, verdict } = copy;
+    const { checkId, category, verdict, evidence } = copy;
     if (verdict && disagrees(verdict, category)) {
       // The folder decides the category; a mismatch with Outlook's own stamp is worth a look, not a correction.
       this.deps.log.warn('provider verdict disagrees with the folder', {
@@ -37,12 +37,16 @@ export class Recorder {
         verdict,
       });
     }
-    return this.results.record(checkId, email, category, { folder: path, providerVerdict: verdict });
+    return this.results.record(checkId, email, category, {
+      folder: path,
+      providerVerdict: verdict,
+      ...evidence,
+    });
   }
 
   /** Tells the events of a copy recorded (or found recorded) by `placement`. */
   placed(
-    { checkId, message, category, verdict }: AttributedCopy,
+    { checkId, message, category, verdict, evidence }: AttributedCopy,
     { email, provider }: { email: string; provider: string },
     path: string,
     outcome: RecordOutcome,
@@ -57,6 +61,7 @@ export class Recorder {
       deliveredAt: message.internalDate,
       recordedAt: this.deps.clock.now(),
       ...(verdict ? { providerVerdict: verdict } : {}),
+      ...(evidence ? { auth: evidence.auth } : {}),
     });
   }
 

@@ -8,7 +8,12 @@ export const SERVICE_DIMENSION = 'service';
 
 export const SERVICES = { api: 'api', scan: 'scan' } as const;
 
-export const DIMENSIONS = { category: 'Category', provider: 'Provider', account: 'Account' } as const;
+export const DIMENSIONS = {
+  category: 'Category',
+  provider: 'Provider',
+  account: 'Account',
+  method: 'Method',
+} as const;
 
 export interface MetricSpec {
   name: string;
@@ -47,6 +52,46 @@ export const METRICS = {
     service: 'scan',
     dimension: 'Provider',
     description: 'Tagged copies placed, by provider',
+  },
+  // Each recorded copy emits all three placement metrics, 1 where it landed and 0 elsewhere: the Average by provider
+  // is the share of received copies (inbox rate), the Sum the count.
+  placedInbox: {
+    name: 'PlacedInbox',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Provider',
+    description:
+      'Recorded copies in the Inbox (primary, updates): 1, else 0; Average = inbox rate, by provider',
+  },
+  placedSpam: {
+    name: 'PlacedSpam',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Provider',
+    description: 'Recorded copies in spam: 1, else 0; Average = spam rate, by provider',
+  },
+  placedOther: {
+    name: 'PlacedOther',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Provider',
+    description:
+      'Recorded copies elsewhere (promotions, social, forums, trash, unknown): 1, else 0, by provider',
+  },
+  authPass: {
+    name: 'AuthPass',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Method',
+    description: "Recorded copies whose receiving side's own results say pass, by method (SPF, DKIM, DMARC)",
+  },
+  authFail: {
+    name: 'AuthFail',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Method',
+    description:
+      "Recorded copies whose receiving side's own results say fail, softfail or permerror, by method (SPF, DKIM, DMARC)",
   },
   detectionLatency: {
     name: 'DetectionLatency',

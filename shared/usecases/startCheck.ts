@@ -35,9 +35,10 @@ export const startCheck = async (deps: StartCheckDeps, principal: Principal): Pr
   const active = await deps.accounts.activeInScope(principal.scope);
   if (active.length === 0) throw new NoAccountsError();
   const emails = active.map((account) => account.email).sort();
+  const providers = Object.fromEntries(active.map((account) => [account.email, account.provider]));
   const newId = deps.newId ?? newCheckId;
   for (let attempt = 1; ; attempt++) {
-    const check = newCheck(newId(), principal.scope, emails, deps.clock.now());
+    const check = newCheck(newId(), principal.scope, emails, deps.clock.now(), providers);
     if (limits) await reserveInFlight(limits, principal, check.checkId, check.createdAt);
     try {
       await deps.checks.create(check);

@@ -24,6 +24,7 @@ import {
 
 const START = '/api/spam-check/start';
 const GET = '/api/spam-check/{check_id}';
+const REPORT = '/api/spam-check/{check_id}/report';
 const CHECK_ID = 'h7vlvp24y7xpdm6puop3';
 const getPath = `/api/spam-check/${CHECK_ID}`;
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
@@ -80,8 +81,9 @@ describe('openapi.yaml: the document', () => {
     expect(doc.info.version).toBe('1.0.0');
   });
 
-  it('has exactly the two paths of docs/contract.md, with no version segment', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual([GET, START].sort());
+  it('has exactly the two paths of docs/contract.md and the report addition, with no version segment', () => {
+    expect(Object.keys(doc.paths).sort()).toEqual([GET, REPORT, START].sort());
+    expect(operation(REPORT, 'get')['x-addition']).toBe(true);
     for (const path of Object.keys(doc.paths)) expect(path).not.toMatch(/\/v\d/);
   });
 

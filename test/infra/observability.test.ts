@@ -119,6 +119,22 @@ describe('dashboard', () => {
     }
   });
 
+  it('draws the inbox rate by provider and authentication failures over time (placement report metrics)', () => {
+    const widgets = widgetsOf(dashboardBody(built));
+    const titled = (start: string) => {
+      const widget = widgets.find((candidate) => candidate.properties.title?.startsWith(start));
+      if (!widget) throw new Error(`no widget "${start}…"`);
+      return drawnMetrics([widget]);
+    };
+    expect(titled('Inbox rate by provider')).toEqual([
+      { name: METRICS.placedInbox.name, service: 'scan', dimension: 'Provider', stat: 'Average' },
+    ]);
+    expect(titled('Authentication failures').map((d) => [d.name, d.dimension, d.stat])).toEqual([
+      [METRICS.authFail.name, 'Method', 'Sum'],
+      [METRICS.authPass.name, 'Method', 'Sum'],
+    ]);
+  });
+
   it('draws detection latency at p50, p95 and max', () => {
     const drawn = drawnMetrics(widgetsOf(dashboardBody(built)));
     const stats = drawn.filter((d) => d.name === METRICS.detectionLatency.name).map((d) => d.stat);

@@ -67,6 +67,9 @@ const run = async (folder: string, specialUse: string | undefined, verdictHeader
   return { recorded, warnings };
 };
 
+/** What a copy with no Date and no trusted verdict headers, delivered at INTERNALDATE 0, records for the report. */
+const noEvidence = { deliveredAt: 0, auth: null, spam: null };
+
 describe('Outlook verdict header', () => {
   it('is recorded beside an agreeing folder without a warning', async () => {
     const { recorded, warnings } = await run(
@@ -75,7 +78,7 @@ describe('Outlook verdict header', () => {
       'X-Microsoft-Antispam-Mailbox-Delivery: ucf:0;jmr:0;auth:0;dest:J;',
     );
     expect(recorded).toEqual([
-      { category: 'spam', details: { folder: 'Junk Email', providerVerdict: 'junk' } },
+      { category: 'spam', details: { folder: 'Junk Email', providerVerdict: 'junk', ...noEvidence } },
     ]);
     expect(warnings).toEqual([]);
   });
@@ -87,7 +90,7 @@ describe('Outlook verdict header', () => {
       'X-Microsoft-Antispam-Mailbox-Delivery: ucf:0;dest:J;OFR:SpamFilterAuthJ;',
     );
     expect(recorded).toEqual([
-      { category: 'primary', details: { folder: 'INBOX', providerVerdict: 'junk' } },
+      { category: 'primary', details: { folder: 'INBOX', providerVerdict: 'junk', ...noEvidence } },
     ]);
     expect(warnings).toEqual(['provider verdict disagrees with the folder']);
   });
@@ -95,7 +98,7 @@ describe('Outlook verdict header', () => {
   it('is absent where the copy carries none', async () => {
     const { recorded } = await run('INBOX', undefined, 'X-Other: 1');
     expect(recorded).toEqual([
-      { category: 'primary', details: { folder: 'INBOX', providerVerdict: undefined } },
+      { category: 'primary', details: { folder: 'INBOX', providerVerdict: undefined, ...noEvidence } },
     ]);
   });
 });

@@ -47,6 +47,7 @@ export interface ParameterObject {
 }
 export interface OperationObject {
   operationId: string;
+  'x-addition'?: boolean;
   summary: string;
   security?: Record<string, string[]>[];
   parameters?: (ParameterObject | Ref)[];

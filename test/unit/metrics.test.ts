@@ -41,6 +41,7 @@ describe('scan metrics', () => {
       category: 'promotions' as const,
       deliveredAt: 1000,
       recordedAt: 1800,
+      auth: { spf: 'pass', dkim: 'fail', dmarc: 'none', arc: null, authserv_id: 'mx.google.com' },
     };
     events.placed({ ...placement, outcome: 'recorded' });
     events.placed({ ...placement, outcome: 'already-recorded' });
@@ -70,6 +71,15 @@ describe('scan metrics', () => {
     expect(emittedValue(METRICS.messagesByCategory.name, ['Category', 'promotions'])).toBe(1);
     expect(emittedValue(METRICS.messagesByProvider.name, ['Provider', 'gmail'])).toBe(1);
     expect(emittedValue(METRICS.detectionLatency.name)).toBe(800);
+    // Promotions is neither Inbox nor spam: 0, 0, 1, so the Average by provider is each rate.
+    expect(emittedValue(METRICS.placedInbox.name, ['Provider', 'gmail'])).toBe(0);
+    expect(emittedValue(METRICS.placedSpam.name, ['Provider', 'gmail'])).toBe(0);
+    expect(emittedValue(METRICS.placedOther.name, ['Provider', 'gmail'])).toBe(1);
+    expect(emittedValue(METRICS.authPass.name, ['Method', 'SPF'])).toBe(1);
+    expect(emittedValue(METRICS.authFail.name, ['Method', 'DKIM'])).toBe(1);
+    // none is neither a pass nor a failure.
+    expect(emitted.filter((record) => record.Method === 'DMARC')).toEqual([]);
+    expect(emitted.filter((record) => METRICS.authPass.name in record)).toHaveLength(1);
     expect(emittedValue(METRICS.imapFailures.name, ['Account', 'bad@mail.test'])).toBe(1);
     expect(emittedValue(METRICS.consecutiveImapFailures.name)).toBe(3);
     expect(emittedValue(METRICS.sweepDuration.name)).toBe(40);

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { normaliseAccountEmail } from '../../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../../domain/categories';
+import { SPAM_FILTERS, trustOf } from '../../domain/receivingTrust';
 import { isProvider, presetFor } from '../../providers/presets';
 import type { MailboxCredentials } from '../../scanner/ports';
 
@@ -32,6 +33,10 @@ export const mailboxCredentialsSchema = z.object({
       z.string().refine(isDetectedCategory, 'not a category (pending is not one a folder can mean)'),
     )
     .default({}),
+  /** The authserv-ids of the Authentication-Results headers the account's receiving side writes (replaces the preset's). */
+  authservIds: z.array(z.string().min(1).max(128)).max(16).optional(),
+  /** The spam filters whose verdict header the receiving side writes (replaces the preset's). */
+  spamFilters: z.array(z.enum(SPAM_FILTERS)).max(4).optional(),
 });
 
 export type StoredCredentials = z.infer<typeof mailboxCredentialsSchema>;
@@ -42,6 +47,10 @@ export const toMailboxCredentials = (stored: StoredCredentials): MailboxCredenti
   imap: stored.imap,
   auth: stored.auth,
   folders: withPresetHints(stored.provider, stored.folders as Record<string, DetectedCategory>),
+  trust: trustOf(
+    isProvider(stored.provider) ? presetFor(stored.provider).quirks.receiving.value : undefined,
+    stored,
+  ),
 });
 
 /** The provider's folder hints under the account's own overrides, merged at load so preset fixes reach old accounts. */

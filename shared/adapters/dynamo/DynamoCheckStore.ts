@@ -20,6 +20,7 @@ import {
   checkTimeSortKey,
   checkToItem,
   pendingEmailsOf,
+  storedResultOf,
 } from './keys';
 import { TABLE_SCHEMA } from './table';
 
@@ -48,26 +49,22 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     now: number,
     details: PlacementDetails = {},
   ): Promise<RecordOutcome> {
-    const extra = Object.entries(details).filter(([, value]) => value !== undefined);
     try {
-      // One conditional UpdateItem: the category and the counter move together or not at all, so rescans,
-      // duplicate deliveries and racing scanners can never count an account twice.
+      // One conditional UpdateItem: the result (category, details) and the counter move together or not at all, so
+      // rescans, duplicate deliveries and racing scanners can never count an account twice. The result's map is
+      // written whole: while pending it holds only its category, so nothing else is lost.
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: checkKey(checkId),
-          UpdateExpression: `SET results.#email.category = :category, results.#email.recordedAt = :now${extra
-            .map(([name]) => `, results.#email.${name} = :${name}`)
-            .join('')} ADD received :one`,
+          UpdateExpression: 'SET results.#email = :result ADD received :one',
           ConditionExpression: 'results.#email.category = :pending AND createdAt >= :cutoff',
           ExpressionAttributeNames: { '#email': email },
           ExpressionAttributeValues: {
-            ':category': category,
-            ':now': now,
+            ':result': storedResultOf(category, now, details),
             ':one': 1,
             ':pending': 'pending',
             ':cutoff': activeCutoff(now),
-            ...Object.fromEntries(extra.map(([name, value]) => [`:${name}`, value])),
           },
           // A refused write hands back the item it was refused on, so telling a duplicate from a closed check
           // costs no second read (DynamoDB does; dynalite ignores it, and the read below stands in).
@@ -87,7 +84,6 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
   async recordResults(checkId: string, entries: readonly ResultEntry[], now: number): Promise<boolean> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {
-      ':now': now,
       ':count': entries.length,
       ':pending': 'pending',
       ':cutoff': activeCutoff(now),
@@ -96,13 +92,9 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     const pending: string[] = [];
     entries.forEach(({ email, category, details }, index) => {
       names[`#e${index}`] = email;
-      values[`:c${index}`] = category;
-      sets.push(`results.#e${index}.category = :c${index}`, `results.#e${index}.recordedAt = :now`);
-      for (const [name, value] of Object.entries(details)) {
-        if (value === undefined) continue;
-        values[`:${name}${index}`] = value;
-        sets.push(`results.#e${index}.${name} = :${name}${index}`);
-      }
+      // One placeholder per account whatever its details hold: 25 accounts stay far inside the 4 KB expression.
+      values[`:r${index}`] = storedResultOf(category, now, details);
+      sets.push(`results.#e${index} = :r${index}`);
       pending.push(`results.#e${index}.category = :pending`);
     });
     // As recordResult, for several accounts at once: every category and the counter move together, and only if

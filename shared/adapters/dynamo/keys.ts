@@ -4,6 +4,7 @@ import type { ApiKey } from '../../domain/apiKey';
 import { type Category, isCategory } from '../../domain/categories';
 import type { Check } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
+import type { PlacementDetails, RecordedDetails } from '../../domain/ports';
 
 export type ItemType = 'check' | 'apikey' | 'account' | 'cursor' | 'lease' | 'starts' | 'inflight';
 type Item = Record<string, unknown>;
@@ -39,9 +40,24 @@ const num = (item: Item, name: string): number => {
   return value;
 };
 
-export interface StoredResult {
+export interface StoredResult extends RecordedDetails {
   category: Category;
 }
+
+/** A recorded result as its item map: the category, when, and the details that are set. */
+export const storedResultOf = (category: Category, now: number, details: PlacementDetails): StoredResult => ({
+  ...(Object.fromEntries(
+    Object.entries(details).filter(([, value]) => value !== undefined),
+  ) as PlacementDetails),
+  category,
+  recordedAt: now,
+});
+
+const detailsOf = (stored: Partial<StoredResult> | undefined): RecordedDetails | undefined => {
+  if (!stored || stored.category === undefined || stored.category === 'pending') return undefined;
+  const { category: _category, ...details } = stored;
+  return details;
+};
 
 export const checkToItem = (check: Check): Item => ({
   ...checkKey(check.checkId),
@@ -57,6 +73,7 @@ export const checkToItem = (check: Check): Item => ({
     check.results.map((result) => [result.email, { category: result.category } satisfies StoredResult]),
   ),
   received: check.received,
+  ...(check.providers ? { providers: check.providers } : {}),
 });
 
 /** The accounts of a stored check that have not received the message yet. */
@@ -70,6 +87,12 @@ export const checkFromItem = (item: Item): Check => {
   const emails = item.emails;
   const results = (item.results ?? {}) as Record<string, Partial<StoredResult> | undefined>;
   if (!Array.isArray(emails)) throw new Error(`stored check ${String(item.pk)} has no emails`);
+  const details = Object.fromEntries(
+    emails.flatMap((email: string) => {
+      const recorded = detailsOf(results[email]);
+      return recorded ? [[email, recorded] as const] : [];
+    }),
+  );
   return {
     checkId: str(item, 'checkId'),
     scope: str(item, 'scope'),
@@ -79,6 +102,10 @@ export const checkFromItem = (item: Item): Check => {
       const category = results[email]?.category;
       return { email, category: category && isCategory(category) ? category : 'pending' };
     }),
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+    ...(item.providers && typeof item.providers === 'object'
+      ? { providers: item.providers as Record<string, string> }
+      : {}),
   };
 };
 

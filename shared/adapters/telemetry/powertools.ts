@@ -1,6 +1,7 @@
 // Owns Powertools metrics on Lambda: CloudWatch EMF, named only from shared/telemetry/metrics.ts (its Logger is
 // shared/log.ts's).
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { placementClassOf } from '../../domain/categories';
 import type { ScanEvents } from '../../scanner/Scanner';
 import { METRICS, METRICS_NAMESPACE, type MetricKey } from '../../telemetry/metrics';
 
@@ -28,6 +29,10 @@ export const emitNow = (metrics: Metrics, key: MetricKey, value: number): void =
   metrics.singleMetric().addMetric(METRICS[key].name, unitOf(key), value);
 };
 
+const AUTH_METHODS = ['spf', 'dkim', 'dmarc'] as const;
+/** RFC 8601 results that say the check failed; none, neutral, temperror and policy count as neither. */
+const FAILED = new Set(['fail', 'softfail', 'permerror']);
+
 /** The scanner's events as metrics; call flush() after each tick so a long loop does not sit on them. */
 export const scanMetrics = (
   metrics: Metrics,
@@ -38,6 +43,15 @@ export const scanMetrics = (
     emit(metrics, 'messagesByCategory', 1, placement.category);
     emit(metrics, 'messagesByProvider', 1, placement.provider);
     emit(metrics, 'detectionLatency', Math.max(0, placement.recordedAt - placement.deliveredAt));
+    const landed = placementClassOf(placement.category);
+    emit(metrics, 'placedInbox', landed === 'inbox' ? 1 : 0, placement.provider);
+    emit(metrics, 'placedSpam', landed === 'spam' ? 1 : 0, placement.provider);
+    emit(metrics, 'placedOther', landed === 'other' ? 1 : 0, placement.provider);
+    for (const method of AUTH_METHODS) {
+      const result = placement.auth?.[method];
+      if (result === 'pass') emit(metrics, 'authPass', 1, method.toUpperCase());
+      else if (result && FAILED.has(result)) emit(metrics, 'authFail', 1, method.toUpperCase());
+    }
   },
   swept: (sweep) => {
     emit(metrics, 'sweepDuration', sweep.durationMs);

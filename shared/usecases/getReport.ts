@@ -1,0 +1,103 @@
+// Owns the placement report (GET /api/spam-check/{check_id}/report, an addition): the check as get reads it, with
+// why each copy landed where it did, from what the scanner kept with each result. Same 404s as get.
+import type { Principal } from '../domain/apiKey';
+import {
+  CATEGORIES,
+  type Category,
+  isInbox,
+  type PlacementClass,
+  placementClassOf,
+} from '../domain/categories';
+import { type Check, isExpired, statusOf } from '../domain/check';
+import { isCheckId } from '../domain/checkId';
+import type { Clock } from '../domain/clock';
+import { CheckNotFoundError } from '../domain/errors';
+import { ACTIVE_MS } from '../domain/limits';
+import type { CheckStore, RecordedDetails } from '../domain/ports';
+import type { PlacementReport, ProviderSummary, ReportAccount } from '../domain/report';
+
+/** A check started before providers were kept with it names none. */
+const UNKNOWN_PROVIDER = 'unknown';
+
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+
+const accountOf = (check: Check, email: string, category: Category): ReportAccount => {
+  const details: RecordedDetails = check.details?.[email] ?? {};
+  const { deliveredAt, sentAt } = details;
+  return {
+    email,
+    provider: check.providers?.[email] ?? UNKNOWN_PROVIDER,
+    category,
+    folder: details.folder ?? null,
+    delivered_at: iso(deliveredAt),
+    detected_at: iso(details.recordedAt),
+    seconds_to_deliver:
+      deliveredAt !== undefined && sentAt !== undefined ? Math.round((deliveredAt - sentAt) / 1000) : null,
+    auth: details.auth ?? null,
+    spam: details.spam ?? null,
+    provider_verdict: details.providerVerdict ?? null,
+  };
+};
+
+const placementOf = (category: Category): PlacementClass | undefined =>
+  category === 'pending' ? undefined : placementClassOf(category);
+
+export const reportOf = (check: Check, now: number): PlacementReport => {
+  const status = statusOf(check, now);
+  const accounts = check.results.map(({ email, category }) => accountOf(check, email, category));
+  const byCategory = Object.fromEntries(CATEGORIES.map((category) => [category, 0])) as Record<
+    Category,
+    number
+  >;
+  const byProvider: Record<string, ProviderSummary> = {};
+  for (const account of accounts) {
+    byCategory[account.category]++;
+    byProvider[account.provider] ??= { total: 0, received: 0, inbox: 0, spam: 0, other: 0 };
+    const summary = byProvider[account.provider] as ProviderSummary;
+    summary.total++;
+    const placement = placementOf(account.category);
+    if (placement) {
+      summary.received++;
+      summary[placement]++;
+    }
+  }
+  const inbox = accounts.filter((account) => isInbox(account.category)).length;
+  const recordedAt = Object.values(check.details ?? {}).flatMap(({ recordedAt: at }) =>
+    at === undefined ? [] : [at],
+  );
+  const completedAt =
+    status === 'complete'
+      ? iso(recordedAt.length > 0 ? Math.max(...recordedAt) : undefined)
+      : status === 'timeout'
+        ? iso(check.createdAt + ACTIVE_MS)
+        : null;
+  return {
+    check_id: check.checkId,
+    status,
+    started_at: new Date(check.createdAt).toISOString(),
+    completed_at: completedAt,
+    summary: {
+      total: accounts.length,
+      received: check.received,
+      inbox_rate: {
+        of_received: check.received > 0 ? inbox / check.received : null,
+        of_total: accounts.length > 0 ? inbox / accounts.length : 0,
+      },
+      by_category: byCategory,
+      by_provider: byProvider,
+    },
+    accounts,
+  };
+};
+
+export const getReport = async (
+  deps: { checks: CheckStore; clock: Clock },
+  principal: Principal,
+  checkId: string,
+): Promise<PlacementReport> => {
+  if (!isCheckId(checkId)) throw new CheckNotFoundError();
+  const check = await deps.checks.get(checkId);
+  const now = deps.clock.now();
+  if (!check || check.scope !== principal.scope || isExpired(check, now)) throw new CheckNotFoundError();
+  return reportOf(check, now);
+};

@@ -1,0 +1,86 @@
+// The placement report on the real loopback mail stack (Postfix, Dovecot LMTP, SpamAssassin through junk@'s Sieve
+// filter) through a real SMTP client: a GTUBE message carrying a sender-forged `Authentication-Results: mail.test;
+// dkim=pass`. junk@'s copy shows SpamAssassin's own verdict with GTUBE among its rules; the forged results header
+// shows nowhere. The stack's accounts (accounts.json from scripts/mail-stack.sh) name no authserv-id yet, and the
+// stack writes no Authentication-Results of its own, so auth is null on both accounts: a results header no trusted
+// receiving side wrote is never reported.
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlacementReport } from '../../shared/domain/report';
+import { GTUBE, SMTP, stackAccount } from '../support/mailStack';
+import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
+
+const SCOPE = 'report';
+const INBOX = 'inbox@mail.test';
+const JUNK = 'junk@mail.test';
+let harness: ScanHarness;
+let key: string;
+
+beforeAll(async () => {
+  harness = await startScanHarness(
+    // The stack's own accounts, told (as config/local.example.json tells them) that SpamAssassin's header is the
+    // receiving side's: junk@ runs spamc, which replaces any X-Spam-* header the message arrived with.
+    [INBOX, JUNK].map((email) => ({
+      ...stackAccount(email),
+      scope: SCOPE,
+      spamFilters: [...(stackAccount(email).spamFilters ?? ['spamassassin'])],
+    })),
+  );
+  key = await harness.service.issueKey(SCOPE);
+  harness.startRunner();
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+const transport = nodemailer.createTransport({ ...SMTP, secure: false, ignoreTLS: true });
+
+describe('the placement report on the mail stack', () => {
+  it("GTUBE: SpamAssassin's own verdict with its rules at junk@, the forged results header nowhere", async () => {
+    const started = await harness.service.request('POST', '/api/spam-check/start', {
+      authorization: `Bearer ${key}`,
+    });
+    const { check_id: checkId, accounts } = started.body as { check_id: string; accounts: string[] };
+    const info = await transport.sendMail({
+      from: 'Sender <sender@example.com>',
+      to: 'undisclosed-recipients:;',
+      bcc: accounts,
+      subject: 'GTUBE with a forged results header',
+      text: `This is the GTUBE, the Generic Test for Unsolicited Bulk Email\n${GTUBE}\n`,
+      headers: {
+        'Authentication-Results': 'mail.test; dkim=pass header.d=example.com; spf=pass; dmarc=pass',
+      },
+    });
+    expect(info.rejected).toEqual([]);
+    expect(await pollUntilDone(harness.service, key, checkId)).toMatchObject({
+      status: 'complete',
+      received: 2,
+    });
+
+    const response = await harness.service.request('GET', `/api/spam-check/${checkId}/report`, {
+      authorization: `Bearer ${key}`,
+    });
+    expect(response.status).toBe(200);
+    const report = response.body as PlacementReport;
+    expect(report.summary.by_provider).toEqual({
+      imap: { total: 2, received: 2, inbox: 1, spam: 1, other: 0 },
+    });
+    expect(report.summary.inbox_rate).toEqual({ of_received: 0.5, of_total: 0.5 });
+    const junk = report.accounts.find((account) => account.email === JUNK);
+    const inbox = report.accounts.find((account) => account.email === INBOX);
+    expect(junk).toMatchObject({ category: 'spam', auth: null, provider_verdict: null });
+    expect(junk?.spam).toMatchObject({ filter: 'spamassassin', verdict: 'spam', threshold: 5 });
+    // GTUBE scores 1000, give or take the stack's other rules: far past the threshold.
+    expect(junk?.spam?.score).toBeGreaterThan(100);
+    expect(junk?.spam?.rules).toContain('GTUBE');
+    // inbox@ runs no spam filter: no verdict, rather than one guessed.
+    expect(inbox).toMatchObject({ category: 'primary', folder: 'INBOX', auth: null, spam: null });
+    for (const account of [junk, inbox]) {
+      expect(account?.delivered_at).toEqual(expect.any(String));
+      expect(account?.detected_at).toEqual(expect.any(String));
+      // Date and INTERNALDATE are whole seconds: a loopback delivery takes 0 or 1 of them, never minutes.
+      expect(Math.abs(account?.seconds_to_deliver ?? Number.NaN)).toBeLessThan(60);
+    }
+  });
+});

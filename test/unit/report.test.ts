@@ -1,0 +1,40 @@
+// The report's summary and times from a check alone (shared/usecases/getReport.ts), as shared/domain/report.ts
+// describes them: timeout's completed_at, a check stored before providers were kept, and an empty rate.
+import { describe, expect, it } from 'vitest';
+import { type Check, newCheck } from '../../shared/domain/check';
+import { ACTIVE_MS } from '../../shared/domain/limits';
+import { reportOf } from '../../shared/usecases/getReport';
+
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+describe('reportOf', () => {
+  it('puts a timed-out check complete at start + 5 minutes, with the pending accounts still pending', () => {
+    const check: Check = {
+      ...newCheck('abcdefghijklmnopqrst', 'default', ['a@mail.test', 'b@mail.test'], T0, {
+        'a@mail.test': 'yahoo',
+        'b@mail.test': 'yahoo',
+      }),
+      results: [
+        { email: 'a@mail.test', category: 'spam' },
+        { email: 'b@mail.test', category: 'pending' },
+      ],
+      received: 1,
+      details: { 'a@mail.test': { folder: 'Bulk', recordedAt: T0 + 1000 } },
+    };
+    const report = reportOf(check, T0 + ACTIVE_MS + 1);
+    expect(report.status).toBe('timeout');
+    expect(report.completed_at).toBe(new Date(T0 + ACTIVE_MS).toISOString());
+    expect(report.summary.inbox_rate).toEqual({ of_received: 0, of_total: 0 });
+    expect(report.summary.by_provider.yahoo).toEqual({ total: 2, received: 1, inbox: 0, spam: 1, other: 0 });
+    expect(report.summary.by_category).toMatchObject({ spam: 1, pending: 1, primary: 0 });
+  });
+
+  it('names the provider unknown for a check stored before providers were kept, and keeps nothing pending timed', () => {
+    const report = reportOf(newCheck('abcdefghijklmnopqrst', 'default', ['a@mail.test'], T0), T0);
+    expect(report).toMatchObject({ status: 'pending', completed_at: null });
+    expect(report.summary.inbox_rate).toEqual({ of_received: null, of_total: 0 });
+    expect(report.accounts).toEqual([
+      expect.objectContaining({ provider: 'unknown', delivered_at: null, seconds_to_deliver: null }),
+    ]);
+  });
+});
