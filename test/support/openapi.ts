@@ -2,6 +2,7 @@
 // response a test receives through the test service must be one the document lists, with a body and headers
 // its schemas accept.
 import { readFileSync } from 'node:fs';
+import { dereference } from '@apidevtools/json-schema-ref-parser';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
@@ -19,9 +20,6 @@ export const HTTP_METHODS: readonly HttpMethod[] = [
 ];
 
 export type SchemaObject = Record<string, unknown>;
-export interface Ref {
-  $ref: string;
-}
 export interface HeaderObject {
   description?: string;
   required?: boolean;
@@ -34,11 +32,11 @@ export interface MediaTypeObject {
 }
 export interface ResponseObject {
   description: string;
-  headers?: Record<string, HeaderObject | Ref>;
+  headers?: Record<string, HeaderObject>;
   content?: Record<string, MediaTypeObject>;
   'x-addition'?: boolean;
 }
-export type Responses = Record<string, ResponseObject | Ref>;
+export type Responses = Record<string, ResponseObject>;
 export interface ParameterObject {
   name: string;
   in: string;
@@ -50,7 +48,7 @@ export interface OperationObject {
   'x-addition'?: boolean;
   summary: string;
   security?: Record<string, string[]>[];
-  parameters?: (ParameterObject | Ref)[];
+  parameters?: ParameterObject[];
   requestBody?: unknown;
   responses: Responses;
 }
@@ -76,61 +74,29 @@ export interface OpenApiDocument {
 
 export const OPENAPI_PATH = new URL('../../openapi.yaml', import.meta.url);
 
-export const openApiDocument = parse(readFileSync(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
+/** openapi.yaml as written, `$ref`s and all (for tests that check what the document refers to). */
+export const openApiSource = parse(readFileSync(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
 
-const isRef = (node: unknown): node is Ref =>
-  typeof node === 'object' && node !== null && typeof (node as Ref).$ref === 'string';
-
-/** Follows local `$ref`s (`#/a/b`) through the document until it reaches a node that is not one. */
-export const resolve = <T>(node: T | Ref): T => {
-  let current: unknown = node;
-  for (let hops = 0; isRef(current); hops++) {
-    if (hops > 20) throw new Error(`openapi.yaml: $ref cycle at ${current.$ref}`);
-    const { $ref } = current;
-    if (!$ref.startsWith('#/')) throw new Error(`openapi.yaml: only local $refs are supported, got ${$ref}`);
-    current = $ref
-      .slice(2)
-      .split('/')
-      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((parent, part) => {
-        const child = (parent as Record<string, unknown> | undefined)?.[part];
-        if (child === undefined) throw new Error(`openapi.yaml: $ref ${$ref} points nowhere`);
-        return child;
-      }, openApiDocument);
-  }
-  return current as T;
-};
-
-// The document's component schemas become one schema resource for ajv; `#/components/schemas/X` refs are
-// rewritten to point into it, so every schema (inline or a component) is compiled with its references.
-const SCHEMAS_ID = 'urn:inbox-placement:openapi:schemas';
-const COMPONENT_SCHEMA_REF = '#/components/schemas/';
-
-const pointIntoResource = (node: unknown): unknown => {
-  if (Array.isArray(node)) return node.map(pointIntoResource);
-  if (typeof node !== 'object' || node === null) return node;
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [
-      key,
-      key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_SCHEMA_REF)
-        ? `${SCHEMAS_ID}#/$defs/${value.slice(COMPONENT_SCHEMA_REF.length)}`
-        : pointIntoResource(value),
-    ]),
-  );
-};
+/**
+ * The same document with every `$ref` replaced by what it points to, by a kept library (json-schema-ref-parser);
+ * only local references are allowed, so nothing outside the file can be read.
+ */
+export const openApiDocument = (await dereference(structuredClone(openApiSource), {
+  resolve: { external: false },
+  dereference: { circular: false },
+})) as OpenApiDocument;
 
 // OpenAPI 3.1 schemas are JSON Schema 2020-12, hence Ajv2020; strict, so a typo in a keyword fails loudly.
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats(ajv);
 // The OpenAPI 3.1 base vocabulary's annotations, and our own extension.
 ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example', 'x-addition']);
-ajv.addSchema({ $id: SCHEMAS_ID, $defs: pointIntoResource(openApiDocument.components.schemas) });
 
 const compiled = new WeakMap<object, ValidateFunction>();
 const validatorFor = (schema: SchemaObject): ValidateFunction => {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(pointIntoResource(schema) as SchemaObject);
+    validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
   return validate;
@@ -202,7 +168,7 @@ const headerValue = (headers: Headers, name: string): string | undefined => {
 const checkHeaders = (response: ResponseObject, headers: Headers, allow: string[] | undefined): string[] => {
   const problems: string[] = [];
   for (const [name, header] of Object.entries(response.headers ?? {})) {
-    const { required, schema } = resolve(header);
+    const { required, schema } = header;
     const value = headerValue(headers, name);
     if (value === undefined) {
       if (required) problems.push(`header ${name} is missing`);
@@ -251,7 +217,7 @@ export const validateResponse = (
   if (!documented) {
     throw mismatch(`status ${status} is not listed (listed: ${Object.keys(responses).join(', ')})`);
   }
-  const response = resolve(documented);
+  const response = documented;
   const problems = headers ? checkHeaders(response, headers, allow) : [];
   const media = response.content?.['application/json'];
   if (media) {
