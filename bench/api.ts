@@ -8,6 +8,7 @@ import autocannon, { type Request, type Result } from 'autocannon';
 import type { HandlerTimings } from '../shared/local/httpAdapter';
 import { HANDLER_TIMING_PATH } from '../shared/local/httpAdapter';
 import { spawnEntry } from '../test/support/process';
+import { summariseRun } from './autocannonSummary';
 import {
   type LocalServer,
   percentile,
@@ -171,21 +172,7 @@ const measure = async (
   return {
     connections,
     durationSec,
-    requests: result.requests.total,
-    reqPerSec: round(result.requests.total / result.duration, 0),
-    latencyMs: {
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      max: result.latency.max,
-      mean: round(result.latency.mean),
-    },
-    errors: result.errors,
-    timeouts: result.timeouts,
-    non2xx: result.non2xx,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count]),
-    ),
+    ...summariseRun(result),
     handlerMs: summariseSamples(handler),
   };
 };

@@ -3,6 +3,7 @@
 // `npx tsx bench/load.ts [--duration 60] [--connections 200]` prints the summary as JSON.
 import { parseArgs } from 'node:util';
 import autocannon, { type Request } from 'autocannon';
+import { summariseRun } from './autocannonSummary';
 import { type LocalServer, round, runIfMain, startLocalServer, startStubMailboxes } from './localServer';
 
 export interface LoadBenchOptions {
@@ -119,23 +120,9 @@ export const runLoadBench = async (options: LoadBenchOptions = {}): Promise<Load
       durationSec,
       connections,
       getsPerStart,
-      requests: result.requests.total,
-      reqPerSec: round(result.requests.total / result.duration, 0),
+      ...summariseRun(result),
       starts,
       gets,
-      latencyMs: {
-        p50: result.latency.p50,
-        p90: result.latency.p90,
-        p99: result.latency.p99,
-        max: result.latency.max,
-        mean: round(result.latency.mean),
-      },
-      errors: result.errors,
-      timeouts: result.timeouts,
-      non2xx: result.non2xx,
-      statusCodes: Object.fromEntries(
-        Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count]),
-      ),
       checksStarted: distinct.size,
       duplicateIds: started.length - distinct.size,
       lost: lost.length,

@@ -1,6 +1,5 @@
 // Owns the placement report (GET /api/spam-check/{check_id}/report, an addition): the check as get reads it, with
 // why each copy landed where it did, from what the scanner kept with each result. Same 404s as get.
-import type { Principal } from '../domain/apiKey';
 import {
   CATEGORIES,
   type Category,
@@ -8,13 +7,11 @@ import {
   type PlacementClass,
   placementClassOf,
 } from '../domain/categories';
-import { type Check, isExpired, statusOf } from '../domain/check';
-import { isCheckId } from '../domain/checkId';
-import type { Clock } from '../domain/clock';
-import { CheckNotFoundError } from '../domain/errors';
+import { type Check, statusOf } from '../domain/check';
 import { ACTIVE_MS } from '../domain/limits';
-import type { CheckStore, RecordedDetails } from '../domain/ports';
+import type { RecordedDetails } from '../domain/ports';
 import type { PlacementReport, ProviderSummary, ReportAccount } from '../domain/report';
+import { showingCheck } from './getCheck';
 
 /** A check started before providers were kept with it names none. */
 const UNKNOWN_PROVIDER = 'unknown';
@@ -90,14 +87,4 @@ export const reportOf = (check: Check, now: number): PlacementReport => {
   };
 };
 
-export const getReport = async (
-  deps: { checks: CheckStore; clock: Clock },
-  principal: Principal,
-  checkId: string,
-): Promise<PlacementReport> => {
-  if (!isCheckId(checkId)) throw new CheckNotFoundError();
-  const check = await deps.checks.get(checkId);
-  const now = deps.clock.now();
-  if (!check || check.scope !== principal.scope || isExpired(check, now)) throw new CheckNotFoundError();
-  return reportOf(check, now);
-};
+export const getReport = showingCheck(reportOf);
