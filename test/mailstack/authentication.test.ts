@@ -27,10 +27,10 @@ const deliveredHeaders = async (mail: Mail.Options): Promise<string> => {
       const lock = await client.getMailboxLock('INBOX');
       try {
         const uids = await client.search({ subject }, { uid: true });
-        const uid = uids && uids[0];
+        const uid = Array.isArray(uids) ? uids[0] : undefined;
         if (uid !== undefined) {
           const message = await client.fetchOne(String(uid), { source: true }, { uid: true });
-          const source = message && message.source ? message.source.toString('latin1') : '';
+          const source = (message || undefined)?.source?.toString('latin1') ?? '';
           return source.slice(0, source.search(/\r?\n\r?\n/));
         }
       } finally {
