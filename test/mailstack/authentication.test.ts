@@ -3,11 +3,14 @@
 // stored copy, and a results header a sender wrote in mail.test's name never survives. Read back over IMAP.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectStackAccount, SMTP, stackAccount } from '../support/mailStack';
+import { runEntry } from '../support/process';
 
 const ACCOUNT = 'user001@mail.test';
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/dkim', name), 'utf8');
@@ -21,7 +24,12 @@ afterAll(() => transport.close());
 const deliveredHeaders = async (mail: Mail.Options): Promise<string> => {
   const subject = `auth ${randomUUID()}`;
   await transport.sendMail({ to: ACCOUNT, text: 'Authentication test.\n', ...mail, subject });
-  const client = await connectStackAccount(stackAccount(ACCOUNT));
+  return storedHeaders(ACCOUNT, subject);
+};
+
+/** The header block of the copy with this subject in the account's INBOX, once it is there. */
+const storedHeaders = async (account: string, subject: string): Promise<string> => {
+  const client = await connectStackAccount(stackAccount(account));
   try {
     for (let attempt = 0; attempt < 100; attempt++) {
       const lock = await client.getMailboxLock('INBOX');
@@ -38,7 +46,7 @@ const deliveredHeaders = async (mail: Mail.Options): Promise<string> => {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`${subject} never arrived in ${ACCOUNT}`);
+    throw new Error(`${subject} never arrived in ${account}`);
   } finally {
     await client.logout();
   }
@@ -109,5 +117,72 @@ describe('the mail stack writes its own Authentication-Results', () => {
     const fields = resultsFields(headers);
     expect(fields[0]).toMatch(/^mail\.test;/);
     expect(fields.slice(1)).toEqual(['mx.example.net; spf=pass']);
+  });
+});
+
+describe('the check CLI signs what it sends', () => {
+  it('--dkim-key/--dkim-selector/--dkim-domain: the stack verifies the signature (dkim=pass); a service without the report route leaves the table', async () => {
+    const account = 'user002@mail.test';
+    // A service that hands out one address and says the check is complete; it has no report route (404).
+    const server = createServer((request, response) => {
+      response.writeHead(
+        request.url === '/api/spam-check/start' || request.url === '/api/spam-check/c1' ? 200 : 404,
+        {
+          'content-type': 'application/json',
+        },
+      );
+      if (request.url === '/api/spam-check/start')
+        response.end(JSON.stringify({ check_id: 'c1', accounts: [account] }));
+      else if (request.url === '/api/spam-check/c1')
+        response.end(
+          JSON.stringify({
+            check_id: 'c1',
+            status: 'complete',
+            received: 1,
+            total: 1,
+            results: [{ email: account, category: 'primary' }],
+          }),
+        );
+      else response.end(JSON.stringify({ detail: 'Not found' }));
+    });
+    server.listen(0, '127.0.0.1');
+    await new Promise((ready) => server.once('listening', ready));
+    try {
+      const subject = `cli dkim ${randomUUID()}`;
+      const run = await runEntry(
+        'shared/cli/check.ts',
+        [
+          '--smtp',
+          `smtp://${SMTP.host}:${SMTP.port}`,
+          '--from',
+          'News <news@sender.test>',
+          '--subject',
+          subject,
+          '--text',
+          'Signed by the check CLI.',
+          '--dkim-key',
+          join(import.meta.dirname, '../fixtures/dkim/sender.test.s1.key'),
+          '--dkim-selector',
+          's1',
+          '--dkim-domain',
+          'sender.test',
+          '--poll-ms',
+          '50',
+        ],
+        {
+          INBOX_PLACEMENT_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          INBOX_PLACEMENT_API_KEY: 'stub',
+        },
+      );
+      expect(run.stderr).toMatch(/check: no placement report: .*404/);
+      expect(run.code).toBe(0);
+      expect(stackVerdict(await storedHeaders(account, subject))).toEqual({
+        dkim: 'pass',
+        spf: 'pass',
+        dmarc: 'pass',
+      });
+    } finally {
+      await new Promise((closed) => server.close(closed));
+    }
   });
 });
