@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { PlacementReport } from '../../shared/domain/report';
 import { connectStackAccount, SMTP, stackAccount } from '../support/mailStack';
 import { runEntry } from '../support/process';
+import { pollUntilDone, startScanHarness } from '../support/scanHarness';
 
 const ACCOUNT = 'user001@mail.test';
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/dkim', name), 'utf8');
@@ -183,6 +185,45 @@ describe('the check CLI signs what it sends', () => {
       });
     } finally {
       await new Promise((closed) => server.close(closed));
+    }
+  });
+});
+
+describe("the placement report reads the stack's own results", () => {
+  it('an account trusting mail.test reports the signed message as spf, dkim and dmarc pass, not the forged claim', async () => {
+    const account = 'user003@mail.test';
+    const harness = await startScanHarness([
+      { ...stackAccount(account), scope: 'auth', authservIds: ['mail.test'] },
+    ]);
+    try {
+      const key = await harness.service.issueKey('auth');
+      harness.startRunner();
+      const started = await harness.service.request('POST', '/api/spam-check/start', {
+        authorization: `Bearer ${key}`,
+      });
+      const { check_id: checkId, accounts } = started.body as { check_id: string; accounts: string[] };
+      // Signed with the wrong key, and claiming a pass in mail.test's name: the report must show the stack's fail.
+      await transport.sendMail({
+        from: 'news@sender.test',
+        to: accounts,
+        subject: 'report auth',
+        text: 'Report test.\n',
+        dkim: signedWith(WRONG_KEY),
+        headers: { 'Authentication-Results': 'mail.test; dkim=pass header.d=sender.test' },
+      });
+      expect(await pollUntilDone(harness.service, key, checkId)).toMatchObject({ status: 'complete' });
+      const response = await harness.service.request('GET', `/api/spam-check/${checkId}/report`, {
+        authorization: `Bearer ${key}`,
+      });
+      const report = response.body as PlacementReport;
+      expect(report.accounts[0]?.auth).toMatchObject({
+        spf: 'pass',
+        dkim: 'fail',
+        dmarc: 'pass',
+        authserv_id: 'mail.test',
+      });
+    } finally {
+      await harness.close();
     }
   });
 });
