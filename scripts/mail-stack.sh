@@ -8,8 +8,15 @@
 #
 #   SMTP  (Postfix)        127.0.0.1:2525   mail for @mail.test, no auth from loopback
 #   IMAP  (Dovecot)        127.0.0.1:1143   plaintext, password "secret" for every account but oauth@
-#   LMTP  (Dovecot)        127.0.0.1:2424   Postfix -> Dovecot, one recipient per transaction
+#   LMTP  (auth-filter)    127.0.0.1:2426   Postfix -> auth-filter -> Dovecot, one recipient per transaction
+#   LMTP  (Dovecot)        127.0.0.1:2424
 #   spamd (SpamAssassin)   127.0.0.1:7830   called from junk@'s Sieve script via spamc
+#
+# Authentication: auth-filter (scripts/mail-stack/authFilter.ts, a long-running Node process with mailauth) checks
+# SPF, DKIM and DMARC against the DNS table scripts/mail-stack/dns.json (nothing else resolves, no internet), drops
+# any Authentication-Results claiming "mail.test" that the sender wrote, and prepends its own, authserv-id mail.test.
+# sender.test publishes SPF ip4:127.0.0.1, DMARC p=reject and the DKIM key s1 (private half:
+# test/fixtures/dkim/sender.test.s1.key).
 #
 # OAuth2: oauth@mail.test has no password; it logs in with AUTHENTICATE XOAUTH2 or OAUTHBEARER only. Dovecot
 # checks each access token at an RFC 7662 introspection endpoint that the stack does NOT run: whoever tests
@@ -33,6 +40,8 @@ HOST=127.0.0.1
 SMTP_PORT=2525
 IMAP_PORT=1143
 LMTP_PORT=2424
+AUTH_PORT=2426
+AUTHSERV_ID=mail.test
 SPAMD_PORT=7830
 OAUTH_PORT=9931
 DOMAIN=mail.test
@@ -51,6 +60,7 @@ START_TIMEOUT=30
 PF_DIR="$D/etc/postfix"
 DC_CONF="$D/etc/dovecot/dovecot.conf"
 SPAMD_PID="$D/run/spamd/spamd.pid"
+AUTH_PID="$D/run/auth-filter.pid"
 LOG_DIR="$D/log"
 
 MAIL_USER=nobody
@@ -85,6 +95,8 @@ REQUIRED_BINARIES=(
   /usr/lib/dovecot/modules/sieve/lib90_sieve_extprograms_plugin.so
   /usr/bin/sievec /usr/sbin/spamd /usr/bin/spamc /usr/bin/script /usr/bin/flock
 )
+# auth-filter runs on the project's own Node and node_modules (mailauth, smtp-server), found from here.
+NODE_BIN="$(command -v node || true)"
 
 missing_binaries() { # space-separated, empty when all present
   local b missing=()
@@ -118,7 +130,7 @@ postfix_cmd() { script -qec "postfix -c $PF_DIR $*" /dev/null </dev/null; }
 render() { # template -> destination
   sed -e "s|@DIR@|$D|g" -e "s|@SMTP_PORT@|$SMTP_PORT|g" -e "s|@IMAP_PORT@|$IMAP_PORT|g" \
       -e "s|@LMTP_PORT@|$LMTP_PORT|g" -e "s|@SPAMD_PORT@|$SPAMD_PORT|g" -e "s|@OAUTH_PORT@|$OAUTH_PORT|g" \
-      "$1" >"$2"
+      -e "s|@AUTH_PORT@|$AUTH_PORT|g" "$1" >"$2"
 }
 
 account_names() {
@@ -143,6 +155,7 @@ write_config() {
   render "$TEMPLATE_DIR/dovecot-oauth2.conf.ext" "$D/etc/dovecot/dovecot-oauth2.conf.ext"
   render "$TEMPLATE_DIR/sieve-filter-spamc" "$D/etc/sieve-bin/spamc"
   chmod 755 "$D/etc/sieve-bin/spamc"
+  cp "$TEMPLATE_DIR/dns.json" "$D/etc/dns.json"
 
   # Keep the distro's plugin loading (*.pre) but replace local.cf with ours.
   cp /etc/spamassassin/*.pre "$D/etc/spamassassin/"
@@ -215,6 +228,13 @@ start_daemons() {
   dovecot -c "$DC_CONF" </dev/null >>"$LOG_DIR/dovecot.log" 2>&1 9>&- \
     || die_with_log "dovecot failed to start" dovecot.log
 
+  # Between Postfix and Dovecot: up before Postfix hands it mail. Its own session, so a Ctrl-C of the caller
+  # leaves it to `stop`, like the other daemons.
+  # It writes its own pid file once it listens (setsid may fork, so $! would not be its pid).
+  (cd "$REPO_DIR" && exec setsid "$NODE_BIN" --import tsx "$TEMPLATE_DIR/authFilter.ts" --listen "$AUTH_PORT" \
+    --deliver "$LMTP_PORT" --dns "$D/etc/dns.json" --authserv-id "$AUTHSERV_ID" --pid-file "$AUTH_PID") \
+    </dev/null >>"$LOG_DIR/auth-filter.log" 2>&1 9>&- &
+
   postfix_cmd start >>"$LOG_DIR/postfix-start.log" 2>&1 9>&- \
     || die_with_log "postfix failed to start" postfix-start.log postfix.log
 }
@@ -235,7 +255,8 @@ die_with_log() { # message logfile...
 wait_ports_up() {
   local deadline=$((SECONDS + START_TIMEOUT)) svc name port logs
   for svc in "spamd:$SPAMD_PORT:spamd.log" "imap:$IMAP_PORT:dovecot.log" \
-             "lmtp:$LMTP_PORT:dovecot.log" "smtp:$SMTP_PORT:postfix.log"; do
+             "lmtp:$LMTP_PORT:dovecot.log" "auth-filter:$AUTH_PORT:auth-filter.log" \
+             "smtp:$SMTP_PORT:postfix.log"; do
     IFS=: read -r name port logs <<<"$svc"
     until service_up "$name" "$port"; do
       ((SECONDS < deadline)) || die_with_log "$name did not listen on $HOST:$port within ${START_TIMEOUT}s" "$logs"
@@ -249,12 +270,12 @@ wait_ports_up() {
 # on their own once the master is gone.
 stack_pids() {
   local p pid
-  for p in "$D/run/dovecot/master.pid" "$D/spool/postfix/pid/master.pid" "$SPAMD_PID"; do
+  for p in "$D/run/dovecot/master.pid" "$D/spool/postfix/pid/master.pid" "$SPAMD_PID" "$AUTH_PID"; do
     pid=$(read_pid "$p")
     if pid_alive "$pid"; then echo "$pid"; fi
   done
   for pid in $(ports_in_use | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u); do
-    if [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" =~ ^(dovecot|master|spamd)$ ]]; then echo "$pid"; fi
+    if [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" =~ ^(dovecot|master|spamd|node)$ ]]; then echo "$pid"; fi
   done
 }
 
@@ -290,11 +311,11 @@ stop_daemons() {
 
 any_port_open() {
   local p
-  for p in $SMTP_PORT $IMAP_PORT $LMTP_PORT $SPAMD_PORT; do port_open "$p" && return 0; done
+  for p in $SMTP_PORT $IMAP_PORT $LMTP_PORT $SPAMD_PORT $AUTH_PORT; do port_open "$p" && return 0; done
   return 1
 }
 
-ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT )" 2>/dev/null; }
+ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT or sport = :$AUTH_PORT )" 2>/dev/null; }
 
 wipe_runtime() {
   # Only the subdirectories we create, so a mistaken MAILSTACK_DIR can't eat a tree.
@@ -307,6 +328,7 @@ cmd_start() {
   local missing t0=$SECONDS
   missing="$(missing_binaries)"
   [[ -z "$missing" ]] || die "missing $missing; run: npm run system-parts -- install (as root)"
+  [[ -n "$NODE_BIN" && -d "$REPO_DIR/node_modules/mailauth" ]] || die "auth-filter needs node and node_modules: run npm ci"
   take_lock
   stop_daemons || die "cannot start: something else is listening on our ports"
   wipe_runtime
@@ -317,6 +339,7 @@ cmd_start() {
   log "smtp  up on $HOST:$SMTP_PORT (postfix, log $LOG_DIR/postfix.log)"
   log "imap  up on $HOST:$IMAP_PORT (dovecot, log $LOG_DIR/dovecot.log)"
   log "lmtp  up on $HOST:$LMTP_PORT (dovecot)"
+  log "auth  up on $HOST:$AUTH_PORT (auth-filter, authserv-id $AUTHSERV_ID, log $LOG_DIR/auth-filter.log)"
   log "spamd up on $HOST:$SPAMD_PORT (log $LOG_DIR/spamd.log)"
   log "oauth2 introspection expected at http://$HOST:$OAUTH_PORT/introspect (served by the OAuth2 tests)"
   log "accounts: $D/accounts.json ($((${#FIXED_ACCOUNTS[@]} + EXTRA_USERS + ${#OAUTH_ACCOUNTS[@]})) accounts), started in $((SECONDS - t0))s"
@@ -332,7 +355,7 @@ cmd_stop() {
 
 cmd_status() {
   local down=0 svc name port
-  for svc in "smtp:$SMTP_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "spamd:$SPAMD_PORT"; do
+  for svc in "smtp:$SMTP_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "auth:$AUTH_PORT" "spamd:$SPAMD_PORT"; do
     IFS=: read -r name port <<<"$svc"
     if service_up "$name" "$port"; then
       printf '%-5s up    %s:%s\n' "$name" "$HOST" "$port"

@@ -1,4 +1,4 @@
-// Owns the system parts the tests need beyond node_modules (the loopback mail stack today): whether each is
+// Owns the system parts the tests need beyond node_modules (the loopback mail stack, Chromium, Java): whether each is
 // present, installing the missing ones from Debian's packages when this user may, and otherwise one plain line
 // naming the command to run. `npm test` runs `ensure` first, before the typecheck and the suites spend time.
 //
@@ -6,6 +6,7 @@
 //   tsx scripts/system-parts.ts install   the same, for `sudo npm run system-parts -- install`
 //   tsx scripts/system-parts.ts status    one line per part: present or missing
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -22,6 +23,9 @@ export type SystemPart = {
 };
 
 const mailStackScript = join(import.meta.dirname, 'mail-stack.sh');
+
+/** Where Debian's chromium package puts the browser; the Chromium test launches exactly this one. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 export const SYSTEM_PARTS: SystemPart[] = [
   {
@@ -44,6 +48,12 @@ export const SYSTEM_PARTS: SystemPart[] = [
     // Without it postfix's postinst asks for a mail setup and writes a system-wide /etc/postfix/main.cf.
     debconf: ['postfix postfix/main_mailer_type select No configuration'],
     runsAsRoot: true,
+  },
+  {
+    name: 'Chromium (for the HTML report test)',
+    why: "the check CLI's --report-html page is opened in a real browser, driven by playwright-core",
+    present: () => existsSync(CHROMIUM_PATH),
+    aptPackages: ['chromium'],
   },
   {
     name: 'Java 17 (for AWS DynamoDB Local)',

@@ -1,6 +1,7 @@
 // Owns `npm run check -- …` (and `inbox-placement check …`): start a check, send ONE message to all its addresses,
 // poll at the spec's interval until it settles, print where the message landed and exit by the inbox rate.
 
+import { writeFile } from 'node:fs/promises';
 import {
   ApiError,
   ApiKeyRejectedError,
@@ -11,10 +12,12 @@ import {
   inboxRate,
   NetworkError,
   NoAccountsInScopeError,
+  type PlacementReport,
   WaitTimeoutError,
 } from '../client';
 import { type CliSettings, loadCliSettings } from '../config';
-import { type LoadedMessage, loadMessage, MessageError, mailFor } from './check/message';
+import { renderHtmlReport } from './check/htmlReport';
+import { type LoadedMessage, loadDkim, loadMessage, MessageError, mailFor } from './check/message';
 import {
   type CheckOptions,
   DEFAULT_TIMEOUT_S,
@@ -23,12 +26,14 @@ import {
   UsageError,
 } from './check/options';
 import { createProgress, jsonReport, type ProgressStream, percent, tableReport } from './check/report';
+import { reportTable } from './check/reportTable';
 import { createSender, parseSmtpUrl, SmtpError, type SmtpTarget } from './check/smtp';
 
 export const USAGE = `usage: npm run check -- [options]        (or: npx inbox-placement check [options])
 
 Starts a check, sends ONE message to all of its test addresses, polls until every account has it (or the check
-times out), then prints each account's category and the inbox rate (primary and updates count as inbox).
+times out), then prints each account's category and the inbox rate (primary and updates count as inbox), and the placement
+report: per provider, per account with SPF, DKIM, DMARC and the spam filter's verdict, and why each check failed.
 
 service:  --url URL           the service (default: $INBOX_PLACEMENT_URL, else ${DEFAULT_URL})
           --key KEY           the API key (default: $INBOX_PLACEMENT_API_KEY; prefer it: argv is visible to others)
@@ -39,10 +44,13 @@ sending:  --smtp URL          smtp://[user[:pass]@]host[:port] (default port 587
                               smtps://… (TLS, default port 465); the password may come from $SMTP_PASSWORD.
                               A login is only sent over TLS, except to a loopback host.
           --to                all addresses in To (default: all in BCC, no header names them)
+          --dkim-key FILE --dkim-selector S --dkim-domain D
+                              DKIM-sign the message with this PEM private key (all three together)
           --no-send           send nothing: print the addresses (one per line; with --json a first JSON line
                               {check_id, accounts}) and only wait; send ONE message to all of them at once
-result:   --json              one JSON object on stdout instead of the table:
-                              {check_id, status, received, total, inbox_rate, results, elapsed_ms}
+result:   --json              one JSON object on stdout instead of the tables:
+                              {check_id, status, received, total, inbox_rate, results, elapsed_ms, report}
+          --report-html FILE  also write the placement report as one self-contained HTML page
           --min-inbox R       exit 3 when the inbox rate is below R (0 to 1, or a percentage such as 80%)
           --interval S        seconds between polls, 5 to 15 as the spec asks (default 5)
           --timeout S         stop waiting after S seconds (default ${DEFAULT_TIMEOUT_S}; the service times a check out
@@ -117,6 +125,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
     // Everything that can fail before the send is done before the check starts: the spec asks for the message
     // right after the addresses are handed out.
     const message: LoadedMessage | undefined = options.send && (await loadMessage(options.send.message));
+    const dkim = options.send?.dkim && (await loadDkim(options.send.dkim));
     await sender?.verify();
     const started = await client.startCheck({ signal: io.signal });
     const startedAt = Date.now();
@@ -124,7 +133,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
     const count = started.accounts.length;
     if (sender && message && smtp) {
       const inTo = options.send?.to === true;
-      await sender.send(mailFor(message, started.accounts, inTo));
+      await sender.send({ ...mailFor(message, started.accounts, inTo), ...(dkim ? { dkim } : {}) });
       say(
         `check ${checkId}: sent one message to ${count} addresses (${inTo ? 'To' : 'BCC'}) through ${smtp.label}`,
       );
@@ -153,7 +162,31 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
     }
 
     const elapsedMs = Date.now() - startedAt;
-    io.stdout(options.json ? jsonReport(check, elapsedMs) : tableReport(check, elapsedMs));
+    // Why, not only where: the report is an addition of this service, so a service without it leaves the table.
+    let report: PlacementReport | null = null;
+    let reportFailure: string | undefined;
+    try {
+      report = await client.getReport(checkId, { signal: io.signal });
+    } catch (error) {
+      if (isAbort(error, io.signal)) throw error;
+      reportFailure = describe(error, options);
+    }
+    io.stdout(
+      options.json
+        ? jsonReport(check, elapsedMs, report)
+        : [tableReport(check, elapsedMs), ...(report ? ['', reportTable(report)] : [])].join('\n'),
+    );
+    if (reportFailure) say(`check: no placement report: ${reportFailure}`);
+    if (options.htmlFile) {
+      if (!report) return fail(EXIT.failed, `no placement report to write to ${options.htmlFile}`);
+      try {
+        await writeFile(options.htmlFile, renderHtmlReport(report));
+      } catch (error) {
+        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        return fail(EXIT.failed, `cannot write ${options.htmlFile}: ${reason}`);
+      }
+      say(`check ${checkId}: placement report written to ${options.htmlFile}`);
+    }
     const missing = check.total - check.received;
     if (gaveUp)
       return fail(

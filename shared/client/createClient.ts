@@ -11,6 +11,7 @@ import {
   WaitTimeoutError,
 } from './errors';
 import { type PollIntervalOptions, pollIntervalOf } from './pollInterval';
+import { type PlacementReport, reportProblem } from './report';
 
 export interface ClientOptions {
   /** Where the API is, e.g. `http://127.0.0.1:3000` or an API Gateway URL with its stage path. */
@@ -40,6 +41,8 @@ export interface InboxPlacementClient {
   getCheck(checkId: string, options?: RequestOptions): Promise<CheckView>;
   /** Polls GET, at once and then every interval, until the status is `complete` or `timeout`. */
   waitForCheck(checkId: string, options?: WaitOptions): Promise<CheckView>;
+  /** Why each copy landed where it did: `GET /api/spam-check/{check_id}/report`, an addition to the spec. */
+  getReport(checkId: string, options?: RequestOptions): Promise<PlacementReport>;
 }
 
 const abortReason = (signal: AbortSignal): unknown =>
@@ -163,6 +166,18 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     return body as CheckView;
   };
 
+  const getReport = async (checkId: string, { signal }: RequestOptions = {}): Promise<PlacementReport> => {
+    if (typeof checkId !== 'string' || checkId === '')
+      throw new TypeError('checkId must be a non-empty string');
+    const path = `/api/spam-check/${encodeURIComponent(checkId)}/report`;
+    const { url, status, body } = await request('GET', path, signal, (code, detail) =>
+      code === 404 ? new CheckGoneError(checkId, detail) : new ApiError(code, detail),
+    );
+    const problem = reportProblem(body);
+    if (problem) throw new BadResponseError(url, status, `not a placement report: ${problem}`);
+    return body as PlacementReport;
+  };
+
   const waitForCheck = async (checkId: string, wait: WaitOptions = {}): Promise<CheckView> => {
     const { signal, onProgress, timeoutMs, retries = 2 } = wait;
     const intervalMs = pollIntervalOf(wait);
@@ -191,5 +206,5 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     }
   };
 
-  return { startCheck, getCheck, waitForCheck };
+  return { startCheck, getCheck, waitForCheck, getReport };
 };

@@ -27,3 +27,12 @@ export {
   WaitTimeoutError,
 } from './errors';
 export { POLL_INTERVAL_MS, type PollIntervalOptions, pollIntervalOf } from './pollInterval';
+export {
+  type AuthResult,
+  type AuthVerdict,
+  type PlacementReport,
+  type ProviderSummary,
+  type ReportAccount,
+  reportProblem,
+  type SpamVerdict,
+} from './report';

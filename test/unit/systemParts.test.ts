@@ -1,7 +1,14 @@
 // What `npm test` does first about the system parts, for every combination of present parts and privilege: the
 // decision is pure, so a machine that has everything still tests the paths of one that has nothing.
 import { describe, expect, it } from 'vitest';
-import { asRoot, type Decision, decide, type SystemPart } from '../../scripts/system-parts';
+import {
+  asRoot,
+  CHROMIUM_PATH,
+  type Decision,
+  decide,
+  SYSTEM_PARTS,
+  type SystemPart,
+} from '../../scripts/system-parts';
 
 const part = (name: string, extra: Partial<SystemPart> = {}): SystemPart => ({
   name,
@@ -69,5 +76,15 @@ describe('system parts: the decision npm test takes before spending time', () =>
   it('runs a command as root directly, or through sudo -n', () => {
     expect(asRoot(['bash', 'x'], 'root')).toEqual(['bash', 'x']);
     expect(asRoot(['bash', 'x'], 'passwordless-sudo')).toEqual(['sudo', '-n', 'bash', 'x']);
+  });
+
+  it("Chromium is a part of its own: Debian's chromium package at the path the browser test launches", () => {
+    const chromium = SYSTEM_PARTS.find((candidate) => candidate.name.startsWith('Chromium'));
+    expect(chromium?.aptPackages).toEqual(['chromium']);
+    expect(chromium?.runsAsRoot).toBeFalsy();
+    expect(CHROMIUM_PATH).toBe('/usr/bin/chromium');
+    // Missing and no right to install: one line naming the install command, as for any part.
+    const line = refusal(decide([chromium as SystemPart], present(), 'sudo-asks-password'));
+    expect(line).toMatch(/^npm test needs Chromium .* run sudo npm run system-parts -- install once$/);
   });
 });

@@ -1,8 +1,9 @@
 // Owns the one message a check sends: read from an .eml file (sent unchanged, the addresses only in the envelope)
 // or composed from --from/--subject/--html/--text, with every address in BCC (default) or in To.
+import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type Mail from 'nodemailer/lib/mailer';
-import type { MessageSource } from './options';
+import type { DkimOptions, MessageSource } from './options';
 
 /** Something the command could not do with its input files: exit 1, one line. */
 export class MessageError extends Error {
@@ -70,4 +71,15 @@ export const mailFor = (message: LoadedMessage, addresses: string[], inTo: boole
     // BCC leaves no recipient in the headers; a To naming the empty group is what mail clients write then.
     ...(inTo ? { to: addresses } : { to: 'undisclosed-recipients:;', bcc: addresses }),
   };
+};
+
+/** nodemailer's DKIM signing options from --dkim-key/--dkim-selector/--dkim-domain; the key file must hold a private key. */
+export const loadDkim = async (dkim: DkimOptions): Promise<NonNullable<Mail.Options['dkim']>> => {
+  const privateKey = (await read(dkim.keyFile, 'the DKIM key')).toString('utf8');
+  try {
+    createPrivateKey(privateKey);
+  } catch {
+    throw new MessageError(`${dkim.keyFile} is not a PEM private key (--dkim-key)`);
+  }
+  return { domainName: dkim.domain, keySelector: dkim.selector, privateKey };
 };

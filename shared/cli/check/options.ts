@@ -23,12 +23,29 @@ export type MessageSource =
       text: { inline: string } | { file: string } | undefined;
     };
 
+/** DKIM signing of what the check sends (nodemailer's dkim option); the key is read from the file at send. */
+export interface DkimOptions {
+  keyFile: string;
+  selector: string;
+  domain: string;
+}
+
 export interface CheckOptions {
   help: boolean;
   url: string;
   key: string;
   /** Undefined with --no-send: the addresses are printed and someone else sends. */
-  send: { smtp: string; smtpPassword: string | undefined; message: MessageSource; to: boolean } | undefined;
+  send:
+    | {
+        smtp: string;
+        smtpPassword: string | undefined;
+        message: MessageSource;
+        to: boolean;
+        dkim: DkimOptions | undefined;
+      }
+    | undefined;
+  /** --report-html FILE: where the placement report's page goes (--html is the message's HTML body). */
+  htmlFile: string | undefined;
   json: boolean;
   minInbox: number | undefined;
   intervalMs: number;
@@ -90,7 +107,12 @@ export const parseCheckOptions = (
   const given = messageOptions.filter((option) => values[option] !== undefined);
   let send: CheckOptions['send'];
   if (values['no-send']) {
-    const extra = [...given, ...(['smtp', 'to'] as const).filter((option) => values[option])];
+    const extra = [
+      ...given,
+      ...(['smtp', 'to', 'dkim-key', 'dkim-selector', 'dkim-domain'] as const).filter(
+        (option) => values[option],
+      ),
+    ];
     if (extra.length > 0)
       throw new UsageError(`--no-send sends nothing, so --${extra[0]} has no use; drop one of them`);
   } else {
@@ -101,6 +123,7 @@ export const parseCheckOptions = (
       smtpPassword: settings.smtpPassword,
       message: message(values),
       to: values.to,
+      dkim: dkim(values),
     };
   }
 
@@ -127,6 +150,7 @@ export const parseCheckOptions = (
     key,
     send,
     json: values.json,
+    htmlFile: nonEmpty(values['report-html']),
     minInbox: values['min-inbox'] === undefined ? undefined : rate(values['min-inbox']),
     intervalMs,
     minIntervalMs,
@@ -136,12 +160,29 @@ export const parseCheckOptions = (
 
 const defaults = (): Omit<CheckOptions, 'help' | 'url' | 'key'> => ({
   send: undefined,
+  htmlFile: undefined,
   json: false,
   minInbox: undefined,
   intervalMs: POLL_INTERVAL_MS.default,
   minIntervalMs: undefined,
   timeoutMs: DEFAULT_TIMEOUT_S * 1000,
 });
+
+const dkim = (values: ReturnType<typeof parse>['values']): DkimOptions | undefined => {
+  const key = values['dkim-key'];
+  const selector = values['dkim-selector'];
+  const domain = values['dkim-domain'];
+  if (key === undefined && selector === undefined && domain === undefined) return undefined;
+  if (!key || !selector || !domain)
+    throw new UsageError(
+      'DKIM signing needs all three of --dkim-key FILE, --dkim-selector S and --dkim-domain D',
+    );
+  if (!/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i.test(selector))
+    throw new UsageError(`--dkim-selector must be a DNS label such as s1, not "${selector}"`);
+  if (!/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i.test(domain))
+    throw new UsageError(`--dkim-domain must be a domain such as example.com, not "${domain}"`);
+  return { keyFile: key, selector, domain };
+};
 
 const message = (values: ReturnType<typeof parse>['values']): MessageSource => {
   if (values.eml !== undefined) {
@@ -183,6 +224,10 @@ const parse = (argv: string[]) =>
       to: { type: 'boolean', default: false },
       'no-send': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      'report-html': { type: 'string' },
+      'dkim-key': { type: 'string' },
+      'dkim-selector': { type: 'string' },
+      'dkim-domain': { type: 'string' },
       'min-inbox': { type: 'string' },
       interval: { type: 'string' },
       timeout: { type: 'string' },

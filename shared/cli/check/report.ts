@@ -1,6 +1,6 @@
 // Owns how a check's outcome is shown: a table of accounts with an inbox-rate line for people, one JSON object for
 // machines, and the live progress line on stderr while polling.
-import { type CheckView, inboxRate } from '../../client';
+import { type CheckView, inboxRate, type PlacementReport } from '../../client';
 import { isInbox } from '../../domain/categories';
 import { formatTable } from '../table';
 
@@ -33,7 +33,11 @@ export const tableReport = (check: CheckView, elapsedMs: number): string =>
     summaryLine(check, elapsedMs),
   ].join('\n');
 
-export const jsonReport = (check: CheckView, elapsedMs: number): string =>
+export const jsonReport = (
+  check: CheckView,
+  elapsedMs: number,
+  report: PlacementReport | null = null,
+): string =>
   JSON.stringify({
     check_id: check.check_id,
     status: check.status,
@@ -42,6 +46,8 @@ export const jsonReport = (check: CheckView, elapsedMs: number): string =>
     inbox_rate: inboxRate(check),
     results: check.results,
     elapsed_ms: elapsedMs,
+    /** The placement report (why each copy landed where it did), null when the service gave none. */
+    report,
   });
 
 export interface ProgressStream {

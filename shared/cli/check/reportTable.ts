@@ -1,0 +1,45 @@
+// Owns the placement report as the check CLI prints it: one row per provider, one per account with its
+// authentication and spam verdict, then one sentence for each failing check.
+import type { PlacementReport } from '../../client';
+import { formatTable } from '../table';
+import { authCell, failureSentences, percentOf, printable, providerName, spamCell } from './explain';
+
+export const reportTable = (report: PlacementReport): string => {
+  const providers = Object.entries(report.summary.by_provider).map(([provider, counts]) => ({
+    provider: providerName(provider),
+    received: `${counts.received}/${counts.total}`,
+    inbox: String(counts.inbox),
+    spam: String(counts.spam),
+    other: String(counts.other),
+    'inbox rate': percentOf(counts.inbox, counts.total),
+  }));
+  const accounts = report.accounts.map((account) => ({
+    email: printable(account.email, 80),
+    provider: providerName(account.provider),
+    category: account.category,
+    folder: account.folder === null ? '-' : printable(account.folder, 40),
+    spf: authCell(account, 'spf'),
+    dkim: authCell(account, 'dkim'),
+    dmarc: authCell(account, 'dmarc'),
+    spam: spamCell(account),
+    delivery: account.seconds_to_deliver === null ? '-' : `${account.seconds_to_deliver} s`,
+  }));
+  const why = failureSentences(report);
+  return [
+    formatTable(providers, ['provider', 'received', 'inbox', 'spam', 'other', 'inbox rate']),
+    '',
+    formatTable(accounts, [
+      'email',
+      'provider',
+      'category',
+      'folder',
+      'spf',
+      'dkim',
+      'dmarc',
+      'spam',
+      'delivery',
+    ]),
+    '',
+    ...(why.length > 0 ? ['why:', ...why.map((sentence) => `  ${sentence}`)] : ['why: every check passed']),
+  ].join('\n');
+};

@@ -1,0 +1,96 @@
+// The check CLI's placement report, pure: the terminal table, the sentences for failing checks, and the HTML page,
+// which must stay self-contained and escape every value a sender could have shaped.
+import { describe, expect, it } from 'vitest';
+import { failureSentences, printable } from '../../shared/cli/check/explain';
+import { escapeHtml, renderHtmlReport } from '../../shared/cli/check/htmlReport';
+import { reportTable } from '../../shared/cli/check/reportTable';
+import { HOSTILE_FOLDER, sampleReport } from '../support/placementReport';
+
+describe('placement report words', () => {
+  it('explains each failing check in one sentence naming the method and the provider', () => {
+    expect(failureSentences(sampleReport())).toEqual([
+      'DKIM failed at Gmail (seed2@gmail.com): the signature did not verify against the published key.',
+      'DKIM missing at IMAP (junk@mail.test): the message carried no DKIM signature.',
+      'SpamAssassin at IMAP (junk@mail.test) judged it spam with score 1000.1 (threshold 5); rules: GTUBE, <b>X</b>.',
+    ]);
+  });
+
+  it('names a result it has no words for as the receiving side wrote it, and caps a long rule list', () => {
+    const report = sampleReport();
+    const account = report.accounts[0];
+    if (!account?.auth) throw new Error('fixture');
+    account.auth.spf = 'weird';
+    account.spam = {
+      filter: 'spamassassin',
+      score: 9,
+      threshold: 5,
+      verdict: 'spam',
+      rules: Array.from({ length: 12 }, (_, index) => `R${index}`),
+    };
+    const sentences = failureSentences(report);
+    expect(sentences[0]).toBe(
+      'SPF failed at Gmail (seed1@gmail.com): the receiving side reported spf=weird.',
+    );
+    expect(sentences[1]).toMatch(/rules: R0, R1, R2, R3, R4, R5, R6, R7 and 4 more\.$/);
+  });
+
+  it('no control character or bidi override reaches a terminal', () => {
+    expect(printable('a\u001b[31mb\u202ec\r\n')).toBe('a?[31mb?c??');
+    expect(printable('x'.repeat(300), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+
+  it('prints one row per provider, one per account with auth and spam, then why', () => {
+    const table = reportTable(sampleReport());
+    expect(table).toMatch(/^PROVIDER\s+RECEIVED\s+INBOX\s+SPAM\s+OTHER\s+INBOX RATE$/m);
+    expect(table).toMatch(/^Gmail\s+2\/2\s+1\s+0\s+1\s+50%$/m);
+    expect(table).toMatch(/^IMAP\s+1\/1\s+0\s+1\s+0\s+0%$/m);
+    expect(table).toMatch(
+      /^seed2@gmail\.com\s+Gmail\s+promotions\s+<img src=x onerror=alert\(1\)>\?\[31mred\s+pass\s+fail\s+pass\s+-\s+2 s$/m,
+    );
+    expect(table).toMatch(
+      /^junk@mail\.test\s+IMAP\s+spam\s+Junk\s+pass\s+none\s+pass\s+spam 1000\.1\/5 \(SpamAssassin\)\s+1 s$/m,
+    );
+    expect(table).toContain('why:\n  DKIM failed at Gmail (seed2@gmail.com)');
+    expect(table).not.toContain('\u001b');
+  });
+
+  it('says every check passed when none failed', () => {
+    const report = sampleReport();
+    report.accounts = report.accounts.slice(0, 1);
+    expect(reportTable(report)).toMatch(/why: every check passed$/);
+  });
+});
+
+describe('the HTML page', () => {
+  const page = renderHtmlReport(sampleReport());
+
+  it('escapes markup from the report: no tag a sender wrote survives', () => {
+    expect(escapeHtml(`<a href="x">'&`)).toBe('&#60;a href=&#34;x&#34;&#62;&#39;&#38;');
+    expect(page).not.toContain(HOSTILE_FOLDER);
+    expect(page).not.toContain('<img');
+    expect(page).not.toContain('<b>X</b>');
+    expect(page).toContain('&#60;img src=x onerror=alert(1)&#62;?[31mred');
+  });
+
+  it('is self-contained: no script, no external URL, a policy that forbids loading anything', () => {
+    expect(page).not.toMatch(/<script|<link|<iframe|url\(|https?:\/\//i);
+    expect(page).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+  });
+
+  it('draws one placement bar per provider, as wide as each share', () => {
+    expect(page.match(/<svg class="bar"/g)).toHaveLength(2);
+    // Gmail: 1 inbox, 1 other of 2 → two halves of the 400-pixel bar.
+    expect(page).toContain(
+      '<rect x="0.0" y="0" width="200.0" height="20" fill="#2e7d32"><title>inbox: 1</title>',
+    );
+    expect(page).toContain(
+      '<rect x="200.0" y="0" width="200.0" height="20" fill="#f9a825"><title>other: 1</title>',
+    );
+  });
+
+  it('has the per-account table and one list item per failing check', () => {
+    expect(page.match(/<tr><td>/g)?.length).toBe(2 + 3);
+    expect(page.match(/<li>/g)).toHaveLength(3);
+    expect(page).toContain('<li>DKIM failed at Gmail (seed2@gmail.com): the signature did not verify');
+  });
+});
