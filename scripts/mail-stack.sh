@@ -198,14 +198,17 @@ write_accounts_json() {
     while read -r name; do
       ((first)) || echo ","
       first=0
-      local email="$name@$DOMAIN"
-      printf '  {"email":"%s","provider":"imap","scope":"default","active":true,"imap":{"host":"%s","port":%d,"secure":false},"auth":{"user":"%s","pass":"%s"},"folders":{"Promotions":"promotions"}}' \
-        "$email" "$HOST" "$IMAP_PORT" "$email" "$PASSWORD"
+      local email="$name@$DOMAIN" filters='[]'
+      # The stack's auth filter writes Authentication-Results as mail.test for every account; only junk@'s Sieve
+      # runs SpamAssassin, so only junk@ trusts an X-Spam-Status (anywhere else one would be the sender's).
+      [[ $name == junk ]] && filters='["spamassassin"]'
+      printf '  {"email":"%s","provider":"imap","scope":"default","active":true,"imap":{"host":"%s","port":%d,"secure":false},"auth":{"user":"%s","pass":"%s"},"folders":{"Promotions":"promotions"},"authservIds":["%s"],"spamFilters":%s}' \
+        "$email" "$HOST" "$IMAP_PORT" "$email" "$PASSWORD" "$DOMAIN" "$filters"
     done < <(account_names)
     for name in "${OAUTH_ACCOUNTS[@]}"; do
       local email="$name@$DOMAIN"
-      printf ',\n  {"email":"%s","provider":"imap","scope":"default","active":true,"imap":{"host":"%s","port":%d,"secure":false},"auth":{"user":"%s","oauth2":{"clientId":"%s","clientSecret":"%s","refreshToken":"%s","tokenEndpoint":"http://%s:%d/token"}},"folders":{"Promotions":"promotions"}}' \
-        "$email" "$HOST" "$IMAP_PORT" "$email" "$OAUTH_CLIENT_ID" "$OAUTH_CLIENT_SECRET" "$OAUTH_REFRESH_TOKEN" "$HOST" "$OAUTH_PORT"
+      printf ',\n  {"email":"%s","provider":"imap","scope":"default","active":true,"imap":{"host":"%s","port":%d,"secure":false},"auth":{"user":"%s","oauth2":{"clientId":"%s","clientSecret":"%s","refreshToken":"%s","tokenEndpoint":"http://%s:%d/token"}},"folders":{"Promotions":"promotions"},"authservIds":["%s"],"spamFilters":[]}' \
+        "$email" "$HOST" "$IMAP_PORT" "$email" "$OAUTH_CLIENT_ID" "$OAUTH_CLIENT_SECRET" "$OAUTH_REFRESH_TOKEN" "$HOST" "$OAUTH_PORT" "$DOMAIN"
     done
     echo
     echo "]"

@@ -51,7 +51,7 @@ export const SYSTEM_PARTS: SystemPart[] = [
   },
   {
     name: 'Chromium (for the HTML report test)',
-    why: "the check CLI's --report-html page is opened in a real browser, driven by playwright-core",
+    why: "the check CLI's --html page is opened in a real browser, driven by playwright-core",
     present: () => existsSync(CHROMIUM_PATH),
     aptPackages: ['chromium'],
   },

@@ -39,7 +39,7 @@ service:  --url URL           the service (default: $INBOX_PLACEMENT_URL, else $
           --key KEY           the API key (default: $INBOX_PLACEMENT_API_KEY; prefer it: argv is visible to others)
 message:  --eml FILE          send this RFC 5322 file unchanged; the addresses go only in the envelope
                               (--from then sets only the envelope sender, default the file's From address)
-      or  --from ADDR --subject S  and  --text T | --text-file F  and/or  --html H | --html-file F
+      or  --from ADDR --subject S  and  --text T | --text-file F  and/or  --html-body H | --html-file F
 sending:  --smtp URL          smtp://[user[:pass]@]host[:port] (default port 587; STARTTLS when offered) or
                               smtps://… (TLS, default port 465); the password may come from $SMTP_PASSWORD.
                               A login is only sent over TLS, except to a loopback host.
@@ -50,7 +50,7 @@ sending:  --smtp URL          smtp://[user[:pass]@]host[:port] (default port 587
                               {check_id, accounts}) and only wait; send ONE message to all of them at once
 result:   --json              one JSON object on stdout instead of the tables:
                               {check_id, status, received, total, inbox_rate, results, elapsed_ms, report}
-          --report-html FILE  also write the placement report as one self-contained HTML page
+          --html FILE         also write the placement report as one self-contained HTML page
           --min-inbox R       exit 3 when the inbox rate is below R (0 to 1, or a percentage such as 80%)
           --interval S        seconds between polls, 5 to 15 as the spec asks (default 5)
           --timeout S         stop waiting after S seconds (default ${DEFAULT_TIMEOUT_S}; the service times a check out

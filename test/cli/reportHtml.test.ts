@@ -1,4 +1,4 @@
-// The check CLI's report where a user looks at it: `check --report-html FILE` against a stub service answering a
+// The check CLI's report where a user looks at it: `check --html FILE` against a stub service answering a
 // placement report, then the page opened in real Chromium (Debian's package, driven by playwright-core) with no
 // network: no console error, no request but the file, the table visible, and a screenshot kept in .test-results/.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -66,10 +66,10 @@ const check = (args: string[]) =>
     INBOX_PLACEMENT_API_KEY: KEY,
   });
 
-describe('check --report-html', () => {
+describe('check --html', () => {
   it('prints the report table, writes the page, and still gates on --min-inbox', async () => {
     const page = join(dir, 'report.html');
-    const run = await check(['--report-html', page, '--min-inbox', '0.5']);
+    const run = await check(['--html', page, '--min-inbox', '0.5']);
     expect(run.stdout).toMatch(/^PROVIDER\s+RECEIVED\s+INBOX\s+SPAM\s+OTHER\s+INBOX RATE$/m);
     expect(run.stdout).toMatch(
       /^junk@mail\.test\s+IMAP\s+spam\s+Junk\s+pass\s+none\s+pass\s+spam 1000\.1\/5/m,
@@ -96,7 +96,7 @@ describe('check --report-html', () => {
   it('opens in Chromium without a console error or any request, table and explanations visible', async () => {
     const page = join(dir, 'opened.html');
     const before = reportRequests;
-    expect((await check(['--report-html', page])).code).toBe(0);
+    expect((await check(['--html', page])).code).toBe(0);
     expect(reportRequests).toBe(before + 1);
 
     const profile = mkdtempSync(join(tmpdir(), 'inbox-placement-chromium-'));

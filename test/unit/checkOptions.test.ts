@@ -1,5 +1,5 @@
 // The check command's new options: DKIM signing takes all three of key, selector and domain, and the report page
-// has its own flag beside --html (the message's HTML body).
+// is --html FILE; the message's HTML body is --html-body / --html-file.
 import { describe, expect, it } from 'vitest';
 import { parseCheckOptions, UsageError } from '../../shared/cli/check/options';
 
@@ -43,7 +43,7 @@ describe('check options: DKIM and the report page', () => {
     expect(() => parseCheckOptions(['--no-send', '--dkim-key', 'k.pem'], settings)).toThrow(UsageError);
   });
 
-  it('--report-html names the page; --html stays the message body', () => {
+  it('--html names the report page; --html-body is the message body; markup given to --html is refused', () => {
     const options = parseCheckOptions(
       [
         '--smtp',
@@ -52,15 +52,16 @@ describe('check options: DKIM and the report page', () => {
         'a@b.c',
         '--subject',
         's',
-        '--html',
+        '--html-body',
         '<p>hi</p>',
-        '--report-html',
+        '--html',
         'r.html',
       ],
       settings,
     );
     expect(options.htmlFile).toBe('r.html');
     expect(options.send?.message).toMatchObject({ kind: 'compose', html: { inline: '<p>hi</p>' } });
-    expect(parseCheckOptions(['--no-send', '--report-html', 'r.html'], settings).htmlFile).toBe('r.html');
+    expect(parseCheckOptions(['--no-send', '--html', 'r.html'], settings).htmlFile).toBe('r.html');
+    expect(() => parseCheckOptions(['--no-send', '--html', '<p>hi</p>'], settings)).toThrow(/--html-body/);
   });
 });

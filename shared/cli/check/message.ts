@@ -1,5 +1,5 @@
 // Owns the one message a check sends: read from an .eml file (sent unchanged, the addresses only in the envelope)
-// or composed from --from/--subject/--html/--text, with every address in BCC (default) or in To.
+// or composed from --from/--subject/--html-body/--text, with every address in BCC (default) or in To.
 import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type Mail from 'nodemailer/lib/mailer';

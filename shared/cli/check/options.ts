@@ -44,7 +44,7 @@ export interface CheckOptions {
         dkim: DkimOptions | undefined;
       }
     | undefined;
-  /** --report-html FILE: where the placement report's page goes (--html is the message's HTML body). */
+  /** --html FILE: where the placement report's page goes (the message's HTML body is --html-body/--html-file). */
   htmlFile: string | undefined;
   json: boolean;
   minInbox: number | undefined;
@@ -70,9 +70,13 @@ const rate = (raw: string): number => {
   return value;
 };
 
-const body = (option: string, inline: string | undefined, file: string | undefined) => {
+const body = (
+  options: [inline: string, file: string],
+  inline: string | undefined,
+  file: string | undefined,
+) => {
   if (inline !== undefined && file !== undefined)
-    throw new UsageError(`--${option} and --${option}-file cannot be used together`);
+    throw new UsageError(`--${options[0]} and --${options[1]} cannot be used together`);
   if (inline !== undefined) return { inline };
   if (file !== undefined) return { file };
   return undefined;
@@ -103,7 +107,7 @@ export const parseCheckOptions = (
     throw new UsageError(`--url must be an http(s) URL, not "${url}"`);
   }
 
-  const messageOptions = ['eml', 'from', 'subject', 'html', 'html-file', 'text', 'text-file'] as const;
+  const messageOptions = ['eml', 'from', 'subject', 'html-body', 'html-file', 'text', 'text-file'] as const;
   const given = messageOptions.filter((option) => values[option] !== undefined);
   let send: CheckOptions['send'];
   if (values['no-send']) {
@@ -150,7 +154,7 @@ export const parseCheckOptions = (
     key,
     send,
     json: values.json,
-    htmlFile: nonEmpty(values['report-html']),
+    htmlFile: reportPage(values.html),
     minInbox: values['min-inbox'] === undefined ? undefined : rate(values['min-inbox']),
     intervalMs,
     minIntervalMs,
@@ -167,6 +171,15 @@ const defaults = (): Omit<CheckOptions, 'help' | 'url' | 'key'> => ({
   minIntervalMs: undefined,
   timeoutMs: DEFAULT_TIMEOUT_S * 1000,
 });
+
+/** --html names the report's page; markup there is a message body given to the wrong option, said so at once. */
+const reportPage = (value: string | undefined): string | undefined => {
+  if (value !== undefined && /[<>\n]/.test(value))
+    throw new UsageError(
+      "--html FILE writes the placement report to FILE; the message's HTML body is --html-body TEXT or --html-file FILE",
+    );
+  return nonEmpty(value);
+};
 
 const dkim = (values: ReturnType<typeof parse>['values']): DkimOptions | undefined => {
   const key = values['dkim-key'];
@@ -186,7 +199,7 @@ const dkim = (values: ReturnType<typeof parse>['values']): DkimOptions | undefin
 
 const message = (values: ReturnType<typeof parse>['values']): MessageSource => {
   if (values.eml !== undefined) {
-    const composed = (['subject', 'html', 'html-file', 'text', 'text-file'] as const).find(
+    const composed = (['subject', 'html-body', 'html-file', 'text', 'text-file'] as const).find(
       (option) => values[option] !== undefined,
     );
     if (composed)
@@ -199,10 +212,10 @@ const message = (values: ReturnType<typeof parse>['values']): MessageSource => {
   }
   if (!values.from) throw new UsageError('the message needs --eml FILE, or --from, --subject and a body');
   if (values.subject === undefined) throw new UsageError('the message needs --subject');
-  const html = body('html', values.html, values['html-file']);
-  const text = body('text', values.text, values['text-file']);
+  const html = body(['html-body', 'html-file'], values['html-body'], values['html-file']);
+  const text = body(['text', 'text-file'], values.text, values['text-file']);
   if (!html && !text)
-    throw new UsageError('the message needs a body: --text, --text-file, --html or --html-file');
+    throw new UsageError('the message needs a body: --text, --text-file, --html-body or --html-file');
   return { kind: 'compose', from: values.from, subject: values.subject, html, text };
 };
 
@@ -216,7 +229,7 @@ const parse = (argv: string[]) =>
       eml: { type: 'string' },
       from: { type: 'string' },
       subject: { type: 'string' },
-      html: { type: 'string' },
+      'html-body': { type: 'string' },
       'html-file': { type: 'string' },
       text: { type: 'string' },
       'text-file': { type: 'string' },
@@ -224,7 +237,7 @@ const parse = (argv: string[]) =>
       to: { type: 'boolean', default: false },
       'no-send': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
-      'report-html': { type: 'string' },
+      html: { type: 'string' },
       'dkim-key': { type: 'string' },
       'dkim-selector': { type: 'string' },
       'dkim-domain': { type: 'string' },
