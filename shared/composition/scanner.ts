@@ -39,6 +39,8 @@ export interface ScannerParts {
   shard?: Shard;
   /** How long a Gmail INBOX copy waits for its tab before it is recorded `unknown`. */
   tabGraceMs?: number;
+  /** IDLE watches on INBOX and junk (default on); off for tests of the sweep's own IMAP conversation. */
+  watch?: boolean;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
@@ -59,6 +61,7 @@ export const createScanner = (parts: ScannerParts) => ({
     ...(parts.events ? { events: parts.events } : {}),
     ...(parts.shard ? { shard: parts.shard } : {}),
     ...(parts.tabGraceMs === undefined ? {} : { tabGraceMs: parts.tabGraceMs }),
+    watch: parts.watch ?? true,
   }),
   lease: new DynamoLease(parts.client, parts.tableName, scannerLeaseOf(parts.shard ?? SINGLE_SHARD)),
 });
