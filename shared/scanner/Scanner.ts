@@ -73,18 +73,15 @@ export class Scanner {
     this.watches = new Watches(deps, (email) => this.announced(email));
   }
 
-  /** Starts a sweep of every account that a live check still waits for, without waiting for any of them. */
-  async tick(): Promise<TickReport> {
+  /** Starts a sweep of every account a live check waits for that is due (`force`: all), waiting for none. */
+  async tick(force = false): Promise<TickReport> {
     const now = this.deps.clock.now();
-    if (due(now, this.lastSettle, SETTLE_EVERY_MS)) {
-      this.lastSettle = now;
-      for (const settled of await this.deps.checks.settle(now)) this.deps.events?.settled?.(settled);
-    }
+    // Settling only feeds metrics: it reads every recent check, so it runs beside the sweeps, not before them.
+    const settling = due(now, this.lastSettle, SETTLE_EVERY_MS) ? this.settle(now) : undefined;
+    settling?.catch(() => undefined); // awaited below: a failure meanwhile must not go unhandled
     const shard = this.deps.shard ?? SINGLE_SHARD;
     const active = await this.plan.list(now);
-    const pending = new Set(
-      active.flatMap((check) => [...check.pending]).filter((email) => inShard(email, shard)),
-    );
+    const pending = new Set(active.flatMap((check) => [...check.pending]).filter((e) => inShard(e, shard)));
     this.pending = pending;
     this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
     const toSweep = new Set(pending);
@@ -100,10 +97,16 @@ export class Scanner {
     const started: Promise<AccountSweep>[] = [];
     for (const email of toSweep) {
       // A watched account is swept on its announcements and every SAFETY_SWEEP_MS, any other at every tick.
-      const sweep = this.watches.due(email, now) && this.start(email);
+      const sweep = (force || this.watches.due(email, now)) && this.start(email);
       if (sweep) started.push(sweep);
     }
+    await settling;
     return { activeChecks: active.length, pendingAccounts: pending.size, started };
+  }
+
+  private async settle(now: number): Promise<void> {
+    this.lastSettle = now;
+    for (const check of await this.deps.checks.settle(now)) this.deps.events?.settled?.(check);
   }
 
   /** A watch announced new mail: an account a check waits for is swept now, not at the next tick. */
@@ -127,21 +130,18 @@ export class Scanner {
     return sweep;
   }
 
-  /** One full sweep, waiting for every account: for tests and tools that need a finished sweep. */
+  /** One full sweep of every pending account, watched or not, waiting for each: for tests and tools. */
   async sweepOnce(): Promise<AccountSweep[]> {
-    const { started } = await this.tick();
+    const { started } = await this.tick(true);
     return Promise.all(started);
   }
 
-  /** Waits for every account sweep still running (not to be confused with settling checks, ActiveChecks.settle). */
+  /** Waits for every account sweep still running (not settling checks: that is ActiveChecks.settle). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.inflight]);
   }
 
-  /**
-   * Lets sweeps in flight finish for up to `graceMs`, then closes every session, which also ends any sweep still
-   * stuck on a slow server: the Lambda deadline must hold whatever a mailbox does.
-   */
+  /** Lets sweeps finish for up to `graceMs`, then closes every session and watch (the Lambda deadline holds). */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     const graceOver = new AbortController();
     await Promise.race([this.drain(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
@@ -161,11 +161,8 @@ export class Scanner {
   }
 
   private stateOf(email: string): AccountState {
-    let state = this.accounts.get(email);
-    if (!state) {
-      state = { busy: false, failures: 0, retryAt: 0 };
-      this.accounts.set(email, state);
-    }
+    const state = this.accounts.get(email) ?? { busy: false, failures: 0, retryAt: 0 };
+    this.accounts.set(email, state);
     return state;
   }
 

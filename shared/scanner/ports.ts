@@ -91,6 +91,15 @@ export interface MailboxConnector {
     onNews: () => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined>;
+  /**
+   * One connection watching every folder of the account at once (IMAP NOTIFY, RFC 5465, with IDLE), calling
+   * `onNews` on new mail in any of them. Undefined when the server offers no NOTIFY: then `watch` per folder.
+   */
+  watchAll?(
+    credentials: MailboxCredentials,
+    onNews: () => void,
+    signal?: AbortSignal,
+  ): Promise<FolderWatch | undefined>;
 }
 
 export interface FolderCursor {

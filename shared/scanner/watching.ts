@@ -31,8 +31,13 @@ interface FolderWatchState {
   retryAt: number;
 }
 
+/** The key of an account's one watch over every folder (NOTIFY). */
+const EVERY_FOLDER = '*';
+
 interface AccountWatches {
   folders: Map<string, FolderWatchState>;
+  /** Whether the server watches every folder on one connection (NOTIFY); undefined until tried. */
+  notify?: boolean;
   /** The server has no IDLE: the account is polled every tick, as before IDLE. */
   pushless: boolean;
   /** Something may be new that no sweep has read yet (an announcement, a watch just opened, a failed sweep). */
@@ -94,11 +99,16 @@ export class Watches {
    */
   keep(credentials: MailboxCredentials, folders: readonly ScanFolder[], signal: AbortSignal): void {
     const { connector, clock } = this.deps;
-    const watch = connector.watch?.bind(connector);
     const account = this.accountOf(credentials.email);
+    if (!connector.watchAll) account.notify = false;
+    const onNews = () => this.announce(credentials.email);
+    const watch =
+      account.notify === false
+        ? connector.watch && ((path: string) => connector.watch?.(credentials, path, onNews, signal))
+        : () => connector.watchAll?.(credentials, onNews, signal);
     if (!watch || account.pushless) return;
     const now = clock.now();
-    for (const path of watchedFolders(folders)) {
+    for (const path of account.notify === false ? watchedFolders(folders) : [EVERY_FOLDER]) {
       let state = account.folders.get(path);
       if (!state) {
         state = { opening: false, failures: 0, retryAt: 0 };
@@ -112,7 +122,13 @@ export class Watches {
         delete folder.watch;
         await old?.close().catch(() => undefined);
         try {
-          const opened = await watch(credentials, path, () => this.announce(credentials.email), signal);
+          const opened = await watch(path);
+          if (!opened && path === EVERY_FOLDER) {
+            // No NOTIFY: INBOX and junk get a watch each, opened at the next sweep.
+            account.notify = false;
+            account.folders.delete(path);
+            return;
+          }
           if (!opened) {
             account.pushless = true;
             this.deps.events?.watched?.({ email: credentials.email, path, state: 'pushless' });
@@ -124,6 +140,7 @@ export class Watches {
           }
           folder.watch = opened;
           folder.failures = 0;
+          if (path === EVERY_FOLDER) account.notify = true;
           // Mail may have landed between the last sweep's listing and this watch's EXAMINE: read once more.
           account.news = true;
           this.deps.events?.watched?.({ email: credentials.email, path, state: 'watching' });

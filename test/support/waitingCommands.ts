@@ -33,7 +33,7 @@ export const measureWaitingCommands = async (options: {
   accounts: AccountEntry[];
   windowMs: number;
   intervalMs?: number;
-  /** Folders watched per account once live (INBOX and Junk on the stack). */
+  /** Watches per account once live: 1 on the stack (Dovecot offers NOTIFY), 2 without NOTIFY (INBOX, junk). */
   watchesPerAccount?: number;
 }): Promise<WaitingCommands> => {
   const scope = 'waiting-commands';
@@ -57,7 +57,7 @@ export const measureWaitingCommands = async (options: {
       { intervalMs: options.intervalMs ?? 1000, leaseTtlMs: 10_000, idleGraceMs: 5000 },
     );
     runner.start();
-    const wanted = options.accounts.length * (options.watchesPerAccount ?? 2);
+    const wanted = options.accounts.length * (options.watchesPerAccount ?? 1);
     const live = harness.watches;
     while (live.filter((watch) => watch.state === 'watching').length < wanted) {
       if (clock.now() - began > 60_000)

@@ -21,13 +21,37 @@ const FOLDERS: FolderState[] = ['INBOX', 'Junk', 'Trash', 'Archive', 'Sent'].map
 }));
 
 /** Mailboxes that hold nothing, whose watches the test drives: announce, drop, or refuse IDLE. */
-const watchedMailboxes = (options: { idle?: boolean; failOpens?: number } = {}) => {
+const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?: boolean } = {}) => {
   const sweeps: number[] = [];
   const watches: { path: string; usable: boolean; closed: boolean; news: () => void }[] = [];
   const attempts: { path: string; at: number }[] = [];
   let failOpens = options.failOpens ?? 0;
   const clock = new ManualClock();
+  const watchOf = (path: string, onNews: () => void): FolderWatch => {
+    const watch = { path, usable: true, closed: false, news: onNews };
+    watches.push(watch);
+    return {
+      get usable() {
+        return watch.usable;
+      },
+      close: async () => {
+        watch.closed = true;
+        watch.usable = false;
+      },
+    };
+  };
+  // `notify` undefined: a connector that cannot watch every folder at once (no watchAll at all).
+  const watchAll: Pick<MailboxConnector, 'watchAll'> =
+    options.notify === undefined
+      ? {}
+      : {
+          async watchAll(_credentials, onNews) {
+            attempts.push({ path: '*', at: clock.now() });
+            return options.notify ? watchOf('*', onNews) : undefined;
+          },
+        };
   const connector: MailboxConnector = {
+    ...watchAll,
     async open() {
       return {
         gmail: false,
@@ -48,18 +72,7 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number } = {}) 
         failOpens--;
         throw new Error('connection refused');
       }
-      const watch = { path, usable: true, closed: false, news: onNews };
-      watches.push(watch);
-      const handle: FolderWatch = {
-        get usable() {
-          return watch.usable;
-        },
-        close: async () => {
-          watch.closed = true;
-          watch.usable = false;
-        },
-      };
-      return handle;
+      return watchOf(path, onNews);
     },
   };
   const scanner = new Scanner({
@@ -77,7 +90,7 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number } = {}) 
   });
   /** One tick, then every sweep it or an announcement started; lets queued watch opens run. */
   const tick = async () => {
-    await scanner.sweepOnce();
+    await Promise.all((await scanner.tick()).started);
     await scanner.drain();
     for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
   };
@@ -101,6 +114,21 @@ describe('push detection (IDLE watches)', () => {
         { path: 'Archive', category: 'unknown' },
       ]),
     ).toEqual(['INBOX', 'Junk']);
+  });
+
+  it('with NOTIFY, one watch covers every folder; without it, INBOX and junk get one each', async () => {
+    const notify = watchedMailboxes({ notify: true });
+    await notify.settle();
+    expect(notify.watches.map((watch) => watch.path)).toEqual(['*']);
+    const announced = notify.sweeps.length;
+    notify.watches[0]?.news();
+    await notify.scanner.drain();
+    expect(notify.sweeps).toHaveLength(announced + 1);
+
+    const plain = watchedMailboxes({ notify: false });
+    await plain.settle();
+    expect(plain.attempts.map((attempt) => attempt.path)).toEqual(['*', 'INBOX', 'Junk']);
+    expect(plain.watches.map((watch) => watch.path)).toEqual(['INBOX', 'Junk']);
   });
 
   it('sweeps a watched account only every SAFETY_SWEEP_MS while nothing is announced', async () => {
@@ -169,7 +197,7 @@ describe('push detection (IDLE watches)', () => {
       expect(sweeps).toContain(clock.now());
       clock.advance(500);
     }
-    const at = attempts.map((attempt) => attempt.at - start);
+    const at = attempts.filter((attempt) => attempt.path !== '*').map((attempt) => attempt.at - start);
     // INBOX and Junk fail at 0; INBOX again at 1 s fails (its second failure), Junk at 1 s opens; INBOX at 3 s.
     expect(at.slice(0, 2)).toEqual([0, 0]);
     expect(at.slice(2)).toEqual([1000, 1000]);
@@ -177,7 +205,12 @@ describe('push detection (IDLE watches)', () => {
       await tick();
       clock.advance(500);
     }
-    expect(attempts.map((attempt) => attempt.at - start).slice(4)).toEqual([3000]);
+    expect(
+      attempts
+        .filter((attempt) => attempt.path !== '*')
+        .map((attempt) => attempt.at - start)
+        .slice(4),
+    ).toEqual([3000]);
   });
 
   it('a server without IDLE is polled every tick, and no watch is tried again', async () => {
@@ -188,7 +221,7 @@ describe('push detection (IDLE watches)', () => {
       clock.advance(1000);
     }
     expect(sweeps).toHaveLength(10);
-    expect(attempts.length).toBeLessThanOrEqual(2);
+    expect(attempts.filter((attempt) => attempt.path !== '*').length).toBeLessThanOrEqual(2);
   });
 
   it('close() ends every watch', async () => {

@@ -128,6 +128,42 @@ export class ImapConnector implements MailboxConnector {
     onNews: () => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined> {
+    return this.idleOn(credentials, path, onNews, signal, async (client) => client.capabilities.has('IDLE'));
+  }
+
+  /**
+   * Where the server offers NOTIFY (Dovecot does): one connection for every folder. `NOTIFY SET` asks for new and
+   * expunged messages in the selected mailbox (as EXISTS) and in every other personal one (as an untagged STATUS
+   * during IDLE). imapflow 2.1.2 has no NOTIFY of its own, so the command goes through its generic `exec` and the
+   * STATUS answers through its untagged-response table (both in dist/esm/imap-flow.js of the pinned version).
+   */
+  async watchAll(
+    credentials: MailboxCredentials,
+    onNews: () => void,
+    signal?: AbortSignal,
+  ): Promise<FolderWatch | undefined> {
+    return this.idleOn(credentials, 'INBOX', onNews, signal, async (client) => {
+      if (!client.capabilities.has('IDLE') || !client.capabilities.has('NOTIFY')) return false;
+      const internals = client as unknown as ImapFlowInternals;
+      internals.untaggedHandlers.STATUS = async () => onNews();
+      const events = [atom('MessageNew'), atom('MessageExpunge')];
+      // A server that refuses it (NO, BAD) is watched folder by folder instead.
+      const response = await internals
+        .exec('NOTIFY', [atom('SET'), [atom('selected'), events], [atom('personal'), events]])
+        .catch(() => undefined);
+      response?.next();
+      return response !== undefined;
+    });
+  }
+
+  /** Connects, lets `prepare` say whether the server can push (and set it up), then EXAMINEs `path` to IDLE on it. */
+  private async idleOn(
+    credentials: MailboxCredentials,
+    path: string,
+    onNews: () => void,
+    signal: AbortSignal | undefined,
+    prepare: (client: ImapFlow) => Promise<boolean>,
+  ): Promise<FolderWatch | undefined> {
     const client = await this.connect(
       credentials,
       {
@@ -140,7 +176,7 @@ export class ImapConnector implements MailboxConnector {
     );
     const watch = new ImapWatch(client);
     try {
-      if (!client.capabilities.has('IDLE')) {
+      if (!(await prepare(client))) {
         await watch.close();
         return undefined;
       }
@@ -201,6 +237,14 @@ export class ImapConnector implements MailboxConnector {
     return client;
   }
 }
+
+/** The two parts of imapflow's internals a NOTIFY watch needs (see watchAll). */
+interface ImapFlowInternals {
+  exec(command: string, attributes: unknown[]): Promise<{ next(): void }>;
+  untaggedHandlers: Record<string, (untagged: unknown) => Promise<void>>;
+}
+
+const atom = (value: string) => ({ type: 'ATOM', value });
 
 class ImapWatch implements FolderWatch {
   constructor(private readonly client: ImapFlow) {}
