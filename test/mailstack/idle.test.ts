@@ -18,6 +18,8 @@ describe('quiet while waiting', () => {
       accounts: ['user004@mail.test', 'user005@mail.test', 'user006@mail.test'].map(stackAccount),
       windowMs: 60_000,
     });
+    // The figure for the report and the README, as imapFaults.test.ts prints its own.
+    console.info(`waiting commands ${JSON.stringify(measured)}`);
     expect(measured.windowMs).toBeGreaterThanOrEqual(60_000);
     expect(measured.maxPerAccountMinute).toBeLessThanOrEqual(6);
     // Not zero either: the safety sweeps are still there.
@@ -74,6 +76,9 @@ describe('detection on announcement', () => {
       );
     const until = Date.now() + 60_000;
     while (recorded().length < 2 && Date.now() < until) await sleep(50);
+    console.info(
+      `detection ${JSON.stringify(recorded().map((p) => ({ email: p.email, ms: p.recordedAt - sentAt })))}`,
+    );
     expect(
       recorded()
         .map((placement) => placement.email)
