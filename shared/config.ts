@@ -44,7 +44,7 @@ export type ApiConfig = z.infer<typeof apiEnv>;
 
 /** How often a scanner loop sweeps while a check waits: the main term of detection latency (see BENCHMARKS.md). */
 export const DEFAULT_SCAN_INTERVAL_MS = 1000;
-/** Accounts per scanner loop: each holds one IMAP connection per account, well within one Lambda's sockets. */
+/** Accounts per scanner loop: it holds up to 3 IMAP connections per account (the sweep session and its watches), 300 at 100 accounts, well within one Lambda's 1,024 file descriptors. */
 export const DEFAULT_SCAN_SHARD_SIZE = 100;
 
 export class ConfigError extends Error {}

@@ -12,6 +12,7 @@ import {
 } from '../adapters/imap/ImapConnector';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
+import { boundedLogins } from '../scanner/logins';
 import type { AccessTokens, CredentialSource } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
 import { type Shard, SINGLE_SHARD } from '../scanner/shards';
@@ -39,6 +40,8 @@ export interface ScannerParts {
   shard?: Shard;
   /** How long a Gmail INBOX copy waits for its tab before it is recorded `unknown`. */
   tabGraceMs?: number;
+  /** IDLE watches on INBOX and junk (default on); off for tests of the sweep's own IMAP conversation. */
+  watch?: boolean;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
@@ -48,17 +51,16 @@ export const createScanner = (parts: ScannerParts) => ({
     health: new DynamoAccountRegistry(parts.client, parts.tableName),
     ...(parts.unhealthyAfter === undefined ? {} : { unhealthyAfter: parts.unhealthyAfter }),
     credentials: parts.credentials,
-    connector: new ImapConnector(
-      parts.log,
-      parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS,
-      parts.onCommand,
-      parts.tokens,
+    // A loop's first sweep logs in to every account of its shard: at most LOGINS_AT_ONCE at a time.
+    connector: boundedLogins(
+      new ImapConnector(parts.log, parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS, parts.onCommand, parts.tokens),
     ),
     clock: parts.clock,
     log: parts.log,
     ...(parts.events ? { events: parts.events } : {}),
     ...(parts.shard ? { shard: parts.shard } : {}),
     ...(parts.tabGraceMs === undefined ? {} : { tabGraceMs: parts.tabGraceMs }),
+    watch: parts.watch ?? true,
   }),
   lease: new DynamoLease(parts.client, parts.tableName, scannerLeaseOf(parts.shard ?? SINGLE_SHARD)),
 });

@@ -5,7 +5,7 @@ import { StoreUnavailableError } from '../domain/errors';
 import type { Logger } from '../log';
 import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
-import type { AccountSweep, ScanEvents, TickReport } from './events';
+import { type AccountSweep, emptySweep, type ScanEvents, type TickReport } from './events';
 import { scanFolders } from './folders';
 import { ActiveCheckPlan, due, PROBE_EVERY_MS, retryAtAfter, SETTLE_EVERY_MS } from './planning';
 import type {
@@ -20,6 +20,7 @@ import { type AccountState, advanceCursor, closingSignal, dropSession, readNew, 
 import { Recorder } from './recording';
 import { inShard, type Shard, SINGLE_SHARD } from './shards';
 import { TabGrace } from './tabGrace';
+import { Watches } from './watching';
 
 export type { AccountSweep, Placement, ScanEvents, TickReport } from './events';
 export { FULL_LIST_EVERY_MS, INDEX_LAG_MS } from './planning';
@@ -45,6 +46,8 @@ export interface ScannerDeps {
   shard?: Shard;
   /** How long a Gmail INBOX copy no tab search names yet stays pending (default DEFAULT_TAB_GRACE_MS). */
   tabGraceMs?: number;
+  /** Hold IDLE watches and sweep watched accounts only on news (createScanner: on); off polls every tick. */
+  watch?: boolean;
 }
 
 export class Scanner {
@@ -59,25 +62,27 @@ export class Scanner {
   private readonly plan: ActiveCheckPlan;
   private readonly record: Recorder;
   private readonly tabs: TabGrace;
+  private readonly watches: Watches;
+  /** The accounts a live check waited for at the last tick: the ones an announcement may sweep at once. */
+  private pending = new Set<string>();
 
   constructor(private readonly deps: ScannerDeps) {
     this.plan = new ActiveCheckPlan(deps.checks);
     this.record = new Recorder(deps);
     this.tabs = new TabGrace(deps.tabGraceMs);
+    this.watches = new Watches(deps, (email) => this.announced(email));
   }
 
-  /** Starts a sweep of every account that a live check still waits for, without waiting for any of them. */
-  async tick(): Promise<TickReport> {
+  /** Starts a sweep of every account a live check waits for that is due (`force`: all), waiting for none. */
+  async tick(force = false): Promise<TickReport> {
     const now = this.deps.clock.now();
-    if (due(now, this.lastSettle, SETTLE_EVERY_MS)) {
-      this.lastSettle = now;
-      for (const settled of await this.deps.checks.settle(now)) this.deps.events?.settled?.(settled);
-    }
+    // Settling only feeds metrics: it reads every recent check, so it runs beside the sweeps, not before them.
+    const settling = due(now, this.lastSettle, SETTLE_EVERY_MS) ? this.settle(now) : undefined;
+    settling?.catch(() => undefined); // awaited below: a failure meanwhile must not go unhandled
     const shard = this.deps.shard ?? SINGLE_SHARD;
     const active = await this.plan.list(now);
-    const pending = new Set(
-      active.flatMap((check) => [...check.pending]).filter((email) => inShard(email, shard)),
-    );
+    const pending = new Set(active.flatMap((check) => [...check.pending]).filter((e) => inShard(e, shard)));
+    this.pending = pending;
     this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
     const toSweep = new Set(pending);
     // Only while checks are active: an idle scanner logs in nowhere, so it costs nothing at the providers.
@@ -91,34 +96,52 @@ export class Scanner {
     }
     const started: Promise<AccountSweep>[] = [];
     for (const email of toSweep) {
-      const state = this.stateOf(email);
-      if (state.busy || state.retryAt > now) continue;
-      state.busy = true;
-      const sweep = this.sweepAccount(email, state).finally(() => {
-        state.busy = false;
-        this.inflight.delete(sweep);
-      });
-      this.inflight.add(sweep);
-      started.push(sweep);
+      // A watched account is swept on its announcements and every SAFETY_SWEEP_MS, any other at every tick.
+      const sweep = (force || this.watches.due(email, now)) && this.start(email);
+      if (sweep) started.push(sweep);
     }
+    await settling;
     return { activeChecks: active.length, pendingAccounts: pending.size, started };
   }
 
-  /** One full sweep, waiting for every account: for tests and tools that need a finished sweep. */
+  private async settle(now: number): Promise<void> {
+    this.lastSettle = now;
+    for (const check of await this.deps.checks.settle(now)) this.deps.events?.settled?.(check);
+  }
+
+  /** A watch announced new mail: an account a check waits for is swept now, not at the next tick. */
+  private announced(email: string): void {
+    if (this.pending.has(email)) this.start(email);
+  }
+
+  /** Starts a sweep of the account unless one is running or it is backing off; one announced meanwhile follows. */
+  private start(email: string): Promise<AccountSweep> | undefined {
+    const state = this.stateOf(email);
+    if (state.busy || state.retryAt > this.deps.clock.now()) return undefined;
+    state.busy = true;
+    this.watches.sweeping(email, this.deps.clock.now());
+    const sweep = this.sweepAccount(email, state).finally(() => {
+      state.busy = false;
+      this.inflight.delete(sweep);
+    });
+    this.inflight.add(sweep);
+    // Not after a failed sweep: the backoff (or the store's next tick) decides when that account is read again.
+    void sweep.then((report) => report.ok && this.watches.hasNews(email) && this.announced(email));
+    return sweep;
+  }
+
+  /** One full sweep of every pending account, watched or not, waiting for each: for tests and tools. */
   async sweepOnce(): Promise<AccountSweep[]> {
-    const { started } = await this.tick();
+    const { started } = await this.tick(true);
     return Promise.all(started);
   }
 
-  /** Waits for every account sweep still running (not to be confused with settling checks, ActiveChecks.settle). */
+  /** Waits for every account sweep still running (not settling checks: that is ActiveChecks.settle). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.inflight]);
   }
 
-  /**
-   * Lets sweeps in flight finish for up to `graceMs`, then closes every session, which also ends any sweep still
-   * stuck on a slow server: the Lambda deadline must hold whatever a mailbox does.
-   */
+  /** Lets sweeps finish for up to `graceMs`, then closes every session and watch (the Lambda deadline holds). */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     const graceOver = new AbortController();
     await Promise.race([this.drain(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
@@ -130,32 +153,22 @@ export class Scanner {
     this.plan.reset();
     this.tabs.reset();
     this.lastProbe = Number.NEGATIVE_INFINITY;
+    this.pending = new Set();
     this.closing.abort();
-    await Promise.allSettled(sessions.map((session) => session.close()));
+    await Promise.allSettled([...sessions.map((session) => session.close()), this.watches.close()]);
     await this.drain();
     this.closing = closingSignal();
   }
 
   private stateOf(email: string): AccountState {
-    let state = this.accounts.get(email);
-    if (!state) {
-      state = { busy: false, failures: 0, retryAt: 0 };
-      this.accounts.set(email, state);
-    }
+    const state = this.accounts.get(email) ?? { busy: false, failures: 0, retryAt: 0 };
+    this.accounts.set(email, state);
     return state;
   }
 
   private async sweepAccount(email: string, state: AccountState): Promise<AccountSweep> {
     const startedAt = performance.now();
-    const report: AccountSweep = {
-      email,
-      ok: false,
-      foldersRead: 0,
-      messagesFetched: 0,
-      placements: 0,
-      durationMs: 0,
-      consecutiveFailures: 0,
-    };
+    const report = emptySweep(email);
     const { cursors, clock } = this.deps;
     try {
       const credentials = await this.deps.credentials.get(email);
@@ -165,7 +178,9 @@ export class Scanner {
       const evidence = isProvider(credentials.provider)
         ? presetFor(credentials.provider).quirks.envelopeEvidence.value
         : undefined;
-      for (const folder of scanFolders(folders, credentials.folders)) {
+      const chosen = scanFolders(folders, credentials.folders);
+      if (this.deps.watch) this.watches.keep(credentials, chosen, this.closing.signal);
+      for (const folder of chosen) {
         const folderState = folders.find((candidate) => candidate.path === folder.path);
         const read = folderState && (await readNew(cursors, clock, email, state, session, folderState));
         if (!read) continue;
@@ -216,6 +231,7 @@ export class Scanner {
         await this.sweepFailed(email, state, error);
       }
     }
+    this.watches.swept(email, report.ok);
     report.durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
     report.consecutiveFailures = state.failures;
     this.deps.events?.swept?.(report);

@@ -17,6 +17,8 @@ export interface ScanEvents {
   probed?(probe: { unhealthyAccounts: number }): void;
   /** An account just left new checks (`unhealthy`) or came back (`recovered`). */
   healthChanged?(change: { email: string; state: 'unhealthy' | 'recovered'; error?: string }): void;
+  /** A watch (IMAP IDLE) on one folder went live, failed to open, or found the server has no IDLE. */
+  watched?(watch: { email: string; path: string; state: 'watching' | 'failed' | 'pushless' }): void;
   /** Every check this scanner settled as complete or timed out (each check is settled once, by one scanner). */
   settled?(check: SettledCheck): void;
 }
@@ -55,3 +57,14 @@ export interface AccountSweep {
   /** Sweeps of this account that failed in a row, this one included; 0 after a success. */
   consecutiveFailures: number;
 }
+
+/** A sweep's report before anything is read: not ok until it succeeds. */
+export const emptySweep = (email: string): AccountSweep => ({
+  email,
+  ok: false,
+  foldersRead: 0,
+  messagesFetched: 0,
+  placements: 0,
+  durationMs: 0,
+  consecutiveFailures: 0,
+});

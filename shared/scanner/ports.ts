@@ -73,9 +73,36 @@ export interface MailboxSession {
   close(): Promise<void>;
 }
 
+/** A connection of its own held on one folder, telling of new mail as the server announces it (IMAP IDLE). */
+export interface FolderWatch {
+  /** False once the connection is gone: the scanner then polls the account and opens a new watch after backoff. */
+  readonly usable: boolean;
+  close(): Promise<void>;
+}
+
 export interface MailboxConnector {
   /** Connects and logs in; aborting `signal` ends a connection attempt still waiting on the server. */
   open(credentials: MailboxCredentials, signal?: AbortSignal): Promise<MailboxSession>;
+  /**
+   * Connects, opens `path` read-only and holds IDLE on it, calling `onNews` whenever the server announces a change
+   * in the folder's message count. Undefined when the server offers no IDLE (the scanner polls such accounts).
+   * A connector without this method makes the scanner poll every account, as before IDLE.
+   */
+  watch?(
+    credentials: MailboxCredentials,
+    path: string,
+    onNews: () => void,
+    signal?: AbortSignal,
+  ): Promise<FolderWatch | undefined>;
+  /**
+   * One connection watching every folder of the account at once (IMAP NOTIFY, RFC 5465, with IDLE), calling
+   * `onNews` on new mail in any of them. Undefined when the server offers no NOTIFY: then `watch` per folder.
+   */
+  watchAll?(
+    credentials: MailboxCredentials,
+    onNews: () => void,
+    signal?: AbortSignal,
+  ): Promise<FolderWatch | undefined>;
 }
 
 export interface FolderCursor {

@@ -7,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../infra/settings';
 import {
   DEFAULT_IMAP_TIMEOUTS,
+  IDLE_RENEW_MS,
   LOGOUT_WAIT_MS,
   MAX_FIRST_SIGHT_MESSAGES,
+  WATCH_SILENCE_MS,
 } from '../../shared/adapters/imap/ImapConnector';
 import { DEFAULT_TIMEOUT_S } from '../../shared/cli/check/options';
 import { POLL_INTERVAL_MS } from '../../shared/client';
@@ -19,6 +21,7 @@ import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../../shared/domain/keyLi
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { LOOKBACK_MS } from '../../shared/scanner/Scanner';
 import { DEFAULT_TAB_GRACE_MS, TIMEOUT_MARGIN_MS } from '../../shared/scanner/tabGrace';
+import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
 
 // One space for every run of whitespace, so a phrase may wrap anywhere in the README.
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
@@ -54,6 +57,13 @@ describe('the README states the defaults the code has', () => {
       'IMAP timeouts',
       `connect ${s(DEFAULT_IMAP_TIMEOUTS.connectMs)} s, greeting ${s(DEFAULT_IMAP_TIMEOUTS.greetingMs)} s, silence ${s(DEFAULT_IMAP_TIMEOUTS.socketMs)} s, logout ${s(LOGOUT_WAIT_MS)} s`,
     ],
+    [
+      'safety-net sweep',
+      `a watched account is still swept every ${s(SAFETY_SWEEP_MS)} s (\`SAFETY_SWEEP_MS\``,
+    ],
+    ['IDLE renewal', `IDLE is re-issued every ${minutes(IDLE_RENEW_MS)} minutes (RFC 2177 allows 29)`],
+    ['watch silence', `a watch that hears nothing for ${minutes(WATCH_SILENCE_MS)} minutes sends a NOOP`],
+    ['held session silence', `a watch in IDLE may stay quiet for ${minutes(WATCH_SILENCE_MS)} minutes`],
     [
       'first-sight lookback and cap',
       `looks back ${minutes(LOOKBACK_MS)} minutes, reading at most the newest ${MAX_FIRST_SIGHT_MESSAGES} messages`,

@@ -88,7 +88,8 @@ describe('sweep cost', () => {
     const full = stackAccount('user007@mail.test');
     await appendOld(full, 2000, new Date(Date.now() - 2 * 86_400_000));
     const check = await harness.startQuietly('size');
-    const { scanner } = harness.newScanner();
+    // The sweep's own commands: no IDLE watch logging in beside it.
+    const { scanner } = harness.newScanner({ watch: false });
     const verbs = (email: string, from: number) =>
       harness.commands
         .slice(from)

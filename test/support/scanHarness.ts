@@ -22,9 +22,14 @@ export interface ScanHarness {
   placements: Placement[];
   settled: SettledCheck[];
   commands: { account: string; command: string }[];
+  /** Every account sweep and IDLE watch event, and the ticks, each with the loop clock's time. */
+  sweeps: { email: string; ok: boolean; at: number }[];
+  watches: { email: string; path: string; state: string; at: number }[];
+  ticks: number[];
   /** Everything the scanner logged, parsed, with the time it was written. */
   logs: { at: number; message: string; account?: string; error?: string }[];
-  newScanner(): ReturnType<typeof createScanner>;
+  /** `watch: false` polls every tick without IDLE watches, for tests of the sweep's own IMAP commands. */
+  newScanner(options?: { watch?: boolean }): ReturnType<typeof createScanner>;
   /** Starts the in-process loop and makes start kick it, as npm start does. */
   startRunner(): LocalScanRunner;
   /** Starts a check without HTTP and without kicking anything, for tests that drive sweeps themselves. */
@@ -50,13 +55,17 @@ export const startScanHarness = async (
   const placements: Placement[] = [];
   const settled: SettledCheck[] = [];
   const commands: { account: string; command: string }[] = [];
+  const sweeps: ScanHarness['sweeps'] = [];
+  const watches: ScanHarness['watches'] = [];
+  const ticks: number[] = [];
   const logs: ScanHarness['logs'] = [];
   const log = createLogger('test-scan', 'debug', (line) =>
     logs.push({ at: Date.now(), ...JSON.parse(line) }),
   );
   const runners: LocalScanRunner[] = [];
-  const newScanner = () =>
+  const newScanner = (scannerOptions: { watch?: boolean } = {}) =>
     createScanner({
+      ...scannerOptions,
       client: service.client,
       tableName: service.table,
       credentials,
@@ -64,13 +73,22 @@ export const startScanHarness = async (
       log,
       timeouts: options.timeouts ?? FAST_TIMEOUTS,
       onCommand: (account, command) => commands.push({ account, command }),
-      events: { placed: (placement) => placements.push(placement), settled: (check) => settled.push(check) },
+      events: {
+        placed: (placement) => placements.push(placement),
+        settled: (check) => settled.push(check),
+        swept: ({ email, ok }) => sweeps.push({ email, ok, at: service.clock.now() }),
+        watched: (watch) => watches.push({ ...watch, at: service.clock.now() }),
+        ticked: () => ticks.push(service.clock.now()),
+      },
     });
   return {
     service,
     placements,
     settled,
     commands,
+    sweeps,
+    watches,
+    ticks,
     logs,
     newScanner,
     startRunner: () => {

@@ -20,6 +20,8 @@ export interface ProxyStats {
   cut: number;
   /** Connections ended by dropAll(). */
   dropped: number;
+  /** IMAP commands the clients sent (lines starting with a tag and a verb; IDLE's DONE is not a command). */
+  commands: number;
 }
 
 interface Link {
@@ -60,7 +62,7 @@ export interface TcpProxy {
 
 export const startTcpProxy = async (target: { host: string; port: number }): Promise<TcpProxy> => {
   const links = new Set<Link>();
-  const stats: ProxyStats = { accepted: 0, silenced: 0, cut: 0, dropped: 0 };
+  const stats: ProxyStats = { accepted: 0, silenced: 0, cut: 0, dropped: 0, commands: 0 };
   let silent = false;
   let rule: CutRule | undefined;
   let clientHold: { pattern: string; hit: () => void; link?: Link } | undefined;
@@ -117,6 +119,8 @@ export const startTcpProxy = async (target: { host: string; port: number }): Pro
   };
 
   const fromClient = (link: Link, chunk: Buffer) => {
+    for (const line of chunk.toString('latin1').split('\r\n'))
+      if (/^[A-Za-z0-9.]+ [A-Za-z]/.test(line)) stats.commands++;
     if (clientHold && !clientHold.link && chunk.toString('latin1').includes(clientHold.pattern)) {
       clientHold.link = link;
       link.heldClient = [];

@@ -6,6 +6,7 @@ import {
   type AccessTokens,
   type FetchedHeaders,
   type FolderState,
+  type FolderWatch,
   GMAIL_TABS,
   type GmailTab,
   type MailboxConnector,
@@ -31,6 +32,17 @@ const DAY_MS = 86_400_000;
 export const LOGOUT_WAIT_MS = 2000;
 /** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
 export const MAX_FIRST_SIGHT_MESSAGES = 500;
+
+/**
+ * RFC 2177: a client re-issues IDLE at least every 29 minutes, or the server may log it out as inactive.
+ */
+export const IDLE_RENEW_MS = 25 * 60_000;
+/**
+ * A watch idles in silence (Dovecot says "still here" every 2 minutes; Gmail and others say nothing): after this
+ * long without a byte imapflow sends a NOOP (and IDLE again), so a dead connection is found within twice this,
+ * for two commands per watch per this long on a silent server. The sweep session keeps the 15 s bound.
+ */
+export const WATCH_SILENCE_MS = 5 * 60_000;
 
 /** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
 export type CommandListener = (account: string, command: string) => void;
@@ -96,6 +108,92 @@ export class ImapConnector implements MailboxConnector {
   }
 
   async open(credentials: MailboxCredentials, signal?: AbortSignal): Promise<MailboxSession> {
+    // Held between sweeps that may be SAFETY_SWEEP_MS apart: imapflow would end it after socketMs of silence and
+    // every sweep would log in again. A server silent mid-command is bounded by the session's own watchdog.
+    const client = await this.connect(
+      credentials,
+      { disableAutoIdle: true, socketTimeout: Math.max(this.timeouts.socketMs, WATCH_SILENCE_MS) },
+      signal,
+    );
+    return new ImapSession(client, this.timeouts.socketMs);
+  }
+
+  /**
+   * One connection per watched folder (imapflow has no NOTIFY, which would watch several on one): EXAMINE, then
+   * IDLE at once and again after anything else the connection runs. A server without IDLE gets no watch at all.
+   */
+  async watch(
+    credentials: MailboxCredentials,
+    path: string,
+    onNews: () => void,
+    signal?: AbortSignal,
+  ): Promise<FolderWatch | undefined> {
+    return this.idleOn(credentials, path, onNews, signal, async (client) => client.capabilities.has('IDLE'));
+  }
+
+  /**
+   * Where the server offers NOTIFY (Dovecot does): one connection for every folder. `NOTIFY SET` asks for new and
+   * expunged messages in the selected mailbox (as EXISTS) and in every other personal one (as an untagged STATUS
+   * during IDLE). imapflow 2.1.2 has no NOTIFY of its own, so the command goes through its generic `exec` and the
+   * STATUS answers through its untagged-response table (both in dist/esm/imap-flow.js of the pinned version).
+   */
+  async watchAll(
+    credentials: MailboxCredentials,
+    onNews: () => void,
+    signal?: AbortSignal,
+  ): Promise<FolderWatch | undefined> {
+    return this.idleOn(credentials, 'INBOX', onNews, signal, async (client) => {
+      if (!client.capabilities.has('IDLE') || !client.capabilities.has('NOTIFY')) return false;
+      const internals = client as unknown as ImapFlowInternals;
+      internals.untaggedHandlers.STATUS = async () => onNews();
+      const events = [atom('MessageNew'), atom('MessageExpunge')];
+      // A server that refuses it (NO, BAD) is watched folder by folder instead.
+      const response = await internals
+        .exec('NOTIFY', [atom('SET'), [atom('selected'), events], [atom('personal'), events]])
+        .catch(() => undefined);
+      response?.next();
+      return response !== undefined;
+    });
+  }
+
+  /** Connects, lets `prepare` say whether the server can push (and set it up), then EXAMINEs `path` to IDLE on it. */
+  private async idleOn(
+    credentials: MailboxCredentials,
+    path: string,
+    onNews: () => void,
+    signal: AbortSignal | undefined,
+    prepare: (client: ImapFlow) => Promise<boolean>,
+  ): Promise<FolderWatch | undefined> {
+    const client = await this.connect(
+      credentials,
+      {
+        disableAutoIdle: false,
+        autoIdleDelay: 0,
+        maxIdleTime: IDLE_RENEW_MS,
+        socketTimeout: WATCH_SILENCE_MS,
+      },
+      signal,
+    );
+    const watch = new ImapWatch(client);
+    try {
+      if (!(await prepare(client))) {
+        await watch.close();
+        return undefined;
+      }
+      client.on('exists', () => onNews());
+      await client.mailboxOpen(path, { readOnly: true });
+      return watch;
+    } catch (error) {
+      await watch.close();
+      throw error;
+    }
+  }
+
+  private async connect(
+    credentials: MailboxCredentials,
+    mode: Pick<ImapFlowOptions, 'disableAutoIdle' | 'autoIdleDelay' | 'maxIdleTime' | 'socketTimeout'>,
+    signal?: AbortSignal,
+  ): Promise<ImapFlow> {
     const account = credentials.email;
     const onCommand = this.onCommand;
     const options: ImapFlowOptions = {
@@ -104,10 +202,10 @@ export class ImapConnector implements MailboxConnector {
       secure: credentials.imap.secure,
       auth: await this.loginOf(credentials),
       ...transportSecurity(credentials.imap),
-      disableAutoIdle: true,
       connectionTimeout: this.timeouts.connectMs,
       greetingTimeout: this.timeouts.greetingMs,
       socketTimeout: this.timeouts.socketMs,
+      ...mode,
       maxLiteralSize: MAX_LITERAL_BYTES,
       maxResponseSize: MAX_LITERAL_BYTES * 4,
       clientInfo: { name: 'inbox-placement-scanner' },
@@ -136,14 +234,49 @@ export class ImapConnector implements MailboxConnector {
     } finally {
       signal?.removeEventListener('abort', abort);
     }
-    return new ImapSession(client);
+    return client;
   }
 }
+
+/** The two parts of imapflow's internals a NOTIFY watch needs (see watchAll). */
+interface ImapFlowInternals {
+  exec(command: string, attributes: unknown[]): Promise<{ next(): void }>;
+  untaggedHandlers: Record<string, (untagged: unknown) => Promise<void>>;
+}
+
+const atom = (value: string) => ({ type: 'ATOM', value });
+
+class ImapWatch implements FolderWatch {
+  constructor(private readonly client: ImapFlow) {}
+
+  get usable(): boolean {
+    return this.client.usable;
+  }
+
+  close(): Promise<void> {
+    return logOut(this.client);
+  }
+}
+
+/** LOGOUT politely (imapflow breaks an IDLE first), but never wait on a server that has stopped answering. */
+const logOut = async (client: ImapFlow): Promise<void> => {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    client.logout().catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, LOGOUT_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  client.close();
+};
 
 class ImapSession implements MailboxSession {
   readonly gmail: boolean;
 
-  constructor(private readonly client: ImapFlow) {
+  constructor(
+    private readonly client: ImapFlow,
+    /** The longest any one call may wait on the server; past it the connection is closed and the call fails. */
+    private readonly answerMs: number,
+  ) {
     this.gmail = client.capabilities.has('X-GM-EXT-1');
   }
 
@@ -153,7 +286,9 @@ class ImapSession implements MailboxSession {
 
   async folders(): Promise<FolderState[]> {
     // One LIST-STATUS where the server has it (Dovecot, Gmail), else LIST plus one STATUS per folder.
-    const list = await this.client.list({ statusQuery: { uidNext: true, uidValidity: true } });
+    const list = await this.answered(() =>
+      this.client.list({ statusQuery: { uidNext: true, uidValidity: true } }),
+    );
     return list.flatMap((entry) => {
       const { uidNext, uidValidity } = entry.status ?? {};
       if (uidNext === undefined || uidValidity === undefined) return [];
@@ -208,18 +343,37 @@ class ImapSession implements MailboxSession {
     });
   }
 
-  async close(): Promise<void> {
-    // LOGOUT politely, but never wait on a server that has stopped answering.
+  close(): Promise<void> {
+    return logOut(this.client);
+  }
+
+  /** Runs `call`, closing the connection (which fails the call) when the server has not answered within answerMs. */
+  private async answered<T>(call: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.client.logout().catch(() => undefined),
-      new Promise((resolve) => (timer = setTimeout(resolve, LOGOUT_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
-    this.client.close();
+    let silent = false;
+    const watchdog = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        silent = true;
+        this.client.close();
+        reject(new Error(`the server did not answer within ${this.answerMs} ms`));
+      }, this.answerMs);
+    });
+    try {
+      return await Promise.race([call(), watchdog]);
+    } catch (error) {
+      if (silent) throw new Error(`the server did not answer within ${this.answerMs} ms`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      watchdog.catch(() => undefined);
+    }
   }
 
   private async withFolder<T>(path: string, read: () => Promise<T>): Promise<T> {
+    return this.answered(() => this.inFolder(path, read));
+  }
+
+  private async inFolder<T>(path: string, read: () => Promise<T>): Promise<T> {
     const lock = await this.client.getMailboxLock(path, { readOnly: true });
     try {
       return await read();

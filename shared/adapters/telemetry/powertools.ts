@@ -69,6 +69,8 @@ export const scanMetrics = (
   healthChanged: ({ email, state }) => {
     if (state === 'unhealthy') emit(metrics, 'accountsUnhealthy', 1, email);
   },
+  // Not a metric of its own: a watch that fails leaves its account polled, which the sweep metrics show.
+  watched: () => undefined,
   settled: (check) => emit(metrics, check.status === 'complete' ? 'checksCompleted' : 'checksTimedOut', 1),
   flush: () => {
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();

@@ -1,0 +1,223 @@
+// Owns push detection: an IDLE watch on each account's INBOX and junk folder, and when each account is due a sweep.
+import type { Clock } from '../domain/clock';
+import type { Logger } from '../log';
+import type { ScanEvents } from './events';
+import type { ScanFolder } from './folders';
+import { retryAtAfter } from './planning';
+import type { FolderWatch, MailboxConnector, MailboxCredentials } from './ports';
+
+/**
+ * A watched account is swept this often even when nothing is announced: the safety net for the folders no watch
+ * covers (Trash, Archive, labels), an announcement lost in a reconnect, and Gmail's tabs. Each such sweep is one
+ * LIST-STATUS, so a waiting account costs 2 commands a minute (test/mailstack/idle.test.ts counts them).
+ */
+export const SAFETY_SWEEP_MS = 30_000;
+/** Watch connections opened at once across all accounts, so a loop's first sweep is not crowded out by them. */
+export const WATCH_OPENS_AT_ONCE = 8;
+
+/** The folders worth a connection each: INBOX and the junk folder, where nearly every copy lands. */
+export const watchedFolders = (folders: readonly ScanFolder[]): string[] => [
+  ...new Set(
+    folders
+      .filter((folder) => folder.path.toLowerCase() === 'inbox' || folder.category === 'spam')
+      .map((folder) => folder.path),
+  ),
+];
+
+interface FolderWatchState {
+  watch?: FolderWatch;
+  opening: boolean;
+  failures: number;
+  retryAt: number;
+}
+
+/** The key of an account's one watch over every folder (NOTIFY). */
+const EVERY_FOLDER = '*';
+
+interface AccountWatches {
+  folders: Map<string, FolderWatchState>;
+  /** Whether the server watches every folder on one connection (NOTIFY); undefined until tried. */
+  notify?: boolean;
+  /** The server has no IDLE: the account is polled every tick, as before IDLE. */
+  pushless: boolean;
+  /** Something may be new that no sweep has read yet (an announcement, a watch just opened, a failed sweep). */
+  news: boolean;
+  sweepStartedAt: number;
+  lastSweptAt: number;
+}
+
+export interface WatchesDeps {
+  connector: MailboxConnector;
+  clock: Clock;
+  log: Logger;
+  events?: ScanEvents;
+}
+
+export class Watches {
+  private readonly accounts = new Map<string, AccountWatches>();
+  private readonly queue: (() => Promise<void>)[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+
+  /** `onNews` is told of every announcement, to sweep the account at once. */
+  constructor(
+    private readonly deps: WatchesDeps,
+    private readonly onNews: (email: string) => void,
+  ) {}
+
+  /**
+   * Whether `email` is due a sweep at `now`: when something may be new, while any folder it should watch has no
+   * live watch (it is polled, as before IDLE), and every SAFETY_SWEEP_MS.
+   */
+  due(email: string, now: number): boolean {
+    const account = this.accounts.get(email);
+    if (!account || account.news || !this.watched(account)) return true;
+    return now - account.lastSweptAt >= SAFETY_SWEEP_MS;
+  }
+
+  /** Whether an announcement came since the account's last sweep started. */
+  hasNews(email: string): boolean {
+    return this.accounts.get(email)?.news === true;
+  }
+
+  /** A sweep starts: it reads whatever was announced until now. */
+  sweeping(email: string, now: number): void {
+    const account = this.accountOf(email);
+    account.news = false;
+    account.sweepStartedAt = now;
+  }
+
+  /** A sweep ended; after a failed one the account stays due (its backoff says when). */
+  swept(email: string, ok: boolean): void {
+    const account = this.accountOf(email);
+    if (ok) account.lastSweptAt = account.sweepStartedAt;
+    else account.news = true;
+  }
+
+  /**
+   * After a sweep listed the account's folders: opens a watch on each folder to watch that has none (again after
+   * backoff when one dropped). Never waits for one: until it is live the account is polled.
+   */
+  keep(credentials: MailboxCredentials, folders: readonly ScanFolder[], signal: AbortSignal): void {
+    const { connector, clock } = this.deps;
+    const account = this.accountOf(credentials.email);
+    if (!connector.watchAll) account.notify = false;
+    const onNews = () => this.announce(credentials.email);
+    const watch =
+      account.notify === false
+        ? connector.watch && ((path: string) => connector.watch?.(credentials, path, onNews, signal))
+        : () => connector.watchAll?.(credentials, onNews, signal);
+    if (!watch || account.pushless) return;
+    const now = clock.now();
+    for (const path of account.notify === false ? watchedFolders(folders) : [EVERY_FOLDER]) {
+      let state = account.folders.get(path);
+      if (!state) {
+        state = { opening: false, failures: 0, retryAt: 0 };
+        account.folders.set(path, state);
+      }
+      if (state.opening || state.watch?.usable || state.retryAt > now || signal.aborted) continue;
+      const folder = state;
+      folder.opening = true;
+      this.limited(async () => {
+        const old = folder.watch;
+        delete folder.watch;
+        await old?.close().catch(() => undefined);
+        try {
+          const opened = await watch(path);
+          if (!opened && path === EVERY_FOLDER) {
+            // No NOTIFY: INBOX and junk get a watch each, opened at the next sweep.
+            account.notify = false;
+            account.folders.delete(path);
+            return;
+          }
+          if (!opened) {
+            account.pushless = true;
+            this.deps.events?.watched?.({ email: credentials.email, path, state: 'pushless' });
+            return;
+          }
+          if (signal.aborted) {
+            await opened.close();
+            return;
+          }
+          folder.watch = opened;
+          folder.failures = 0;
+          if (path === EVERY_FOLDER) account.notify = true;
+          // Mail may have landed between the last sweep's listing and this watch's EXAMINE: read once more.
+          account.news = true;
+          this.deps.events?.watched?.({ email: credentials.email, path, state: 'watching' });
+        } catch (error) {
+          folder.failures++;
+          folder.retryAt = retryAtAfter(folder.failures, clock.now());
+          this.deps.log.debug('imap watch failed; the account is polled meanwhile', {
+            account: credentials.email,
+            folder: path,
+            failures: folder.failures,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          this.deps.events?.watched?.({ email: credentials.email, path, state: 'failed' });
+        } finally {
+          folder.opening = false;
+        }
+      });
+    }
+  }
+
+  /**
+   * Closes every watch and forgets every account, so a loop that starts again begins afresh. The caller has aborted
+   * the signal given to keep(), so watches still opening close themselves.
+   */
+  async close(): Promise<void> {
+    this.queue.length = 0;
+    await Promise.allSettled([...this.inflight]);
+    const watches = [...this.accounts.values()].flatMap((account) =>
+      [...account.folders.values()].flatMap((folder) => (folder.watch ? [folder.watch] : [])),
+    );
+    this.accounts.clear();
+    await Promise.allSettled(watches.map((watch) => watch.close()));
+  }
+
+  private announce(email: string): void {
+    const account = this.accounts.get(email);
+    if (!account) return;
+    account.news = true;
+    this.onNews(email);
+  }
+
+  private watched(account: AccountWatches): boolean {
+    if (account.pushless || account.folders.size === 0) return false;
+    for (const folder of account.folders.values()) if (!folder.watch?.usable) return false;
+    return true;
+  }
+
+  private accountOf(email: string): AccountWatches {
+    let account = this.accounts.get(email);
+    if (!account) {
+      account = {
+        folders: new Map(),
+        pushless: false,
+        news: false,
+        sweepStartedAt: 0,
+        lastSweptAt: Number.NEGATIVE_INFINITY,
+      };
+      this.accounts.set(email, account);
+    }
+    return account;
+  }
+
+  /** Runs `open` when fewer than WATCH_OPENS_AT_ONCE others are opening. */
+  private limited(open: () => Promise<void>): void {
+    this.queue.push(open);
+    this.drain();
+  }
+
+  private drain(): void {
+    while (this.inflight.size < WATCH_OPENS_AT_ONCE) {
+      const next = this.queue.shift();
+      if (!next) return;
+      const running: Promise<void> = next().finally(() => {
+        this.inflight.delete(running);
+        this.drain();
+      });
+      this.inflight.add(running);
+    }
+  }
+}

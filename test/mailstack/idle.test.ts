@@ -1,0 +1,102 @@
+// Push detection against the real Dovecot: while a check waits and nothing arrives an account costs at most 6 IMAP
+// commands a minute (counted by a proxy in front of the server, logins included), and a delivered copy is recorded
+// on the server's IDLE announcement, before the safety sweep that would otherwise have found it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
+import { createLogger } from '../../shared/log';
+import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
+import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
+import { type ScanHarness, startScanHarness } from '../support/scanHarness';
+import { measureWaitingCommands } from '../support/waitingCommands';
+
+const silent = createLogger('test', 'error', () => undefined);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('quiet while waiting', () => {
+  it('costs at most 6 IMAP commands per account-minute while a check waits and nothing arrives', async () => {
+    const measured = await measureWaitingCommands({
+      accounts: ['user004@mail.test', 'user005@mail.test', 'user006@mail.test'].map(stackAccount),
+      windowMs: 60_000,
+    });
+    // The figure for the report and the README, as imapFaults.test.ts prints its own.
+    console.info(`waiting commands ${JSON.stringify(measured)}`);
+    expect(measured.windowMs).toBeGreaterThanOrEqual(60_000);
+    expect(measured.maxPerAccountMinute).toBeLessThanOrEqual(6);
+    // Not zero either: the safety sweeps are still there.
+    expect(measured.perAccountMinute).toBeGreaterThan(0);
+  }, 150_000);
+});
+
+describe('detection on announcement', () => {
+  const ACCOUNTS = ['inbox@mail.test', 'junk@mail.test'];
+  let harness: ScanHarness;
+  let runner: LocalScanRunner | undefined;
+
+  beforeAll(async () => {
+    harness = await startScanHarness(ACCOUNTS.map((email) => ({ ...stackAccount(email), scope: 'idle' })));
+  });
+  afterAll(async () => {
+    await runner?.stop();
+    await harness?.close();
+  });
+
+  it('records a copy in INBOX and one in Junk before the next safety sweep was due', async () => {
+    const check = await harness.startQuietly('idle');
+    const { scanner, lease } = harness.newScanner();
+    const clock = harness.service.clock;
+    runner = new LocalScanRunner(
+      { scanner, lease, clock, log: silent },
+      { intervalMs: 250, leaseTtlMs: 5000, idleGraceMs: 3000 },
+    );
+    runner.start();
+    const live = () => harness.watches.filter((watch) => watch.state === 'watching').length;
+    const setupUntil = Date.now() + 30_000;
+    // Dovecot offers NOTIFY: one watch per account covers every folder.
+    while (live() < 2 && Date.now() < setupUntil) await sleep(100);
+    expect(harness.watches.filter((watch) => watch.state === 'watching').map((watch) => watch.path)).toEqual([
+      '*',
+      '*',
+    ]);
+    // Steady state: the sweep that follows the watches going live is done, and ticks pass with no sweep.
+    await sleep(2000);
+    const sentAt = clock.now();
+    const lastSweeps = ACCOUNTS.map((email) =>
+      Math.max(...harness.sweeps.filter((sweep) => sweep.email === email).map((sweep) => sweep.at)),
+    );
+    const lastSweep = Math.max(...lastSweeps);
+    const quietTicks = harness.ticks.filter((at) => at > lastSweep && at <= sentAt).length;
+    // Watched accounts are not polled: at a 250 ms interval, 2 s hold several ticks without a sweep.
+    expect(quietTicks).toBeGreaterThanOrEqual(3);
+
+    // GTUBE: SpamAssassin scores it spam, and junk@'s sieve files it in Junk.
+    await sendOnce(check.accounts, { subject: 'announced by IDLE', text: GTUBE });
+    const recorded = () =>
+      harness.placements.filter(
+        (placement) => placement.checkId === check.check_id && placement.outcome === 'recorded',
+      );
+    const until = Date.now() + 60_000;
+    while (recorded().length < 2 && Date.now() < until) await sleep(50);
+    console.info(
+      `detection ${JSON.stringify(recorded().map((p) => ({ email: p.email, ms: p.recordedAt - sentAt })))}`,
+    );
+    expect(
+      recorded()
+        .map((placement) => placement.email)
+        .sort(),
+    ).toEqual(ACCOUNTS);
+    expect(Object.fromEntries(recorded().map((placement) => [placement.email, placement.category]))).toEqual({
+      'inbox@mail.test': 'primary',
+      'junk@mail.test': 'spam',
+    });
+    for (const [index, email] of ACCOUNTS.entries()) {
+      const placement = recorded().find((candidate) => candidate.email === email);
+      // By the loop's own clock: found before the safety sweep after the last one was due.
+      expect(placement?.recordedAt).toBeLessThan((lastSweeps[index] ?? 0) + SAFETY_SWEEP_MS);
+      // And by a sweep an announcement started: no safety sweep ran in between.
+      const safety = harness.sweeps.filter(
+        (sweep) => sweep.email === email && sweep.at >= (lastSweeps[index] ?? 0) + SAFETY_SWEEP_MS,
+      );
+      expect(safety).toEqual([]);
+    }
+  }, 120_000);
+});

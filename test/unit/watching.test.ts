@@ -1,0 +1,233 @@
+// Push detection's timing on the injected clock: a watched account is swept on an announcement at once and
+// otherwise only every SAFETY_SWEEP_MS; an account whose watch is not live (opening, dropped, server without IDLE)
+// is polled every tick as before; a dropped watch comes back with backoff; close() ends every watch.
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/log';
+import type { FolderState, FolderWatch, MailboxConnector } from '../../shared/scanner/ports';
+import { Scanner } from '../../shared/scanner/Scanner';
+import { SAFETY_SWEEP_MS, watchedFolders } from '../../shared/scanner/watching';
+import { ManualClock } from '../support/manualClock';
+import { credentialsOf, MemoryCursors } from '../support/scannerFakes';
+
+const log = createLogger('test', 'error', () => undefined);
+const EMAIL = 'inbox@mail.test';
+
+const FOLDERS: FolderState[] = ['INBOX', 'Junk', 'Trash', 'Archive', 'Sent'].map((path) => ({
+  path,
+  flags: [],
+  specialUse: { Junk: '\\Junk', Trash: '\\Trash', Sent: '\\Sent' }[path],
+  uidNext: 1,
+  uidValidity: '1',
+}));
+
+/** Mailboxes that hold nothing, whose watches the test drives: announce, drop, or refuse IDLE. */
+const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?: boolean } = {}) => {
+  const sweeps: number[] = [];
+  const watches: { path: string; usable: boolean; closed: boolean; news: () => void }[] = [];
+  const attempts: { path: string; at: number }[] = [];
+  let failOpens = options.failOpens ?? 0;
+  const clock = new ManualClock();
+  const watchOf = (path: string, onNews: () => void): FolderWatch => {
+    const watch = { path, usable: true, closed: false, news: onNews };
+    watches.push(watch);
+    return {
+      get usable() {
+        return watch.usable;
+      },
+      close: async () => {
+        watch.closed = true;
+        watch.usable = false;
+      },
+    };
+  };
+  // `notify` undefined: a connector that cannot watch every folder at once (no watchAll at all).
+  const watchAll: Pick<MailboxConnector, 'watchAll'> =
+    options.notify === undefined
+      ? {}
+      : {
+          async watchAll(_credentials, onNews) {
+            attempts.push({ path: '*', at: clock.now() });
+            return options.notify ? watchOf('*', onNews) : undefined;
+          },
+        };
+  const connector: MailboxConnector = {
+    ...watchAll,
+    async open() {
+      return {
+        gmail: false,
+        folders: async () => {
+          sweeps.push(clock.now());
+          return FOLDERS;
+        },
+        headersAfter: async () => [],
+        headersSince: async () => [],
+        tabsOf: async () => new Map(),
+        close: async () => undefined,
+      };
+    },
+    async watch(_credentials, path, onNews) {
+      attempts.push({ path, at: clock.now() });
+      if (options.idle === false) return undefined;
+      if (failOpens > 0) {
+        failOpens--;
+        throw new Error('connection refused');
+      }
+      return watchOf(path, onNews);
+    },
+  };
+  const scanner = new Scanner({
+    checks: {
+      listActive: async () => [{ checkId: 'c1', pending: [EMAIL] }],
+      settle: async () => [],
+      recordResult: async () => 'recorded' as const,
+    },
+    cursors: new MemoryCursors(),
+    credentials: { get: async (email) => credentialsOf(email) },
+    connector,
+    clock,
+    log,
+    watch: true,
+  });
+  /** One tick, then every sweep it or an announcement started; lets queued watch opens run. */
+  const tick = async () => {
+    await Promise.all((await scanner.tick()).started);
+    await scanner.drain();
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  /** The first sweep, the watches going live, and the sweep that follows them: the steady state from here. */
+  const settle = async () => {
+    await tick();
+    clock.advance(1000);
+    await tick();
+    return { sweeps: sweeps.length, lastAt: sweeps.at(-1) ?? Number.NaN };
+  };
+  return { scanner, clock, sweeps, watches, attempts, tick, settle };
+};
+
+describe('push detection (IDLE watches)', () => {
+  it('watches INBOX and the junk folder only', () => {
+    expect(
+      watchedFolders([
+        { path: 'INBOX', category: 'primary' },
+        { path: 'Junk', category: 'spam' },
+        { path: 'Trash', category: 'trash' },
+        { path: 'Archive', category: 'unknown' },
+      ]),
+    ).toEqual(['INBOX', 'Junk']);
+  });
+
+  it('with NOTIFY, one watch covers every folder; without it, INBOX and junk get one each', async () => {
+    const notify = watchedMailboxes({ notify: true });
+    await notify.settle();
+    expect(notify.watches.map((watch) => watch.path)).toEqual(['*']);
+    const announced = notify.sweeps.length;
+    notify.watches[0]?.news();
+    await notify.scanner.drain();
+    expect(notify.sweeps).toHaveLength(announced + 1);
+
+    const plain = watchedMailboxes({ notify: false });
+    await plain.settle();
+    expect(plain.attempts.map((attempt) => attempt.path)).toEqual(['*', 'INBOX', 'Junk']);
+    expect(plain.watches.map((watch) => watch.path)).toEqual(['INBOX', 'Junk']);
+  });
+
+  it('sweeps a watched account only every SAFETY_SWEEP_MS while nothing is announced', async () => {
+    const { clock, sweeps, watches, tick, settle } = watchedMailboxes();
+    await tick();
+    expect(watches.map((watch) => watch.path)).toEqual(['INBOX', 'Junk']);
+    // The watches just went live: one more sweep reads what landed between the first listing and their EXAMINE.
+    expect(sweeps.length).toBeGreaterThanOrEqual(2);
+    const steady = await settle();
+    while (clock.now() + 1000 < steady.lastAt + SAFETY_SWEEP_MS) {
+      clock.advance(1000);
+      await tick();
+    }
+    expect(sweeps).toHaveLength(steady.sweeps);
+    clock.advance(1000);
+    await tick();
+    expect(sweeps).toHaveLength(steady.sweeps + 1);
+    expect(sweeps.at(-1)).toBe(steady.lastAt + SAFETY_SWEEP_MS);
+  });
+
+  it('an announcement sweeps the account at once, with no tick and no clock movement', async () => {
+    const { scanner, clock, sweeps, watches, settle } = watchedMailboxes();
+    const before = (await settle()).sweeps;
+    const at = clock.now();
+    watches[1]?.news();
+    await scanner.drain();
+    expect(sweeps).toHaveLength(before + 1);
+    expect(sweeps.at(-1)).toBe(at);
+  });
+
+  it('an announcement during a sweep is followed by one more sweep', async () => {
+    const { scanner, sweeps, watches, settle } = watchedMailboxes();
+    const before = (await settle()).sweeps;
+    watches[0]?.news();
+    // The sweep just started is busy: the second announcement cannot start another one beside it.
+    watches[0]?.news();
+    await scanner.drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    await scanner.drain();
+    expect(sweeps).toHaveLength(before + 2);
+  });
+
+  it('polls every tick while a watch is down, and opens it again with backoff', async () => {
+    const { clock, sweeps, watches, attempts, tick, settle } = watchedMailboxes();
+    await settle();
+    const inbox = watches[0];
+    if (!inbox) throw new Error('no INBOX watch');
+    inbox.usable = false;
+    const before = sweeps.length;
+    const dropAt = clock.now();
+    clock.advance(1000);
+    await tick();
+    // Polled at once (and once more when the new watch went live).
+    expect(sweeps).toContain(dropAt + 1000);
+    expect(sweeps.length).toBeGreaterThan(before);
+    const reopened = attempts.filter((attempt) => attempt.path === 'INBOX' && attempt.at > dropAt - 1000);
+    expect(reopened).toHaveLength(1);
+    expect(inbox.closed).toBe(true);
+  });
+
+  it('a watch that cannot open is tried again after 1 s, then 2 s; meanwhile every tick sweeps', async () => {
+    const { clock, sweeps, attempts, tick } = watchedMailboxes({ failOpens: 3 });
+    const start = clock.now();
+    for (let tickNo = 0; tickNo < 6; tickNo++) {
+      await tick();
+      expect(sweeps).toContain(clock.now());
+      clock.advance(500);
+    }
+    const at = attempts.filter((attempt) => attempt.path !== '*').map((attempt) => attempt.at - start);
+    // INBOX and Junk fail at 0; INBOX again at 1 s fails (its second failure), Junk at 1 s opens; INBOX at 3 s.
+    expect(at.slice(0, 2)).toEqual([0, 0]);
+    expect(at.slice(2)).toEqual([1000, 1000]);
+    for (let tickNo = 0; tickNo < 4; tickNo++) {
+      await tick();
+      clock.advance(500);
+    }
+    expect(
+      attempts
+        .filter((attempt) => attempt.path !== '*')
+        .map((attempt) => attempt.at - start)
+        .slice(4),
+    ).toEqual([3000]);
+  });
+
+  it('a server without IDLE is polled every tick, and no watch is tried again', async () => {
+    const { clock, sweeps, attempts, tick } = watchedMailboxes({ idle: false });
+    for (let tickNo = 0; tickNo < 10; tickNo++) {
+      await tick();
+      expect(sweeps.at(-1)).toBe(clock.now());
+      clock.advance(1000);
+    }
+    expect(sweeps).toHaveLength(10);
+    expect(attempts.filter((attempt) => attempt.path !== '*').length).toBeLessThanOrEqual(2);
+  });
+
+  it('close() ends every watch', async () => {
+    const { scanner, watches, tick } = watchedMailboxes();
+    await tick();
+    await scanner.close();
+    expect(watches.map((watch) => watch.closed)).toEqual([true, true]);
+  });
+});
