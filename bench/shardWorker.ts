@@ -36,6 +36,8 @@ const main = async () => {
     clock: systemClock,
     log: createLogger('shard', 'error', () => undefined),
     shard,
+    // Sweep throughput, as the safety-net sweep and a server without IDLE run it (see bench/scale.ts).
+    watch: false,
   });
   let failedTicks = 0;
   const sweep = async () => {
