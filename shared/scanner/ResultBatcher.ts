@@ -19,8 +19,18 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
+/** Closed checks remembered (the oldest forgotten first): a loop's first sight of 10 minutes of mail meets a few hundred. */
+export const MAX_CLOSED_REMEMBERED = 10_000;
+
 export class ResultBatcher {
   private readonly open = new Map<string, Waiting[]>();
+  /**
+   * Checks the store called closed (past their 5 minutes, or never stored here). Closed is final, so copies of them
+   * found later (other accounts, other folders, a first sight of old mail) are answered without a write: each
+   * refused conditional write is billed, and a fresh table's first sweeps over mailboxes full of finished checks'
+   * copies cost one per copy and account where this costs one or two per check.
+   */
+  private readonly closed = new Set<string>();
 
   constructor(
     private readonly store: ResultStore,
@@ -35,8 +45,11 @@ export class ResultBatcher {
     category: DetectedCategory,
     details: PlacementDetails = {},
   ): Promise<RecordOutcome> {
+    if (this.closed.has(checkId)) return Promise.resolve('closed');
     if (!this.store.recordResults)
-      return this.store.recordResult(checkId, email, category, this.clock.now(), details);
+      return this.store
+        .recordResult(checkId, email, category, this.clock.now(), details)
+        .then((outcome) => this.noted(checkId, outcome));
     return new Promise((resolve, reject) => {
       let waiting = this.open.get(checkId);
       if (!waiting) {
@@ -72,13 +85,31 @@ export class ResultBatcher {
     if (batched) for (const entry of batch) entry.resolve('recorded');
     // Each alone, as without batching: the store's conditional write tells each account's outcome.
     for (const entry of batched ? rest : waiting) {
+      // The first refusal that says closed answers for the rest of the check: no write could land any more.
+      if (this.closed.has(checkId)) {
+        entry.resolve('closed');
+        continue;
+      }
       try {
-        entry.resolve(
-          await this.store.recordResult(checkId, entry.email, entry.category, now, entry.details),
+        const outcome = await this.store.recordResult(
+          checkId,
+          entry.email,
+          entry.category,
+          now,
+          entry.details,
         );
+        entry.resolve(this.noted(checkId, outcome));
       } catch (error) {
         entry.reject(error);
       }
     }
+  }
+
+  private noted(checkId: string, outcome: RecordOutcome): RecordOutcome {
+    if (outcome !== 'closed') return outcome;
+    this.closed.add(checkId);
+    if (this.closed.size > MAX_CLOSED_REMEMBERED)
+      this.closed.delete(this.closed.values().next().value as string);
+    return outcome;
   }
 }

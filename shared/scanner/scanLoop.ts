@@ -44,6 +44,15 @@ export interface ScanLoopOptions {
   storeFailureGraceMs?: number;
 }
 
+/**
+ * Whether the lease must be written again before the next tick: once less than half its TTL is left (and always when
+ * less than an interval is: the next sleep must not outlive it). Renewing every tick cost a write a second; half the
+ * TTL keeps as much time for a slow or failing renewal as the TTL itself allows, and no other loop can take the lease
+ * before it expires, so the loop sweeps only while its lease is surely its own.
+ */
+export const renewalDue = (leftMs: number, options: Pick<ScanLoopOptions, 'leaseTtlMs' | 'intervalMs'>) =>
+  leftMs < options.leaseTtlMs / 2 || leftMs <= options.intervalMs;
+
 export interface ScanLoopReport {
   /** False when another loop held the lease: this one did nothing, with no IMAP login. */
   ran: boolean;
@@ -61,13 +70,17 @@ export const runScanLoop = async (
   const { scanner, lease, clock, log } = deps;
   const giveUpAt = clock.now() + (options.acquireWaitMs ?? 0);
   let waitedForLease = false;
-  while (!(await lease.acquire(options.owner, clock.now(), options.leaseTtlMs))) {
+  let acquiredAt = clock.now();
+  while (!(await lease.acquire(options.owner, acquiredAt, options.leaseTtlMs))) {
     waitedForLease = true;
     if (signal?.aborted || clock.now() + options.intervalMs > Math.min(giveUpAt, options.deadline)) {
       return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
     }
     await clock.sleep(options.intervalMs, signal);
+    acquiredAt = clock.now();
   }
+  /** Until when the lease is surely this loop's, by its clock: counted from the moment before the write that took it. */
+  let heldUntil = acquiredAt + options.leaseTtlMs;
   // A loop that had to wait for the lease was woken while another one ran, and that one swept after the wake-up and
   // then lingered: the check that woke this loop is done or shows within a linger. The full grace would bill
   // seconds of sweeping nothing.
@@ -112,14 +125,22 @@ export const runScanLoop = async (
         }
       }
       await clock.sleep(options.intervalMs, signal);
-      // Unknown is not lost: the lease is ours until it expires, and results are conditional writes anyway.
-      const held = await lease
-        .acquire(options.owner, clock.now(), options.leaseTtlMs)
-        .catch((error: unknown) => {
-          healthy = false;
-          failed('scanner lease renewal', error);
-          return true;
-        });
+      let held = true;
+      if (renewalDue(heldUntil - clock.now(), options)) {
+        const from = clock.now();
+        // Unknown is not lost: the lease is ours until it expires, and results are conditional writes anyway.
+        held = await lease.acquire(options.owner, from, options.leaseTtlMs).then(
+          (renewed) => {
+            if (renewed) heldUntil = from + options.leaseTtlMs;
+            return renewed;
+          },
+          (error: unknown) => {
+            healthy = false;
+            failed('scanner lease renewal', error);
+            return true;
+          },
+        );
+      }
       if (!held) {
         log.warn('scanner lease lost; stopping this loop', { owner: options.owner });
         stoppedBecause = 'lease-lost';

@@ -13,7 +13,8 @@ let service: TestService & { clock: ManualClock };
 let proxy: DynamoProxy;
 
 beforeAll(async () => {
-  service = await startTestService(new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)), {
+  // The real time, not a fixed date: DynamoDB Local deletes items whose purgeAt has passed by the real clock.
+  service = await startTestService(new ManualClock(Date.now()), {
     store: 'dynamodb-local',
     dynamoFront: async (endpoint) => {
       proxy = await startDynamoProxy(endpoint);

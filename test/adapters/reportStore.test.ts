@@ -42,7 +42,8 @@ describe.each(['dynamodb-local', 'dynalite'] as const)(
   (store) => {
     let service: TestService & { clock: ManualClock };
     beforeAll(async () => {
-      service = await startTestService(new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0)), { store });
+      // The real time, not a fixed date: DynamoDB Local deletes items whose purgeAt has passed by the real clock.
+      service = await startTestService(new ManualClock(Date.now()), { store });
       await service.addAccounts(...emails.map((email) => ({ email, provider: 'gmail' })));
     });
     afterAll(async () => service.close());

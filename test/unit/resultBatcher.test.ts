@@ -96,4 +96,34 @@ describe('ResultBatcher', () => {
     expect(store.writes).toBe(3);
     expect(store.batchWrites).toBe(0);
   });
+
+  it('answers copies of a closed check without writing: one refusal per check, not one per copy and account', async () => {
+    const store = new MemoryResults();
+    // Finished checks: every write for them is refused as closed (and billed), as DynamoDB refuses them.
+    const finished = new Set(Array.from({ length: 30 }, (_, index) => `old${index}`));
+    const recordResult = store.recordResult.bind(store);
+    store.recordResult = async (checkId, email, category) => {
+      if (!finished.has(checkId)) return recordResult(checkId, email, category);
+      store.writes++;
+      return 'closed';
+    };
+    const recordResults = store.recordResults.bind(store);
+    store.recordResults = async (checkId, entries) => {
+      if (!finished.has(checkId)) return recordResults(checkId, entries);
+      store.writes++;
+      return false;
+    };
+    const batcher = new ResultBatcher(store, systemClock);
+    // A fresh loop's first sight: 20 accounts each find a copy of every finished check, then of a live one.
+    const firstSight = emails(20).flatMap((email) =>
+      [...finished].map((id) => batcher.record(id, email, 'primary')),
+    );
+    expect(new Set(await Promise.all(firstSight))).toEqual(new Set(['closed']));
+    // The refused batch and the one refusal that tells the check is closed: 60 writes, where it was 30 × 21 = 630.
+    expect(store.writes).toBe(finished.size * 2);
+    // Later copies of them (another folder, a later sweep) cost nothing; a live check is written as before.
+    expect(await batcher.record('old0', 'user0@mail.test', 'spam')).toBe('closed');
+    expect(await batcher.record('live', 'user0@mail.test', 'spam')).toBe('recorded');
+    expect(store.writes).toBe(finished.size * 2 + 1);
+  });
 });

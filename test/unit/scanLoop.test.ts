@@ -168,4 +168,55 @@ describe('the scanner loop', () => {
     }
     expect(swept.sort()).toEqual([...accounts].sort());
   });
+
+  it('renews its lease only once less than half its TTL is left, not every tick', async () => {
+    const lease = new MemoryLease();
+    const writes: number[] = [];
+    const acquire = lease.acquire.bind(lease);
+    lease.acquire = async (owner, now, ttlMs) => {
+      writes.push(now);
+      return acquire(owner, now, ttlMs);
+    };
+    const { connector } = emptyMailboxes();
+    const scanner = scannerOver(scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }]]), connector);
+    const clock = new ManualClock();
+    const startedAt = clock.now();
+    const report = await runScanLoop(
+      { scanner, lease, clock, log },
+      { owner: 'me', intervalMs: 1000, leaseTtlMs: 5000, idleGraceMs: 0, deadline: startedAt + 60_500 },
+    );
+    expect(report).toMatchObject({ stoppedBecause: 'deadline', ticks: 60 });
+    // Taken at 0 s, then renewed at 3, 6, 9 s... (2 s of the 5 s left): 21 writes in 60 ticks where it was 61.
+    expect(writes.map((at) => at - startedAt)).toEqual(Array.from({ length: 21 }, (_, n) => n * 3000));
+  });
+
+  it('never lets two loops hold the lease at once: the second takes it only after the first stops renewing', async () => {
+    const lease = new MemoryLease();
+    const clock = new ManualClock();
+    const holders: { at: number; owner: string }[] = [];
+    const loop = (owner: string, deadline: number, acquireWaitMs = 0) => {
+      const checks = scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }]]);
+      const scanner = scannerOver(checks, emptyMailboxes().connector);
+      const tick = scanner.tick.bind(scanner);
+      scanner.tick = async () => {
+        holders.push({ at: clock.now(), owner });
+        // The lease, as the store holds it, is this loop's whenever it sweeps.
+        expect(lease.holder?.owner).toBe(owner);
+        expect(lease.holder?.until ?? 0).toBeGreaterThan(clock.now());
+        return tick();
+      };
+      return runScanLoop(
+        { scanner, lease, clock, log },
+        { owner, intervalMs: 1000, leaseTtlMs: 5000, idleGraceMs: 0, deadline, acquireWaitMs },
+      );
+    };
+    const first = loop('first', clock.now() + 20_500);
+    const second = loop('second', clock.now() + 40_500, 40_000);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toMatchObject({ ran: true, stoppedBecause: 'deadline' });
+    expect(b).toMatchObject({ ran: true });
+    const lastOfFirst = Math.max(...holders.filter((h) => h.owner === 'first').map((h) => h.at));
+    const firstOfSecond = Math.min(...holders.filter((h) => h.owner === 'second').map((h) => h.at));
+    expect(firstOfSecond).toBeGreaterThan(lastOfFirst);
+  });
 });

@@ -54,6 +54,8 @@ const scannerOver = (checks: ReturnType<typeof scriptedStore>, connector: Mailbo
   });
 
 const options = fastLoopOptions();
+/** A lease of two intervals is renewed after every tick (see renewalDue): for the tests of a failing renewal. */
+const renewEveryTick = { ...options, leaseTtlMs: options.intervalMs * 2 };
 const pending: PendingAccounts[] = [{ checkId: 'c1', pending: ['a@mail.test'] }];
 
 const capture = () => {
@@ -91,7 +93,7 @@ describe('the scanner loop when its store fails', () => {
     let acquires = 0;
     const lease = new FlakyLease((call) => (call === 'acquire' ? acquires++ === 1 : true));
     const { lines, log } = capture();
-    const report = await runScanLoop({ scanner, lease, clock: systemClock, log }, options);
+    const report = await runScanLoop({ scanner, lease, clock: systemClock, log }, renewEveryTick);
     expect(report).toMatchObject({ ran: true, ticks: 3, stoppedBecause: 'idle' });
     expect(opened).toEqual(['a@mail.test']);
     expect(lines.map((line) => line.message)).toEqual(
@@ -110,7 +112,7 @@ describe('the scanner loop when its store fails', () => {
     await expect(
       runScanLoop(
         { scanner, lease, clock: systemClock, log: createLogger('test', 'error') },
-        { ...options, storeFailureGraceMs: 100 },
+        { ...renewEveryTick, storeFailureGraceMs: 100 },
       ),
     ).rejects.toThrow(/ECONNREFUSED/);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(100);
