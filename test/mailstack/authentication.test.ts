@@ -239,7 +239,7 @@ describe("the placement report reads the stack's own results", () => {
   });
 });
 
-describe('the check CLI says why in the stack's own words', () => {
+describe("the check CLI says why in the stack's own words", () => {
   it('signed with the wrong key: the table explains DKIM failed with the reason the stack wrote', async () => {
     const account = 'user004@mail.test';
     const harness = await startScanHarness([
