@@ -28,6 +28,7 @@ export {
 } from './errors';
 export { POLL_INTERVAL_MS, type PollIntervalOptions, pollIntervalOf } from './pollInterval';
 export {
+  type AuthReasons,
   type AuthResult,
   type AuthVerdict,
   type PlacementReport,

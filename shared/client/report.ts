@@ -3,6 +3,7 @@
 import { isCategory } from '../domain/categories';
 
 export type {
+  AuthReasons,
   AuthResult,
   AuthVerdict,
   PlacementReport,
@@ -29,6 +30,12 @@ const accountProblem = (account: unknown): string | undefined => {
   if (isRecord(account.auth))
     for (const method of ['spf', 'dkim', 'dmarc', 'arc'])
       if (!isStringOrNull(account.auth[method])) return `${account.email}: auth.${method} is not a result`;
+  if (isRecord(account.auth)) {
+    const reasons = account.auth.reasons;
+    if (!isRecord(reasons)) return `${account.email}: auth.reasons is not an object`;
+    for (const method of ['spf', 'dkim', 'dmarc', 'arc'])
+      if (!isStringOrNull(reasons[method])) return `${account.email}: auth.reasons.${method} is not a reason`;
+  }
   if (account.spam !== null && !isRecord(account.spam))
     return `${account.email}: spam is not an object or null`;
   if (isRecord(account.spam) && !Array.isArray(account.spam.rules))

@@ -14,6 +14,19 @@ export interface AuthVerdict {
   arc: AuthResult | null;
   /** The receiving side's authserv-id; null where it writes none (Microsoft: its own header is the topmost one). */
   authserv_id: string | null;
+  /**
+   * The receiving side's own reason for each result, from the same header: RFC 8601's `reason=`, else the comment
+   * right after the result word (Gmail's `dkim=neutral (body hash did not verify)`); control characters removed, at
+   * most 120 bytes of UTF-8; null where it gave none.
+   */
+  reasons: AuthReasons;
+}
+
+export interface AuthReasons {
+  spf: string | null;
+  dkim: string | null;
+  dmarc: string | null;
+  arc: string | null;
 }
 
 /** The receiving spam filter's own verdict (SpamAssassin's X-Spam-Status, Microsoft's SCL/SFV/BCL, …). */

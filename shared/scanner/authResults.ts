@@ -35,61 +35,140 @@ export const valuesInBlock = (block: string, name: string, max: number): string[
   return values;
 };
 
+/** One `;`-separated part of a value: its text without comments, and each top-level comment with where it was. */
+interface Segment {
+  text: string;
+  /** `at`: the length of `text` where the comment stood; `comment`: its content, at most MAX_COMMENT characters. */
+  comments: { at: number; comment: string }[];
+}
+
+/** Characters of one comment kept while splitting; a reason is capped well below this. */
+const MAX_COMMENT = 4 * 120;
+
 /**
- * A value without its comments (nested, RFC 5322 CFWS), split at the semicolons outside quoted strings: one pass,
- * linear in the (capped) length whatever the nesting.
+ * A value without its comments (nested, RFC 5322 CFWS), split at the semicolons outside quoted strings, each part
+ * keeping its top-level comments aside: one pass, linear in the (capped) length whatever the nesting.
  */
-export const segmentsOf = (value: string): string[] => {
-  const segments: string[] = [];
-  let current = '';
+const splitSegments = (value: string): Segment[] => {
+  const segments: Segment[] = [];
+  let current: Segment = { text: '', comments: [] };
+  let comment: { at: number; comment: string } | undefined;
   let depth = 0;
   let quoted = false;
+  const inComment = (chars: string) => {
+    if (comment && comment.comment.length < MAX_COMMENT) comment.comment += chars;
+  };
   for (let at = 0; at < value.length; at++) {
     const char = value[at] ?? '';
     if (char === '\\' && (quoted || depth > 0)) {
-      if (!depth) current += value.slice(at, at + 2);
+      if (depth > 0) inComment(value[at + 1] ?? '');
+      else current.text += value.slice(at, at + 2);
       at++;
     } else if (quoted) {
-      current += char;
+      current.text += char;
       if (char === '"') quoted = false;
-    } else if (char === '(') depth++;
-    else if (char === ')') depth = Math.max(0, depth - 1);
-    else if (depth > 0) continue;
+    } else if (char === '(') {
+      if (depth === 0) {
+        comment = { at: current.text.length, comment: '' };
+        current.comments.push(comment);
+      } else inComment(char);
+      depth++;
+    } else if (char === ')') {
+      depth = Math.max(0, depth - 1);
+      if (depth > 0) inComment(char);
+    } else if (depth > 0) inComment(char);
     else if (char === '"') {
       quoted = true;
-      current += char;
+      current.text += char;
     } else if (char === ';') {
-      segments.push(current.trim());
-      current = '';
-    } else current += char;
+      segments.push(current);
+      current = { text: '', comments: [] };
+    } else current.text += char;
   }
-  segments.push(current.trim());
+  segments.push(current);
   return segments;
+};
+
+/** A value without its comments, split at the semicolons outside quoted strings, each part trimmed. */
+export const segmentsOf = (value: string): string[] => splitSegments(value).map(({ text }) => text.trim());
+
+/**
+ * UTF-8 bytes of a reason kept (so at most as many characters): enough for any real one ("body hash did not
+ * verify", Gmail's "google.com: domain of … designates … as permitted sender"), and four of them keep a copy's
+ * evidence under 2 KB.
+ */
+export const MAX_REASON = 120;
+const ELLIPSIS = '…';
+
+/** A reason as kept: no control or direction-changing character, white space collapsed, at most MAX_REASON bytes. */
+export const cleanReason = (raw: string): string | null => {
+  const clean = raw
+    .replace(/\p{Cc}|[\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (clean === '') return null;
+  if (Buffer.byteLength(clean) <= MAX_REASON) return clean;
+  // Cut by code points, so no surrogate pair or UTF-8 sequence is split, leaving room for the ellipsis.
+  let kept = '';
+  let bytes = Buffer.byteLength(ELLIPSIS);
+  for (const char of clean) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > MAX_REASON) break;
+    kept += char;
+  }
+  return `${kept}${ELLIPSIS}`;
+};
+
+/** `method[/version] = result`, then an RFC 8601 reasonspec (section 2.2: `reason = value`, a token or quoted string). */
+const RESINFO = /^\s*([a-z-]+)(?:\/\d+)?\s*=\s*([a-z]+)(\s*)(?:reason\s*=\s*("(?:[^"\\]|\\.)*"|[^\s";]+))?/i;
+
+/** The receiving side's own reason for one result: its `reason=`, else the comment right after the result word. */
+const reasonOf = (segment: Segment, match: RegExpExecArray): string | null => {
+  const reason = match[4];
+  if (reason !== undefined)
+    return cleanReason(reason.startsWith('"') ? reason.slice(1, -1).replace(/\\(.)/g, '$1') : reason);
+  const resultEnd = match.index + (match[0].length - (match[3] ?? '').length);
+  const after = segment.comments.find(
+    ({ at }) => at >= resultEnd && at <= resultEnd + (match[3] ?? '').length,
+  );
+  return after === undefined ? null : cleanReason(after.comment);
 };
 
 interface ParsedResults {
   /** Lower-cased; undefined where the header names none (Microsoft's form, or junk). */
   authservId: string | undefined;
   results: Partial<Record<Method, string>>;
+  /** The reason given with each result read, where one was given (see reasonOf). */
+  reasons: Partial<Record<Method, string>>;
 }
 
-/** One header value: its authserv-id and the result of each method it reports (DKIM: pass if any signature passed). */
+/**
+ * One header value: its authserv-id and the result of each method it reports (DKIM: pass if any signature passed),
+ * each with the reason written beside that very result.
+ */
 export const parseAuthResults = (value: string): ParsedResults => {
-  const [head = '', ...rest] = segmentsOf(value);
-  const named = !head.includes('=');
-  const id = named ? head.split(/\s+/)[0]?.replace(/^"|"$/g, '').toLowerCase() : undefined;
+  const [head, ...rest] = splitSegments(value);
+  const headText = head?.text.trim() ?? '';
+  const named = !headText.includes('=');
+  const id = named ? headText.split(/\s+/)[0]?.replace(/^"|"$/g, '').toLowerCase() : undefined;
   const authservId = id && id.length <= MAX_AUTHSERV_ID ? id : undefined;
   const results: Partial<Record<Method, string>> = {};
-  for (const segment of named ? rest : [head, ...rest]) {
-    const match = /^([a-z-]+)(?:\/\d+)?\s*=\s*([a-z]+)/i.exec(segment);
+  const reasons: Partial<Record<Method, string>> = {};
+  for (const segment of named || !head ? rest : [head, ...rest]) {
+    const match = RESINFO.exec(segment.text);
     if (!match) continue;
     const method = (match[1] ?? '').toLowerCase() as Method;
     const result = (match[2] ?? '').toLowerCase();
     if (!METHODS.includes(method) || !RESULT.test(result)) continue;
     const seen = results[method];
-    if (seen === undefined || (method === 'dkim' && result === 'pass')) results[method] = result;
+    if (seen === undefined || (method === 'dkim' && result === 'pass' && seen !== 'pass')) {
+      results[method] = result;
+      const reason = reasonOf(segment, match);
+      if (reason === null) delete reasons[method];
+      else reasons[method] = reason;
+    }
   }
-  return { authservId, results };
+  return { authservId, results, reasons };
 };
 
 const trusts = (trust: AuthTrust, id: string): boolean =>
@@ -108,26 +187,40 @@ export const authVerdictOf = (block: string, trust: AuthTrust | undefined): Auth
   const values = valuesInBlock(block, AUTH_RESULTS_HEADER, MAX_AUTH_HEADERS);
   if (trust.unnamedTopmost) {
     const top = values[0] === undefined ? undefined : parseAuthResults(values[0]);
-    if (top && top.authservId === undefined) return verdictOf(top.results, null);
+    if (top && top.authservId === undefined) return verdictOf(top, null);
   }
   const seenIds = new Set<string>();
   let authservId: string | undefined;
-  const merged: Partial<Record<Method, string>> = {};
+  const merged: Omit<ParsedResults, 'authservId'> = { results: {}, reasons: {} };
   for (const value of values) {
     const parsed = parseAuthResults(value);
     const id = parsed.authservId;
     if (id === undefined || seenIds.has(id) || !trusts(trust, id)) continue;
     seenIds.add(id);
     authservId ??= id;
-    for (const method of METHODS) merged[method] ??= parsed.results[method];
+    for (const method of METHODS)
+      if (merged.results[method] === undefined && parsed.results[method] !== undefined) {
+        // A reason only ever from the header its result came from.
+        merged.results[method] = parsed.results[method];
+        merged.reasons[method] = parsed.reasons[method];
+      }
   }
   return authservId === undefined ? null : verdictOf(merged, authservId);
 };
 
-const verdictOf = (results: Partial<Record<Method, string>>, authservId: string | null): AuthVerdict => ({
+const verdictOf = (
+  { results, reasons }: Omit<ParsedResults, 'authservId'>,
+  authservId: string | null,
+): AuthVerdict => ({
   spf: results.spf ?? null,
   dkim: results.dkim ?? null,
   dmarc: results.dmarc ?? null,
   arc: results.arc ?? null,
   authserv_id: authservId,
+  reasons: {
+    spf: reasons.spf ?? null,
+    dkim: reasons.dkim ?? null,
+    dmarc: reasons.dmarc ?? null,
+    arc: reasons.arc ?? null,
+  },
 });

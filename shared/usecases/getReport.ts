@@ -10,11 +10,22 @@ import {
 import { type Check, statusOf } from '../domain/check';
 import { ACTIVE_MS } from '../domain/limits';
 import type { RecordedDetails } from '../domain/ports';
-import type { PlacementReport, ProviderSummary, ReportAccount } from '../domain/report';
+import type {
+  AuthReasons,
+  AuthVerdict,
+  PlacementReport,
+  ProviderSummary,
+  ReportAccount,
+} from '../domain/report';
 import { showingCheck } from './getCheck';
 
 /** A check started before providers were kept with it names none. */
 const UNKNOWN_PROVIDER = 'unknown';
+
+/** A result recorded before reasons were kept carries none: null, never guessed. */
+const NO_REASONS: AuthReasons = { spf: null, dkim: null, dmarc: null, arc: null };
+const authOf = (auth: AuthVerdict | null | undefined): AuthVerdict | null =>
+  auth ? { ...auth, reasons: auth.reasons ?? NO_REASONS } : null;
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -30,7 +41,7 @@ const accountOf = (check: Check, email: string, category: Category): ReportAccou
     detected_at: iso(details.recordedAt),
     seconds_to_deliver:
       deliveredAt !== undefined && sentAt !== undefined ? Math.round((deliveredAt - sentAt) / 1000) : null,
-    auth: details.auth ?? null,
+    auth: authOf(details.auth),
     spam: details.spam ?? null,
     provider_verdict: details.providerVerdict ?? null,
   };

@@ -4,6 +4,7 @@
 // refused and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
+import { cleanReason } from '../../shared/scanner/authResults';
 import type { ResultEntry } from '../../shared/scanner/ports';
 import { MAX_BATCH } from '../../shared/scanner/ResultBatcher';
 import { MAX_RULE_LENGTH, MAX_RULES } from '../../shared/scanner/spamVerdict';
@@ -14,6 +15,9 @@ const emails = Array.from(
   { length: MAX_BATCH },
   (_, index) => `user${String(index).padStart(3, '0')}@mail.test`,
 );
+
+/** A reason at its cap in UTF-8 bytes, of four-byte characters. */
+const LONGEST_REASON = cleanReason('\u{1D11E}'.repeat(200));
 
 /** The largest evidence: every string at its cap (see the hostile-header tests of the protocol suite). */
 const largest = (index: number): ResultEntry['details'] => ({
@@ -27,6 +31,7 @@ const largest = (index: number): ResultEntry['details'] => ({
     dmarc: 'temperror',
     arc: 'permerror',
     authserv_id: 'a'.repeat(128),
+    reasons: { spf: LONGEST_REASON, dkim: LONGEST_REASON, dmarc: LONGEST_REASON, arc: LONGEST_REASON },
   },
   spam: {
     filter: 'spamassassin',

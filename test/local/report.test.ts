@@ -69,7 +69,14 @@ describe('GET /api/spam-check/{check_id}/report', () => {
   it('shows what the scanner recorded, per account and in the summary, once the check is complete', async () => {
     const id = await start();
     const now = service.clock.now();
-    const auth = { spf: 'pass', dkim: 'fail', dmarc: 'fail', arc: null, authserv_id: 'mx.google.com' };
+    const auth = {
+      spf: 'pass',
+      dkim: 'neutral',
+      dmarc: 'fail',
+      arc: null,
+      authserv_id: 'mx.google.com',
+      reasons: { spf: null, dkim: 'body hash did not verify', dmarc: null, arc: null },
+    };
     const spam = {
       filter: 'spamassassin',
       score: 1000,
@@ -92,7 +99,12 @@ describe('GET /api/spam-check/{check_id}/report', () => {
       auth: null,
       spam: null,
     });
-    await checks.recordResult(id, 'in@mail.test', 'updates', now + 1600, { folder: 'INBOX' });
+    // Recorded before reasons were kept: the report says null for each, never a guess.
+    const { reasons: _none, ...withoutReasons } = auth;
+    await checks.recordResult(id, 'in@mail.test', 'updates', now + 1600, {
+      folder: 'INBOX',
+      auth: withoutReasons as typeof auth,
+    });
     await checks.recordResult(id, 'junk@mail.test', 'spam', now + 2000, { folder: 'Junk', spam });
     const response = await service.request('GET', report(id), { authorization: `Bearer ${key}` });
     const body = response.body as PlacementReport;
@@ -133,6 +145,10 @@ describe('GET /api/spam-check/{check_id}/report', () => {
       seconds_to_deliver: null,
     });
     expect(byEmail.get('junk@mail.test')).toMatchObject({ spam, auth: null, delivered_at: null });
+    expect(byEmail.get('in@mail.test')?.auth).toEqual({
+      ...withoutReasons,
+      reasons: { spf: null, dkim: null, dmarc: null, arc: null },
+    });
 
     // The spec's get beside it: its five fields only, the results two fields each.
     const got = await service.request('GET', `/api/spam-check/${id}`, { authorization: `Bearer ${key}` });

@@ -1,6 +1,7 @@
 // The stack authenticates like a provider's MX: its auth-filter writes Authentication-Results (authserv-id
 // mail.test) for SPF, DKIM and DMARC from the stack's own DNS table (scripts/mail-stack/dns.json), on top of the
-// stored copy, and a results header a sender wrote in mail.test's name never survives. Read back over IMAP.
+// stored copy, and a results header a sender wrote in mail.test's name never survives. Read back over IMAP; the
+// report keeps the stack's own reason (mailauth's `dkim=fail (bad signature)`) and the check CLI prints it.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -9,6 +10,8 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { afterAll, describe, expect, it } from 'vitest';
+import { failureSentences, providerName } from '../../shared/cli/check/explain';
+import { reportProblem } from '../../shared/client';
 import type { PlacementReport } from '../../shared/domain/report';
 import { connectStackAccount, SMTP, stackAccount } from '../support/mailStack';
 import { runEntry } from '../support/process';
@@ -209,7 +212,9 @@ describe("the placement report reads the stack's own results", () => {
         subject: 'report auth',
         text: 'Report test.\n',
         dkim: signedWith(WRONG_KEY),
-        headers: { 'Authentication-Results': 'mail.test; dkim=pass header.d=sender.test' },
+        headers: {
+          'Authentication-Results': 'mail.test; dkim=pass (the forger says so) header.d=sender.test',
+        },
       });
       expect(await pollUntilDone(harness.service, key, checkId)).toMatchObject({ status: 'complete' });
       const response = await harness.service.request('GET', `/api/spam-check/${checkId}/report`, {
@@ -222,6 +227,51 @@ describe("the placement report reads the stack's own results", () => {
         dmarc: 'pass',
         authserv_id: 'mail.test',
       });
+      // Why, in the stack's own words (mailauth's verifier writes `dkim=fail (bad signature)`), not the forger's.
+      expect(report.accounts[0]?.auth?.reasons.dkim).toBe('bad signature');
+      expect(reportProblem(response.body)).toBeUndefined();
+      expect(failureSentences(report)).toContain(
+        `DKIM failed at ${providerName(report.accounts[0]?.provider ?? '')} (${account}): bad signature.`,
+      );
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe("the check CLI says why in the stack's own words", () => {
+  it('signed with the wrong key: the table explains DKIM failed with the reason the stack wrote', async () => {
+    const account = 'user004@mail.test';
+    const harness = await startScanHarness([
+      { ...stackAccount(account), scope: 'why', authservIds: ['mail.test'] },
+    ]);
+    try {
+      const key = await harness.service.issueKey('why');
+      harness.startRunner();
+      const run = await runEntry(
+        'shared/cli/check.ts',
+        [
+          '--smtp',
+          `smtp://${SMTP.host}:${SMTP.port}`,
+          '--from',
+          'News <news@sender.test>',
+          '--subject',
+          `cli why ${randomUUID()}`,
+          '--text',
+          'Signed with a key the stack does not publish.',
+          '--dkim-key',
+          join(import.meta.dirname, '../fixtures/dkim/wrong.key'),
+          '--dkim-selector',
+          's1',
+          '--dkim-domain',
+          'sender.test',
+          '--poll-ms',
+          '50',
+        ],
+        { INBOX_PLACEMENT_URL: harness.service.baseUrl, INBOX_PLACEMENT_API_KEY: key },
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^\s*DKIM failed at IMAP \(user004@mail\.test\): bad signature\.$/m);
     } finally {
       await harness.close();
     }

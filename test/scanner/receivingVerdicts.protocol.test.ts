@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { trustOf } from '../../shared/domain/receivingTrust';
 import { presetFor } from '../../shared/providers/presets';
-import { MAX_AUTH_HEADERS, parseAuthResults } from '../../shared/scanner/authResults';
+import { MAX_AUTH_HEADERS, MAX_REASON, parseAuthResults } from '../../shared/scanner/authResults';
 import { evidenceOf } from '../../shared/scanner/evidence';
 import { FETCHED_HEADERS, headerBlockOf } from '../../shared/scanner/headers';
 import { MAX_RULE_LENGTH, MAX_RULES, SPAM_HEADERS } from '../../shared/scanner/spamVerdict';
@@ -101,7 +101,19 @@ describe('Gmail copy', () => {
     expect(evidence).toEqual({
       deliveredAt: DELIVERED,
       sentAt: Date.parse('2026-11-24T17:00:02Z'),
-      auth: { spf: 'pass', dkim: 'pass', dmarc: 'pass', arc: null, authserv_id: 'mx.google.com' },
+      auth: {
+        spf: 'pass',
+        dkim: 'pass',
+        dmarc: 'pass',
+        arc: null,
+        authserv_id: 'mx.google.com',
+        reasons: {
+          spf: 'google.com: domain of sender@example.com designates 192.0.2.10 as permitted sender',
+          dkim: null,
+          dmarc: 'p=REJECT sp=REJECT dis=NONE',
+          arc: null,
+        },
+      },
       spam: null,
     });
   });
@@ -130,7 +142,14 @@ describe('Gmail copy', () => {
 describe('Outlook.com copy', () => {
   it("reads Microsoft's topmost, unnamed results and its SCL/SFV/BCL", () => {
     const evidence = evidenceOf(block(outlook(1, 'NSPM', 'NONE', 0)), DELIVERED, presetTrust('outlook'));
-    expect(evidence.auth).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass', arc: null, authserv_id: null });
+    expect(evidence.auth).toEqual({
+      spf: 'pass',
+      dkim: 'pass',
+      dmarc: 'pass',
+      arc: null,
+      authserv_id: null,
+      reasons: { spf: 'sender IP is 192.0.2.10', dkim: 'signature was verified', dmarc: null, arc: null },
+    });
     expect(evidence.spam).toEqual({
       filter: 'microsoft',
       score: 1,
@@ -174,6 +193,8 @@ describe('Yahoo copy', () => {
       dmarc: 'pass',
       arc: null,
       authserv_id: 'atlas-production.v2-mail-prod1-gq1.omega.yahoo.com',
+      // DMARC's policy comment stuck to its result is still the comment right after it.
+      reasons: { spf: null, dkim: null, dmarc: 'p=REJECT', arc: null },
     });
     expect(evidence.spam).toBeNull();
     const lookAlikeOnly = YAHOO.filter((line) => !line.startsWith('Authentication-Results: atlas'));
@@ -183,12 +204,21 @@ describe('Yahoo copy', () => {
 
 describe('RFC 8601 forms', () => {
   it('reads the examples of RFC 8601 appendix B: a version, no result, quoted and commented values', () => {
-    expect(parseAuthResults('example.org 1; none')).toEqual({ authservId: 'example.org', results: {} });
+    expect(parseAuthResults('example.org 1; none')).toEqual({
+      authservId: 'example.org',
+      results: {},
+      reasons: {},
+    });
     expect(
       parseAuthResults(
         'example.com; spf=pass smtp.mailfrom=example.net (comment; with a semicolon) ; dkim=pass (good "sig") header.i=@mail-router.example.net; dkim=fail (bad) header.i=@newyork.example.com',
       ),
-    ).toEqual({ authservId: 'example.com', results: { spf: 'pass', dkim: 'pass' } });
+    ).toEqual({
+      authservId: 'example.com',
+      results: { spf: 'pass', dkim: 'pass' },
+      // spf's comment stands after a property, not after its result: no reason. DKIM's with the passing signature.
+      reasons: { dkim: 'good "sig"' },
+    });
     expect(parseAuthResults('"quoted.example" ; spf/1 = softfail').results).toEqual({ spf: 'softfail' });
   });
 
@@ -207,7 +237,81 @@ describe('RFC 8601 forms', () => {
       dmarc: 'pass',
       arc: 'pass',
       authserv_id: 'dmarc.icloud.com',
+      reasons: {
+        spf: 'spf.icloud.com: domain of sender@example.com designates 192.0.2.10 as permitted sender',
+        dkim: '2048-bit key',
+        dmarc: null,
+        arc: null,
+      },
     });
+  });
+});
+
+describe("the receiving side's reasons", () => {
+  /** Gmail's form for a signature whose body was changed in transit (as public Gmail copies show it). */
+  const gmailBodyHash = [
+    'Authentication-Results: mx.google.com;',
+    '       dkim=neutral (body hash did not verify) header.i=@example.com header.s=s1 header.b=AbCdEf12;',
+    '       spf=pass (google.com: domain of sender@example.com designates 192.0.2.10 as permitted sender) smtp.mailfrom=sender@example.com;',
+    '       dmarc=fail (p=NONE sp=NONE dis=NONE) header.from=example.com',
+    // The sender's, in Gmail's name, below Gmail's own: its reasons must never show.
+    'Authentication-Results: mx.google.com; dkim=fail (key revoked, says the forger); arc=fail (forged chain)',
+    'Date: Tue, 24 Nov 2026 17:00:02 +0000',
+  ];
+
+  it("keeps Gmail's comment after dkim=neutral as the reason, and nothing from the forged header below", () => {
+    const { auth } = evidenceOf(block(gmailBodyHash), DELIVERED, presetTrust('gmail'));
+    expect(auth).toMatchObject({ dkim: 'neutral', dmarc: 'fail', arc: null });
+    expect(auth?.reasons).toEqual({
+      spf: 'google.com: domain of sender@example.com designates 192.0.2.10 as permitted sender',
+      dkim: 'body hash did not verify',
+      dmarc: 'p=NONE sp=NONE dis=NONE',
+      arc: null,
+    });
+  });
+
+  it('never takes a reason from another header than its result, even when the trusted one gives none', () => {
+    const lines = [
+      'Authentication-Results: mx.google.com; dkim=fail header.i=@example.com',
+      'Authentication-Results: mx.google.com; dkim=fail (the forger explains) header.i=@example.com',
+      'Authentication-Results: evil.example; dkim=fail reason="another host explains"',
+    ];
+    expect(evidenceOf(block(lines), DELIVERED, presetTrust('gmail')).auth?.reasons.dkim).toBeNull();
+  });
+
+  it("reads RFC 8601's reason property (section 2.2, reasonspec), quoted or a token, before any comment", () => {
+    const parsed = parseAuthResults(
+      'example.com; dkim=pass reason="good signature" header.i=@mail-router.example.net; dkim=fail reason="bad signature" header.i=@newyork.example.com; spf=fail reason=not-permitted (comment) smtp.mailfrom=example.net; dmarc=fail (the comment) reason="the \\"reason\\""',
+    );
+    expect(parsed.results).toEqual({ dkim: 'pass', spf: 'fail', dmarc: 'fail' });
+    expect(parsed.reasons).toEqual({ dkim: 'good signature', spf: 'not-permitted', dmarc: 'the "reason"' });
+  });
+
+  it('takes only a comment right after the result word, and none from a result that is not read', () => {
+    const parsed = parseAuthResults(
+      'mail.test; spf=softfail smtp.mailfrom=example.net (too late); dkim=fail(stuck to it) header.d=example.com; bimi=fail (not a method read)',
+    );
+    expect(parsed.reasons).toEqual({ dkim: 'stuck to it' });
+  });
+
+  it('caps a hostile reason, removes control and direction characters, and reads long comments in linear time', () => {
+    const controls = 'bad\u0000\u001b[31m\u202e\r\n\tkey';
+    const long = `${'\u{1D11E}'.repeat(500)}`;
+    const lines = [
+      `Authentication-Results: mail.test; dkim=fail (${controls}); spf=fail (${long}); dmarc=fail reason="${'x'.repeat(1000)}"`,
+    ];
+    const trust = { auth: { ids: ['mail.test'] }, spamFilters: [] };
+    const { reasons } = evidenceOf(block(lines), DELIVERED, trust).auth ?? {};
+    expect(reasons?.dkim).toBe('bad [31m key');
+    expect(Buffer.byteLength(reasons?.spf ?? '')).toBeLessThanOrEqual(MAX_REASON);
+    expect(reasons?.spf).toMatch(/^(\u{1D11E})+…$/u);
+    expect(reasons?.dmarc).toBe(`${'x'.repeat(MAX_REASON - 3)}…`);
+    // A comment of 200,000 nested parentheses after a result: read once, its reason capped.
+    const nested = parseAuthResults(
+      `mail.test; dkim=fail (${'('.repeat(200_000)}deep${')'.repeat(200_000)})`,
+    );
+    expect(nested.results.dkim).toBe('fail');
+    expect(Buffer.byteLength(nested.reasons.dkim ?? '')).toBeLessThanOrEqual(MAX_REASON);
   });
 });
 
@@ -242,16 +346,18 @@ describe('hostile headers stay bounded', () => {
       dmarc: null,
       arc: null,
       authserv_id: 'mail.test',
+      reasons: { spf: null, dkim: null, dmarc: null, arc: null },
     });
     expect(MAX_AUTH_HEADERS).toBeLessThan(5000);
     expect(evidence.sentAt).toBeUndefined();
     expect(JSON.stringify(evidence).length).toBeLessThan(1024);
   });
 
-  it('keeps the largest possible evidence under 2 KB (a check of 100 accounts stays far under the 400 KB item)', () => {
+  it('keeps the largest possible evidence under 2 KB of UTF-8 (a check of 100 accounts stays far under the 400 KB item)', () => {
     const rules = Array.from({ length: 40 }, (_, index) => `${'R'.repeat(MAX_RULE_LENGTH - 3)}_${index}`);
     const lines = [
-      `Authentication-Results: ${'a'.repeat(127)}; spf=temperror; dkim=permerror; dmarc=temperror; arc=permerror`,
+      // Each reason at its cap in UTF-8 (four-byte characters, the most bytes per character).
+      `Authentication-Results: ${'a'.repeat(127)}; ${['spf=temperror', 'dkim=permerror', 'dmarc=temperror', 'arc=permerror'].map((result) => `${result} (${'\u{1D11E}'.repeat(100)})`).join('; ')}`,
       `X-Spam-Status: Yes, score=-99999.9999 required=-99999.9999 tests=${rules.join(',')}`,
       'Date: Tue, 24 Nov 2026 17:00:00 +0000',
     ];
@@ -261,6 +367,8 @@ describe('hostile headers stay bounded', () => {
     });
     expect(evidence.auth?.authserv_id).toHaveLength(127);
     expect(evidence.spam?.rules).toHaveLength(MAX_RULES);
-    expect(JSON.stringify(evidence).length).toBeLessThan(2048);
+    for (const reason of Object.values(evidence.auth?.reasons ?? {}))
+      expect(Buffer.byteLength(reason ?? '')).toBeGreaterThan(MAX_REASON - 4);
+    expect(Buffer.byteLength(JSON.stringify(evidence))).toBeLessThan(2048);
   });
 });

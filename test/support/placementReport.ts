@@ -1,5 +1,5 @@
 // A placement report as the service would answer it, for the check CLI's tests: Gmail with a failed DKIM, the
-// local stack with a GTUBE spam verdict, and values a hostile sender could shape (markup, control characters).
+// local stack with a GTUBE spam verdict (no reasons given: the fixed wording), and values a hostile sender could shape (markup, control characters).
 import type { PlacementReport } from '../../shared/client';
 
 export const HOSTILE_FOLDER = '<img src=x onerror=alert(1)>\u001b[31mred';
@@ -38,7 +38,14 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
       delivered_at: '2026-11-25T09:00:02.000Z',
       detected_at: '2026-11-25T09:00:03.000Z',
       seconds_to_deliver: 2,
-      auth: { spf: 'pass', dkim: 'pass', dmarc: 'pass', arc: null, authserv_id: 'mx.google.com' },
+      auth: {
+        spf: 'pass',
+        dkim: 'pass',
+        dmarc: 'pass',
+        arc: null,
+        authserv_id: 'mx.google.com',
+        reasons: { spf: null, dkim: null, dmarc: null, arc: null },
+      },
       spam: null,
       provider_verdict: null,
     },
@@ -50,7 +57,14 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
       delivered_at: '2026-11-25T09:00:02.000Z',
       detected_at: '2026-11-25T09:00:03.000Z',
       seconds_to_deliver: 2,
-      auth: { spf: 'pass', dkim: 'fail', dmarc: 'pass', arc: null, authserv_id: 'mx.google.com' },
+      auth: {
+        spf: 'pass',
+        dkim: 'fail',
+        dmarc: 'pass',
+        arc: null,
+        authserv_id: 'mx.google.com',
+        reasons: { spf: null, dkim: null, dmarc: null, arc: null },
+      },
       spam: null,
       provider_verdict: null,
     },
@@ -62,7 +76,14 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
       delivered_at: '2026-11-25T09:00:01.000Z',
       detected_at: '2026-11-25T09:00:02.000Z',
       seconds_to_deliver: 1,
-      auth: { spf: 'pass', dkim: 'none', dmarc: 'pass', arc: null, authserv_id: 'mail.test' },
+      auth: {
+        spf: 'pass',
+        dkim: 'none',
+        dmarc: 'pass',
+        arc: null,
+        authserv_id: 'mail.test',
+        reasons: { spf: null, dkim: null, dmarc: null, arc: null },
+      },
       spam: {
         filter: 'spamassassin',
         score: 1000.1,

@@ -41,7 +41,14 @@ describe('scan metrics', () => {
       category: 'promotions' as const,
       deliveredAt: 1000,
       recordedAt: 1800,
-      auth: { spf: 'pass', dkim: 'fail', dmarc: 'none', arc: null, authserv_id: 'mx.google.com' },
+      auth: {
+        spf: 'pass',
+        dkim: 'fail',
+        dmarc: 'none',
+        arc: null,
+        authserv_id: 'mx.google.com',
+        reasons: { spf: null, dkim: null, dmarc: null, arc: null },
+      },
     };
     events.placed({ ...placement, outcome: 'recorded' });
     events.placed({ ...placement, outcome: 'already-recorded' });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { failureSentences, printable } from '../../shared/cli/check/explain';
 import { escapeHtml, renderHtmlReport } from '../../shared/cli/check/htmlReport';
 import { reportTable } from '../../shared/cli/check/reportTable';
+import { reportProblem } from '../../shared/client';
 import { HOSTILE_FOLDER, sampleReport } from '../support/placementReport';
 
 describe('placement report words', () => {
@@ -13,6 +14,33 @@ describe('placement report words', () => {
       'DKIM missing at IMAP (junk@mail.test): the message carried no DKIM signature.',
       'SpamAssassin at IMAP (junk@mail.test) judged it spam with score 1000.1 (threshold 5); rules: GTUBE, <b>X</b>.',
     ]);
+  });
+
+  it("says why in the receiving side's own words where it gave a reason, and falls back where it gave none", () => {
+    const report = sampleReport();
+    const gmail = report.accounts[1]?.auth;
+    if (!gmail) throw new Error('fixture');
+    gmail.dkim = 'neutral';
+    gmail.reasons.dkim = 'body hash did not verify.';
+    expect(failureSentences(report).slice(0, 2)).toEqual([
+      'DKIM failed at Gmail (seed2@gmail.com): body hash did not verify.',
+      'DKIM missing at IMAP (junk@mail.test): the message carried no DKIM signature.',
+    ]);
+  });
+
+  it('prints a reason a sender could have shaped without controls in the table and escaped in the page', () => {
+    const report = sampleReport();
+    const gmail = report.accounts[1]?.auth;
+    if (!gmail) throw new Error('fixture');
+    gmail.reasons.dkim = '<script>alert(1)</script>\u001b[2J';
+    const table = reportTable(report);
+    expect(table).toContain('DKIM failed at Gmail (seed2@gmail.com): <script>alert(1)</script>?[2J.');
+    expect(table).not.toContain('\u001b');
+    const page = renderHtmlReport(report);
+    expect(page).not.toContain('<script');
+    expect(page).toContain(
+      '<li>DKIM failed at Gmail (seed2@gmail.com): &#60;script&#62;alert(1)&#60;/script&#62;?[2J.</li>',
+    );
   });
 
   it('names a result it has no words for as the receiving side wrote it, and caps a long rule list', () => {
@@ -92,5 +120,17 @@ describe('the HTML page', () => {
     expect(page.match(/<tr><td>/g)?.length).toBe(2 + 3);
     expect(page.match(/<li>/g)).toHaveLength(3);
     expect(page).toContain('<li>DKIM failed at Gmail (seed2@gmail.com): the signature did not verify');
+  });
+});
+
+describe("the client's check of a report body", () => {
+  it('takes reasons of strings or null, and refuses auth without them or with anything else in them', () => {
+    expect(reportProblem(sampleReport())).toBeUndefined();
+    const missing = JSON.parse(JSON.stringify(sampleReport()));
+    delete missing.accounts[0].auth.reasons;
+    expect(reportProblem(missing)).toBe('seed1@gmail.com: auth.reasons is not an object');
+    const numeric = JSON.parse(JSON.stringify(sampleReport()));
+    numeric.accounts[2].auth.reasons.dkim = 7;
+    expect(reportProblem(numeric)).toBe('junk@mail.test: auth.reasons.dkim is not a reason');
   });
 });

@@ -81,8 +81,11 @@ export const failureSentences = (report: PlacementReport): string[] =>
     for (const method of METHODS) {
       const result = account.auth?.[method]?.toLowerCase();
       if (!result || result === 'pass') continue;
-      const meaning =
-        MEANING[method][result] ?? `the receiving side reported ${method}=${printable(result, 20)}`;
+      // The receiving side's own words first ("body hash did not verify"); ours only where it gave none.
+      const reason = account.auth?.reasons[method]?.replace(/[\s.]+$/, '');
+      const meaning = reason
+        ? printable(reason, 120)
+        : (MEANING[method][result] ?? `the receiving side reported ${method}=${printable(result, 20)}`);
       const verb = result === 'none' ? 'missing' : 'failed';
       sentences.push(`${METHOD_NAMES[method]} ${verb} at ${where}: ${meaning}.`);
     }
