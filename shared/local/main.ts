@@ -18,6 +18,7 @@ import { createFallbackHandler, createGetHandler, createStartHandler } from '../
 import { createLogger } from '../log';
 import { shardCountFor } from '../scanner/shards';
 import { ensureApiKeys, ensureTable, syncAccounts } from './bootstrap';
+import { LocalExpiry } from './expiry';
 import type { HandlerTable } from './httpAdapter';
 import { createLocalServer } from './httpAdapter';
 import { LocalScanRunner } from './LocalScanRunner';
@@ -112,6 +113,9 @@ const main = async () => {
     fallback: createFallbackHandler(api),
   };
   runner.start();
+  // dynalite has no TTL: without this stand-in the local table keeps every check ever started.
+  const expiry = new LocalExpiry({ client: store.client, tableName: LOCAL_TABLE, clock: systemClock, log });
+  expiry.start();
 
   const server = createLocalServer(handlers, log, { handlerTiming: env.LOCAL_HANDLER_TIMING === '1' });
   server.listen(env.PORT, env.HOST);
@@ -122,6 +126,7 @@ const main = async () => {
     server.close();
     server.closeAllConnections();
     await runner.stop();
+    await expiry.stop();
     reportUsage();
     await store.close();
     process.exit(0);
