@@ -243,14 +243,6 @@ export class Scanner {
     state.failures++;
     state.retryAt = retryAtAfter(state.failures, this.deps.clock.now());
     await dropSession(state);
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    // Never the credentials: only the account and what went wrong.
-    this.deps.log.warn('account sweep failed', {
-      account: email,
-      failures: state.failures,
-      error: message,
-      code: (error as { code?: unknown }).code,
-    });
-    await this.record.failure(email, message);
+    await this.record.failure(email, error, state.failures);
   }
 }

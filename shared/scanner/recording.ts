@@ -74,8 +74,16 @@ export class Recorder {
     }
   }
 
-  /** Counts a failed sweep; the account leaves new checks after `unhealthyAfter` in a row. */
-  async failure(email: string, message: string): Promise<void> {
+  /** Logs a failed sweep and counts it; the account leaves new checks after `unhealthyAfter` in a row. */
+  async failure(email: string, error: unknown, failures: number): Promise<void> {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    // Never the credentials: only the account and what went wrong.
+    this.deps.log.warn('account sweep failed', {
+      account: email,
+      failures,
+      error: message,
+      code: (error as { code?: unknown }).code,
+    });
     if (!this.deps.health) return;
     try {
       const threshold = this.deps.unhealthyAfter ?? DEFAULT_UNHEALTHY_AFTER;

@@ -15,7 +15,7 @@ import { reportProblem } from '../../shared/client';
 import type { PlacementReport } from '../../shared/domain/report';
 import { connectStackAccount, SMTP, stackAccount } from '../support/mailStack';
 import { runEntry } from '../support/process';
-import { pollUntilDone, startScanHarness } from '../support/scanHarness';
+import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
 const ACCOUNT = 'user001@mail.test';
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/dkim', name), 'utf8');
@@ -192,15 +192,26 @@ describe('the check CLI signs what it sends', () => {
   });
 });
 
+/** Runs `body` with a scan harness over one stack account trusting mail.test, its key issued, the runner going. */
+const withTrustingHarness = async (
+  account: string,
+  scope: string,
+  body: (harness: ScanHarness, key: string) => Promise<void>,
+): Promise<void> => {
+  const harness = await startScanHarness([{ ...stackAccount(account), scope, authservIds: ['mail.test'] }]);
+  try {
+    const key = await harness.service.issueKey(scope);
+    harness.startRunner();
+    await body(harness, key);
+  } finally {
+    await harness.close();
+  }
+};
+
 describe("the placement report reads the stack's own results", () => {
   it('an account trusting mail.test reports the signed message as spf, dkim and dmarc pass, not the forged claim', async () => {
     const account = 'user003@mail.test';
-    const harness = await startScanHarness([
-      { ...stackAccount(account), scope: 'auth', authservIds: ['mail.test'] },
-    ]);
-    try {
-      const key = await harness.service.issueKey('auth');
-      harness.startRunner();
+    await withTrustingHarness(account, 'auth', async (harness, key) => {
       const started = await harness.service.request('POST', '/api/spam-check/start', {
         authorization: `Bearer ${key}`,
       });
@@ -233,21 +244,13 @@ describe("the placement report reads the stack's own results", () => {
       expect(failureSentences(report)).toContain(
         `DKIM failed at ${providerName(report.accounts[0]?.provider ?? '')} (${account}): bad signature.`,
       );
-    } finally {
-      await harness.close();
-    }
+    });
   });
 });
 
 describe("the check CLI says why in the stack's own words", () => {
   it('signed with the wrong key: the table explains DKIM failed with the reason the stack wrote', async () => {
-    const account = 'user004@mail.test';
-    const harness = await startScanHarness([
-      { ...stackAccount(account), scope: 'why', authservIds: ['mail.test'] },
-    ]);
-    try {
-      const key = await harness.service.issueKey('why');
-      harness.startRunner();
+    await withTrustingHarness('user004@mail.test', 'why', async (harness, key) => {
       const run = await runEntry(
         'shared/cli/check.ts',
         [
@@ -272,8 +275,6 @@ describe("the check CLI says why in the stack's own words", () => {
       );
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/^\s*DKIM failed at IMAP \(user004@mail\.test\): bad signature\.$/m);
-    } finally {
-      await harness.close();
-    }
+    });
   });
 });

@@ -8,6 +8,7 @@ import { MAX_AUTH_HEADERS, MAX_REASON, parseAuthResults } from '../../shared/sca
 import { evidenceOf } from '../../shared/scanner/evidence';
 import { FETCHED_HEADERS, headerBlockOf } from '../../shared/scanner/headers';
 import { MAX_RULE_LENGTH, MAX_RULES, SPAM_HEADERS } from '../../shared/scanner/spamVerdict';
+import { authResults } from '../support/placementReport';
 
 const block = (lines: string[]) => headerBlockOf(`${lines.join('\r\n')}\r\n\r\n`) ?? '';
 const presetTrust = (provider: string) => trustOf(presetFor(provider).quirks.receiving.value, {});
@@ -101,19 +102,14 @@ describe('Gmail copy', () => {
     expect(evidence).toEqual({
       deliveredAt: DELIVERED,
       sentAt: Date.parse('2026-11-24T17:00:02Z'),
-      auth: {
-        spf: 'pass',
-        dkim: 'pass',
-        dmarc: 'pass',
-        arc: null,
-        authserv_id: 'mx.google.com',
+      auth: authResults({
         reasons: {
           spf: 'google.com: domain of sender@example.com designates 192.0.2.10 as permitted sender',
           dkim: null,
           dmarc: 'p=REJECT sp=REJECT dis=NONE',
           arc: null,
         },
-      },
+      }),
       spam: null,
     });
   });

@@ -4,6 +4,19 @@ import type { PlacementReport } from '../../shared/client';
 
 export const HOSTILE_FOLDER = '<img src=x onerror=alert(1)>\u001b[31mred';
 
+type AuthResults = NonNullable<PlacementReport['accounts'][number]['auth']>;
+
+/** A receiving side's results as the report gives them: all three pass at Gmail, no reasons, but for `overrides`. */
+export const authResults = (overrides: Partial<AuthResults> = {}): AuthResults => ({
+  spf: 'pass',
+  dkim: 'pass',
+  dmarc: 'pass',
+  arc: null,
+  authserv_id: 'mx.google.com',
+  reasons: { spf: null, dkim: null, dmarc: null, arc: null },
+  ...overrides,
+});
+
 export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
   check_id: checkId,
   status: 'complete',
@@ -38,14 +51,7 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
       delivered_at: '2026-11-25T09:00:02.000Z',
       detected_at: '2026-11-25T09:00:03.000Z',
       seconds_to_deliver: 2,
-      auth: {
-        spf: 'pass',
-        dkim: 'pass',
-        dmarc: 'pass',
-        arc: null,
-        authserv_id: 'mx.google.com',
-        reasons: { spf: null, dkim: null, dmarc: null, arc: null },
-      },
+      auth: authResults(),
       spam: null,
       provider_verdict: null,
     },
@@ -57,14 +63,7 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
       delivered_at: '2026-11-25T09:00:02.000Z',
       detected_at: '2026-11-25T09:00:03.000Z',
       seconds_to_deliver: 2,
-      auth: {
-        spf: 'pass',
-        dkim: 'fail',
-        dmarc: 'pass',
-        arc: null,
-        authserv_id: 'mx.google.com',
-        reasons: { spf: null, dkim: null, dmarc: null, arc: null },
-      },
+      auth: authResults({ dkim: 'fail' }),
       spam: null,
       provider_verdict: null,
     },
@@ -76,14 +75,7 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
       delivered_at: '2026-11-25T09:00:01.000Z',
       detected_at: '2026-11-25T09:00:02.000Z',
       seconds_to_deliver: 1,
-      auth: {
-        spf: 'pass',
-        dkim: 'none',
-        dmarc: 'pass',
-        arc: null,
-        authserv_id: 'mail.test',
-        reasons: { spf: null, dkim: null, dmarc: null, arc: null },
-      },
+      auth: authResults({ dkim: 'none', authserv_id: 'mail.test' }),
       spam: {
         filter: 'spamassassin',
         score: 1000.1,

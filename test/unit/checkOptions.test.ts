@@ -14,13 +14,20 @@ const compose = [
   '--text',
   't',
 ];
+/** The composed message signed with k.pem under `selector` and `domain`. */
+const withDkim = (selector: string, domain: string) => [
+  ...compose,
+  '--dkim-key',
+  'k.pem',
+  '--dkim-selector',
+  selector,
+  '--dkim-domain',
+  domain,
+];
 
 describe('check options: DKIM and the report page', () => {
   it('takes --dkim-key, --dkim-selector and --dkim-domain together', () => {
-    const options = parseCheckOptions(
-      [...compose, '--dkim-key', 'k.pem', '--dkim-selector', 's1', '--dkim-domain', 'sender.test'],
-      settings,
-    );
+    const options = parseCheckOptions(withDkim('s1', 'sender.test'), settings);
     expect(options.send?.dkim).toEqual({ keyFile: 'k.pem', selector: 's1', domain: 'sender.test' });
     expect(parseCheckOptions(compose, settings).send?.dkim).toBeUndefined();
   });
@@ -29,17 +36,8 @@ describe('check options: DKIM and the report page', () => {
     expect(() => parseCheckOptions([...compose, '--dkim-key', 'k.pem'], settings)).toThrow(
       /needs all three of --dkim-key FILE, --dkim-selector S and --dkim-domain D/,
     );
-    const dkim = (selector: string, domain: string) => [
-      ...compose,
-      '--dkim-key',
-      'k.pem',
-      '--dkim-selector',
-      selector,
-      '--dkim-domain',
-      domain,
-    ];
-    expect(() => parseCheckOptions(dkim('s1;x', 'sender.test'), settings)).toThrow(/--dkim-selector/);
-    expect(() => parseCheckOptions(dkim('s1', 'localhost'), settings)).toThrow(/--dkim-domain/);
+    expect(() => parseCheckOptions(withDkim('s1;x', 'sender.test'), settings)).toThrow(/--dkim-selector/);
+    expect(() => parseCheckOptions(withDkim('s1', 'localhost'), settings)).toThrow(/--dkim-domain/);
     expect(() => parseCheckOptions(['--no-send', '--dkim-key', 'k.pem'], settings)).toThrow(UsageError);
   });
 

@@ -5,7 +5,16 @@ import { failureSentences, printable } from '../../shared/cli/check/explain';
 import { escapeHtml, renderHtmlReport } from '../../shared/cli/check/htmlReport';
 import { reportTable } from '../../shared/cli/check/reportTable';
 import { reportProblem } from '../../shared/client';
-import { HOSTILE_FOLDER, sampleReport } from '../support/placementReport';
+import { authResults, HOSTILE_FOLDER, sampleReport } from '../support/placementReport';
+
+/** The sample report with the second Gmail copy's DKIM result and the reason its receiving side gave. */
+const withGmailDkim = (result: string, reason: string) => {
+  const report = sampleReport();
+  const gmail = report.accounts[1];
+  if (gmail)
+    gmail.auth = authResults({ dkim: result, reasons: { spf: null, dkim: reason, dmarc: null, arc: null } });
+  return report;
+};
 
 describe('placement report words', () => {
   it('explains each failing check in one sentence naming the method and the provider', () => {
@@ -17,11 +26,7 @@ describe('placement report words', () => {
   });
 
   it("says why in the receiving side's own words where it gave a reason, and falls back where it gave none", () => {
-    const report = sampleReport();
-    const gmail = report.accounts[1]?.auth;
-    if (!gmail) throw new Error('fixture');
-    gmail.dkim = 'neutral';
-    gmail.reasons.dkim = 'body hash did not verify.';
+    const report = withGmailDkim('neutral', 'body hash did not verify.');
     expect(failureSentences(report).slice(0, 2)).toEqual([
       'DKIM failed at Gmail (seed2@gmail.com): body hash did not verify.',
       'DKIM missing at IMAP (junk@mail.test): the message carried no DKIM signature.',
@@ -29,10 +34,7 @@ describe('placement report words', () => {
   });
 
   it('prints a reason a sender could have shaped without controls in the table and escaped in the page', () => {
-    const report = sampleReport();
-    const gmail = report.accounts[1]?.auth;
-    if (!gmail) throw new Error('fixture');
-    gmail.reasons.dkim = '<script>alert(1)</script>\u001b[2J';
+    const report = withGmailDkim('fail', '<script>alert(1)</script>\u001b[2J');
     const table = reportTable(report);
     expect(table).toContain('DKIM failed at Gmail (seed2@gmail.com): <script>alert(1)</script>?[2J.');
     expect(table).not.toContain('\u001b');
