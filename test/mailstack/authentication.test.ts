@@ -22,6 +22,26 @@ const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fix
 const PUBLISHED_KEY = fixture('sender.test.s1.key');
 const WRONG_KEY = fixture('wrong.key');
 
+/** The check CLI's arguments to send through the stack, signed as s1 at sender.test with the fixture key `key`. */
+const signedSendArgs = (subject: string, text: string, key: string) => [
+  '--smtp',
+  `smtp://${SMTP.host}:${SMTP.port}`,
+  '--from',
+  'News <news@sender.test>',
+  '--subject',
+  subject,
+  '--text',
+  text,
+  '--dkim-key',
+  join(import.meta.dirname, '../fixtures/dkim', key),
+  '--dkim-selector',
+  's1',
+  '--dkim-domain',
+  'sender.test',
+  '--poll-ms',
+  '50',
+];
+
 const transport = nodemailer.createTransport({ ...SMTP, secure: false, ignoreTLS: true });
 afterAll(() => transport.close());
 
@@ -156,24 +176,7 @@ describe('the check CLI signs what it sends', () => {
       const subject = `cli dkim ${randomUUID()}`;
       const run = await runEntry(
         'shared/cli/check.ts',
-        [
-          '--smtp',
-          `smtp://${SMTP.host}:${SMTP.port}`,
-          '--from',
-          'News <news@sender.test>',
-          '--subject',
-          subject,
-          '--text',
-          'Signed by the check CLI.',
-          '--dkim-key',
-          join(import.meta.dirname, '../fixtures/dkim/sender.test.s1.key'),
-          '--dkim-selector',
-          's1',
-          '--dkim-domain',
-          'sender.test',
-          '--poll-ms',
-          '50',
-        ],
+        signedSendArgs(subject, 'Signed by the check CLI.', 'sender.test.s1.key'),
         {
           INBOX_PLACEMENT_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
           INBOX_PLACEMENT_API_KEY: 'stub',
@@ -253,24 +256,11 @@ describe("the check CLI says why in the stack's own words", () => {
     await withTrustingHarness('user004@mail.test', 'why', async (harness, key) => {
       const run = await runEntry(
         'shared/cli/check.ts',
-        [
-          '--smtp',
-          `smtp://${SMTP.host}:${SMTP.port}`,
-          '--from',
-          'News <news@sender.test>',
-          '--subject',
+        signedSendArgs(
           `cli why ${randomUUID()}`,
-          '--text',
           'Signed with a key the stack does not publish.',
-          '--dkim-key',
-          join(import.meta.dirname, '../fixtures/dkim/wrong.key'),
-          '--dkim-selector',
-          's1',
-          '--dkim-domain',
-          'sender.test',
-          '--poll-ms',
-          '50',
-        ],
+          'wrong.key',
+        ),
         { INBOX_PLACEMENT_URL: harness.service.baseUrl, INBOX_PLACEMENT_API_KEY: key },
       );
       expect(run.code).toBe(0);
