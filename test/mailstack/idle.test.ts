@@ -6,11 +6,11 @@ import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { createLogger } from '../../shared/log';
 import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
 import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
+import { pollUntil } from '../support/poll';
 import { type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { measureWaitingCommands } from '../support/waitingCommands';
 
 const silent = createLogger('test', 'error', () => undefined);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('quiet while waiting', () => {
   it('costs at most 6 IMAP commands per account-minute while a check waits and nothing arrives', async () => {
@@ -49,20 +49,26 @@ describe('detection on announcement', () => {
       { intervalMs: 250, leaseTtlMs: 5000, idleGraceMs: 3000 },
     );
     runner.start();
-    const live = () => harness.watches.filter((watch) => watch.state === 'watching').length;
-    const setupUntil = Date.now() + 30_000;
-    // Dovecot offers NOTIFY: one watch per account covers every folder.
-    while (live() < 2 && Date.now() < setupUntil) await sleep(100);
-    expect(harness.watches.filter((watch) => watch.state === 'watching').map((watch) => watch.path)).toEqual([
-      '*',
-      '*',
-    ]);
-    // Steady state: the sweep that follows the watches going live is done, and ticks pass with no sweep.
-    await sleep(2000);
-    const sentAt = clock.now();
-    const lastSweeps = ACCOUNTS.map((email) =>
-      Math.max(...harness.sweeps.filter((sweep) => sweep.email === email).map((sweep) => sweep.at)),
+    const liveWatches = () => harness.watches.filter((watch) => watch.state === 'watching');
+    const lastSweepsOf = () =>
+      ACCOUNTS.map((email) =>
+        Math.max(...harness.sweeps.filter((sweep) => sweep.email === email).map((sweep) => sweep.at)),
+      );
+    const quietTicksSince = (at: number) => harness.ticks.filter((tick) => tick > at).length;
+    // Steady state, however busy the machine: both watches live, each account swept once since its watch went
+    // live (the sweep for mail that landed before the watch's EXAMINE), then ticks with no sweep.
+    await pollUntil(
+      () => ({ live: liveWatches(), lastSweeps: lastSweepsOf() }),
+      ({ live, lastSweeps }) =>
+        live.length === 2 &&
+        lastSweeps.every((at) => at >= Math.max(...live.map((watch) => watch.at))) &&
+        quietTicksSince(Math.max(...lastSweeps)) >= 3,
+      { timeoutMs: 30_000 },
     );
+    // Dovecot offers NOTIFY: one watch per account covers every folder.
+    expect(liveWatches().map((watch) => watch.path)).toEqual(['*', '*']);
+    const sentAt = clock.now();
+    const lastSweeps = lastSweepsOf();
     const lastSweep = Math.max(...lastSweeps);
     const quietTicks = harness.ticks.filter((at) => at > lastSweep && at <= sentAt).length;
     // Watched accounts are not polled: at a 250 ms interval, 2 s hold several ticks without a sweep.
@@ -74,8 +80,7 @@ describe('detection on announcement', () => {
       harness.placements.filter(
         (placement) => placement.checkId === check.check_id && placement.outcome === 'recorded',
       );
-    const until = Date.now() + 60_000;
-    while (recorded().length < 2 && Date.now() < until) await sleep(50);
+    await pollUntil(recorded, (found) => found.length >= 2, { timeoutMs: 60_000, intervalMs: 50 });
     console.info(
       `detection ${JSON.stringify(recorded().map((p) => ({ email: p.email, ms: p.recordedAt - sentAt })))}`,
     );
