@@ -1,8 +1,8 @@
 // A soak of `npm start` as a user runs it: checks started and completed continuously (one a second, each with one
 // message through the real loopback mail stack to five mailboxes, polled like a client) for SOAK_MS (2 minutes in
 // npm test; `npm run reliability` runs 30). The process must not leak: from the first window after warm-up to the last,
-// neither the floor nor the peaks of its resident memory grow more than 10% and the floor of its open descriptors
-// stays flat; no check is lost, no result doubled, no answer a 5xx.
+// the floor of its resident memory (what it comes back to after collecting) grows at most 10% and the floor of its
+// open descriptors stays flat; no check is lost, no result doubled, no answer a 5xx. The peaks are printed too.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,9 +130,11 @@ describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () =
       samples.push({ at: Date.now() - started, ...sample(pid) });
 
       // Like is compared with like: a leak raises the floor the process comes back to after each GC and each
-      // compaction, and the peaks with it. So memory compares the lowest RSS of the first window after warm-up with
-      // the lowest of the last window, and the highest with the highest, each at most MAX_GROWTH apart; descriptors
-      // compare the lowest counts of the same windows (a single sample would catch a compaction's spike or not).
+      // compaction. So memory compares the lowest RSS of the first window after warm-up with the lowest of the last
+      // window, at most MAX_GROWTH apart; descriptors compare the lowest counts of the same windows (a single sample
+      // would catch a compaction's spike or not). The peaks are printed, not asserted: a 30 s window of the 2-minute
+      // run catches a GC sawtooth of about 100 s at any phase, so its highest sample moved ±10% between quiet runs
+      // with a flat floor (floor -6.2%, peak +11.5% in one run of 2026-11-25).
       const warm = samples.filter((entry) => entry.at >= WARM_UP_MS);
       const window = Math.max(1, Math.round(WINDOW_MS / SAMPLE_EVERY_MS));
       const first = warm.slice(0, window);
@@ -173,7 +175,6 @@ describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () =
       expect(doubled).toEqual([]);
       expect(errors).toBe(0);
       expect(floorGrowth).toBeLessThanOrEqual(MAX_GROWTH);
-      expect(peakGrowth).toBeLessThanOrEqual(MAX_GROWTH);
       expect(Math.abs(fdDrift)).toBeLessThanOrEqual(MAX_FD_DRIFT);
     },
     SOAK_MS + 180_000,
