@@ -133,8 +133,8 @@ describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () =
       // compaction. So memory compares the lowest RSS of the first window after warm-up with the lowest of the last
       // window, at most MAX_GROWTH apart; descriptors compare the lowest counts of the same windows (a single sample
       // would catch a compaction's spike or not). The peaks are printed, not asserted: a 30 s window of the 2-minute
-      // run catches a GC sawtooth of about 100 s at any phase, so its highest sample moved ±10% between quiet runs
-      // with a flat floor (floor -6.2%, peak +11.5% in one run of 2026-11-25).
+      // run catches a GC sawtooth of about 100 s at any phase, so its highest sample moved by more than 10% between runs
+      // with a flat floor (floor -6.2%, peak +11.5% in one run of 2026-11-25, beside another test run).
       const warm = samples.filter((entry) => entry.at >= WARM_UP_MS);
       const window = Math.max(1, Math.round(WINDOW_MS / SAMPLE_EVERY_MS));
       const first = warm.slice(0, window);
