@@ -15,6 +15,12 @@ export const MAX_AUTH_VALUE = 4096;
 /** An authserv-id is a host name or a token; longer ones are junk. */
 export const MAX_AUTHSERV_ID = 128;
 const RESULT = /^[a-z]{1,20}$/;
+/**
+ * UTF-8 bytes of a reason kept (so at most as many characters): enough for any real one ("body hash did not
+ * verify", Gmail's "google.com: domain of … designates … as permitted sender"), and four of them keep a copy's
+ * evidence under 2 KB.
+ */
+export const MAX_REASON = 120;
 const METHODS = ['spf', 'dkim', 'dmarc', 'arc'] as const;
 type Method = (typeof METHODS)[number];
 
@@ -43,7 +49,8 @@ interface Segment {
 }
 
 /** Characters of one comment kept while splitting; a reason is capped well below this. */
-const MAX_COMMENT = 4 * 120;
+/** A comment is kept to a few reasons' worth: enough for the longest reason after its white space is collapsed. */
+const MAX_COMMENT = 4 * MAX_REASON;
 
 /**
  * A value without its comments (nested, RFC 5322 CFWS), split at the semicolons outside quoted strings, each part
@@ -92,12 +99,6 @@ const splitSegments = (value: string): Segment[] => {
 /** A value without its comments, split at the semicolons outside quoted strings, each part trimmed. */
 export const segmentsOf = (value: string): string[] => splitSegments(value).map(({ text }) => text.trim());
 
-/**
- * UTF-8 bytes of a reason kept (so at most as many characters): enough for any real one ("body hash did not
- * verify", Gmail's "google.com: domain of … designates … as permitted sender"), and four of them keep a copy's
- * evidence under 2 KB.
- */
-export const MAX_REASON = 120;
 const ELLIPSIS = '…';
 
 /** A reason as kept: no control or direction-changing character, white space collapsed, at most MAX_REASON bytes. */
