@@ -5,6 +5,7 @@
 //
 //   node --import tsx scripts/mail-stack/authFilter.ts --listen PORT --deliver PORT --dns FILE --authserv-id ID
 //                                                     [--pid-file FILE]
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -89,6 +90,45 @@ export interface FilterOptions {
 
 const MAX_MESSAGE_BYTES = 50 * 1024 * 1024;
 
+type Verdict = Awaited<ReturnType<typeof authenticate>>;
+interface Delivery {
+  message: Buffer;
+  ip: string;
+  helo: string | undefined;
+  sender: string;
+}
+
+/**
+ * One authentication per message, however many recipients: a provider's MX checks SPF, DKIM and DMARC once per SMTP
+ * transaction, but Postfix hands Dovecot one recipient per LMTP transaction (so that each copy gets its own
+ * Delivered-To), and checking each of 20 copies again cost 0.15 s at p95 per delivery. The verdict depends only on
+ * the message's bytes and its envelope, so a copy with the same ones shares the first copy's answer.
+ */
+export class VerdictCache {
+  private readonly verdicts = new Map<string, Promise<Verdict>>();
+
+  constructor(
+    private readonly check: (delivery: Delivery) => Promise<Verdict>,
+    private readonly capacity = 64,
+  ) {}
+
+  verdictOf(delivery: Delivery): Promise<Verdict> {
+    const key = createHash('sha256')
+      .update(JSON.stringify([delivery.ip, delivery.helo ?? '', delivery.sender]))
+      .update(delivery.message)
+      .digest('hex');
+    const known = this.verdicts.get(key);
+    if (known) return known;
+    const verdict = this.check(delivery);
+    this.verdicts.set(key, verdict);
+    // A failed check is not kept: the next copy tries again.
+    verdict.catch(() => this.verdicts.delete(key));
+    // Oldest first out: a map iterates in insertion order.
+    while (this.verdicts.size > this.capacity) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    return verdict;
+  }
+}
+
 const deliver = (options: FilterOptions, envelope: { from: string; to: string[] }, message: Buffer) =>
   new Promise<{ accepted: string[]; rejected: string[]; response: string }>((resolve, reject) => {
     const connection = new SMTPConnection({
@@ -120,6 +160,17 @@ const replyError = (error: unknown) => {
 };
 
 export const startAuthFilter = async (options: FilterOptions): Promise<SMTPServer> => {
+  const verdicts = new VerdictCache(({ message, ip, helo, sender }) =>
+    authenticate(message, {
+      ip,
+      ...(helo ? { helo } : {}),
+      sender,
+      mta: options.authservId,
+      resolver: options.resolver,
+      disableArc: true,
+      disableBimi: true,
+    }),
+  );
   const server = new SMTPServer({
     lmtp: true,
     name: options.authservId,
@@ -144,15 +195,13 @@ export const startAuthFilter = async (options: FilterOptions): Promise<SMTPServe
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
         const helo = session.xForward.get('HELO');
-        authenticate(original, {
-          ip: session.remoteAddress,
-          ...(typeof helo === 'string' && helo !== '' ? { helo } : {}),
-          sender: from,
-          mta: options.authservId,
-          resolver: options.resolver,
-          disableArc: true,
-          disableBimi: true,
-        })
+        verdicts
+          .verdictOf({
+            message: original,
+            ip: session.remoteAddress,
+            helo: typeof helo === 'string' && helo !== '' ? helo : undefined,
+            sender: from,
+          })
           .then((result) => {
             const stamped = Buffer.concat([
               Buffer.from(resultFields(result.headers), 'latin1'),

@@ -5,6 +5,7 @@ import {
   authservIdOf,
   resultFields,
   tableResolver,
+  VerdictCache,
   withoutOwnResults,
 } from '../../scripts/mail-stack/authFilter';
 
@@ -62,5 +63,58 @@ describe('auth-filter', () => {
     expect(resultFields(written)).toBe(
       'Authentication-Results: mail.test;\r\n spf=pass\r\nReceived-SPF: pass (x)\r\n',
     );
+  });
+
+  describe('one verdict per message', () => {
+    const delivery = (message: string, overrides: Partial<{ ip: string; helo: string; sender: string }> = {}) => ({
+      message: Buffer.from(message),
+      ip: '127.0.0.1',
+      helo: 'client.test',
+      sender: 'a@sender.test',
+      ...overrides,
+    });
+    const counting = () => {
+      const seen: string[] = [];
+      const cache = new VerdictCache(async ({ message, ip, sender }) => {
+        seen.push(`${ip} ${sender} ${message.toString()}`);
+        return { headers: `Authentication-Results: mail.test; n=${seen.length}\r\n` } as never;
+      }, 2);
+      return { seen, cache };
+    };
+
+    it('checks the copies of one message once, and shares the answer', async () => {
+      const { seen, cache } = counting();
+      const answers = await Promise.all([1, 2, 3].map(() => cache.verdictOf(delivery('Subject: x\r\n\r\nbody'))));
+      expect(seen).toHaveLength(1);
+      expect(new Set(answers).size).toBe(1);
+    });
+
+    it('checks again when the bytes or any part of the envelope differ', async () => {
+      const { seen, cache } = counting();
+      await cache.verdictOf(delivery('one'));
+      await cache.verdictOf(delivery('two'));
+      await cache.verdictOf(delivery('one', { ip: '127.0.0.2' }));
+      await cache.verdictOf(delivery('one', { sender: 'b@sender.test' }));
+      await cache.verdictOf(delivery('one', { helo: 'other.test' }));
+      expect(seen).toHaveLength(5);
+    });
+
+    it('keeps at most its capacity, oldest out first', async () => {
+      const { seen, cache } = counting();
+      for (const message of ['a', 'b', 'c', 'a']) await cache.verdictOf(delivery(message));
+      expect(seen.map((line) => line.split(' ').pop())).toEqual(['a', 'b', 'c', 'a']);
+    });
+
+    it('does not keep a failed check', async () => {
+      let calls = 0;
+      const cache = new VerdictCache(async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('resolver down');
+        return { headers: '' } as never;
+      });
+      await expect(cache.verdictOf(delivery('m'))).rejects.toThrow('resolver down');
+      await expect(cache.verdictOf(delivery('m'))).resolves.toEqual({ headers: '' });
+      expect(calls).toBe(2);
+    });
   });
 });
