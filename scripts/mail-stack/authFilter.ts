@@ -124,7 +124,8 @@ export class VerdictCache {
     // A failed check is not kept: the next copy tries again.
     verdict.catch(() => this.verdicts.delete(key));
     // Oldest first out: a map iterates in insertion order.
-    while (this.verdicts.size > this.capacity) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    while (this.verdicts.size > this.capacity)
+      this.verdicts.delete(this.verdicts.keys().next().value as string);
     return verdict;
   }
 }

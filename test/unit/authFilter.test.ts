@@ -66,7 +66,10 @@ describe('auth-filter', () => {
   });
 
   describe('one verdict per message', () => {
-    const delivery = (message: string, overrides: Partial<{ ip: string; helo: string; sender: string }> = {}) => ({
+    const delivery = (
+      message: string,
+      overrides: Partial<{ ip: string; helo: string; sender: string }> = {},
+    ) => ({
       message: Buffer.from(message),
       ip: '127.0.0.1',
       helo: 'client.test',
@@ -84,7 +87,9 @@ describe('auth-filter', () => {
 
     it('checks the copies of one message once, and shares the answer', async () => {
       const { seen, cache } = counting();
-      const answers = await Promise.all([1, 2, 3].map(() => cache.verdictOf(delivery('Subject: x\r\n\r\nbody'))));
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => cache.verdictOf(delivery('Subject: x\r\n\r\nbody'))),
+      );
       expect(seen).toHaveLength(1);
       expect(new Set(answers).size).toBe(1);
     });
