@@ -27,7 +27,7 @@ export const inFlightKey = (keyId: string) => ({ pk: `INFLIGHT#${keyId}`, sk: 'I
 
 /**
  * Every unsettled check sits in one partition of the open-checks index (table.ts), sorted by creation time, so
- * "open checks created after T" is one Query. The check carries these keys until it is settled (settleUpdate).
+ * "open checks created after T" is one Query. The check carries these keys until DynamoCheckStore.settle removes them.
  */
 export const OPEN_CHECKS = 'OPEN';
 export const checkTimeSortKey = (createdAt: number, checkId = '') =>
