@@ -63,8 +63,10 @@ interface UsageReport {
   dynamo: {
     readUnits: number;
     writeUnits: number;
+    indexWriteUnits: number;
     reads: Record<string, { calls: number; units: number }>;
     writes: Record<string, { calls: number; units: number }>;
+    indexWrites: Record<string, { calls: number; units: number }>;
   };
   scanner: { runs: number; runMs: number };
 }
@@ -109,10 +111,11 @@ export const PRICES = {
 const API_GB = 256 / 1024;
 const SCANNER_GB = 512 / 1024;
 /**
- * dynalite reports a write's units for the table only; DynamoDB also bills the write to the index (gsi1, projection
- * ALL) of every check item written. Counting every write unit twice bounds that from above; the figure uses it.
+ * dynalite reports a write's units for the table only; DynamoDB also bills each write's copy into a secondary index.
+ * The server's meter counts those from what each write touched (shared/local/indexWrites.ts): an open check's small
+ * entry in gsi2 (per KB of its projected attributes), an account's whole item in gsi1, nothing for other items.
  */
-const INDEX_WRITE_FACTOR = 2;
+const INDEX_WRITES = 'counted per write from the projected attributes (shared/local/indexWrites.ts)';
 
 /**
  * What `n` checks cost between two usage reports, per check, at list prices: the measured counts, each price, and
@@ -126,7 +129,8 @@ const costBetween = (
 ) => {
   const readUnits = (after.dynamo.readUnits - before.dynamo.readUnits) / n;
   const tableWriteUnits = (after.dynamo.writeUnits - before.dynamo.writeUnits) / n;
-  const writeUnits = tableWriteUnits * INDEX_WRITE_FACTOR;
+  const indexWriteUnits = (after.dynamo.indexWriteUnits - before.dynamo.indexWriteUnits) / n;
+  const writeUnits = tableWriteUnits + indexWriteUnits;
   const scannerMs = (after.scanner.runMs - before.scanner.runMs) / n;
   // Lambda bills each invocation's duration rounded up to the millisecond.
   const billed = (calls: [at: number, ms: number][] = []) =>
@@ -144,7 +148,7 @@ const costBetween = (
   };
   const total = Object.values(dollars).reduce((sum, value) => sum + value, 0);
   // Per operation, per check: which calls the units came from.
-  const operations = (kind: 'reads' | 'writes') =>
+  const operations = (kind: 'reads' | 'writes' | 'indexWrites') =>
     Object.fromEntries(
       Object.entries(after.dynamo[kind]).map(([name, usage]) => {
         const earlier = before.dynamo[kind][name] ?? { calls: 0, units: 0 };
@@ -160,6 +164,7 @@ const costBetween = (
   return {
     dynamoReadUnits: round(readUnits),
     dynamoTableWriteUnits: round(tableWriteUnits),
+    dynamoIndexWriteUnits: round(indexWriteUnits),
     dynamoWriteUnits: round(writeUnits),
     apiCalls: round(apiCalls),
     apiHandlerMs: round(apiMs),
@@ -171,7 +176,11 @@ const costBetween = (
       Object.entries(dollars).map(([name, value]) => [name, Number(value.toPrecision(3))]),
     ),
     totalDollars: Number(total.toPrecision(3)),
-    dynamoOperations: { reads: operations('reads'), writes: operations('writes') },
+    dynamoOperations: {
+      reads: operations('reads'),
+      writes: operations('writes'),
+      indexWrites: operations('indexWrites'),
+    },
   };
 };
 
@@ -271,7 +280,7 @@ export const runDetectionBench = async (options: DetectionOptions) => {
         checkDurationMs: stats(runs),
         prices: PRICES,
         memoryMb: { api: API_GB * 1024, scanner: SCANNER_GB * 1024 },
-        indexWriteFactor: INDEX_WRITE_FACTOR,
+        indexWrites: INDEX_WRITES,
       };
     }
 
@@ -363,7 +372,7 @@ export const runWaitingBench = async (options: WaitingOptions) => {
         perCheck: costBetween(before, after, await handlerTimings(server), timeoutChecks),
         prices: PRICES,
         memoryMb: { api: API_GB * 1024, scanner: SCANNER_GB * 1024 },
-        indexWriteFactor: INDEX_WRITE_FACTOR,
+        indexWrites: INDEX_WRITES,
       };
       const inWindows = counter.commands.filter(({ at }) => windows.some((w) => at >= w.from && at < w.to));
       const minutes = windows.reduce((sum, w) => sum + (w.to - w.from), 0) / 60_000;

@@ -30,6 +30,13 @@ const ms = (value: number) => (Number.isFinite(value) ? `${Math.round(value)} ms
 
 const BENCH = 'npm run bench -- --only';
 
+/** Table and index write units; a run from before the index writes were counted doubled every table unit. */
+const writeSplit = (perCheck: unknown) => {
+  const index = num(perCheck, 'dynamoIndexWriteUnits');
+  const table = num(perCheck, 'dynamoTableWriteUnits');
+  return Number.isFinite(index) ? `${table} table + ${index} index` : `${table} table, doubled for the index`;
+};
+
 /** A cost per check as its sum: each measured count times its list price (bench/detection.ts costBetween). */
 const costArithmetic = (perCheck: unknown, prices: unknown): string => {
   const n = (path: string) => num(perCheck, path);
@@ -37,7 +44,7 @@ const costArithmetic = (perCheck: unknown, prices: unknown): string => {
   const perMillion = (price: number) => `$${round(price * 1e6, 3)}/M`;
   return `${[
     `$${n('totalDollars')} = ${n('dynamoReadUnits')} RRU × ${perMillion(p('dynamoReadRequestUnit'))}`,
-    `${n('dynamoWriteUnits')} WRU (${n('dynamoTableWriteUnits')} table, doubled for the index) × ${perMillion(p('dynamoWriteRequestUnit'))}`,
+    `${n('dynamoWriteUnits')} WRU (${writeSplit(perCheck)}) × ${perMillion(p('dynamoWriteRequestUnit'))}`,
     `API ${n('apiGbSeconds')} GB-s (${n('apiHandlerMs')} ms at 256 MB) + scanner ${n('scannerGbSeconds')} GB-s (${n('scannerLoopMs')} ms at 512 MB), × $${p('lambdaArmGbSecond')}/GB-s`,
     `${n('apiCalls')} API + ${n('scannerInvocations')} scanner invocations × ${perMillion(p('lambdaRequest'))}`,
   ].join(' + ')}; us-east-1 list prices as of ${String(get(prices, 'asOf')).slice(0, 10)}`;

@@ -13,7 +13,7 @@ import {
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { type SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { METRICS_NAMESPACE, type SERVICES } from '../../shared/telemetry/metrics';
 import { LOCK_FILE, PROJECT_ROOT } from '../paths';
 import type { LogLevel } from '../settings';
@@ -22,10 +22,13 @@ export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
 type DynamoAction = `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan'}`;
 
-/** Actions on the table's items, and actions on its index (only Query reads an index). */
+type IndexName = (typeof SECONDARY_INDEXES)[number]['name'];
+
+/** Actions on the table's items, and actions on the named indexes (only Query reads an index). */
 interface TableGrant {
   table: readonly DynamoAction[];
   index: readonly DynamoAction[];
+  indexes: readonly IndexName[];
 }
 
 /**
@@ -34,20 +37,21 @@ interface TableGrant {
  */
 export const TABLE_ACCESS = {
   /** TABLE_NAME only: the shared config loader requires it, the code never touches the table. */
-  none: { table: [], index: [] },
+  none: { table: [], index: [], indexes: [] },
   /** get reads only: the API key (DynamoApiKeyStore.get) and the check (DynamoCheckStore.get). */
-  get: { table: ['dynamodb:GetItem'], index: [] },
+  get: { table: ['dynamodb:GetItem'], index: [], indexes: [] },
   /**
    * start: the API key and the in-flight list (GetItem), the check and a first in-flight list (PutItem, putOnce),
    * the per-minute count and the in-flight list (UpdateItem, DynamoKeyUsage), active accounts of the scope (Query
-   * on gsi1, DynamoAccountRegistry.activeInScope).
+   * on accountsByScope, DynamoAccountRegistry.activeInScope).
    */
   start: {
     table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     index: ['dynamodb:Query'],
+    indexes: [TABLE_SCHEMA.accountsByScope.name],
   },
   /**
-   * The scanner: checks (GetItem, UpdateItem, Query on gsi1 for the active ones), cursors (GetItem, PutItem, Query
+   * The scanner: checks (GetItem, UpdateItem, Query on openChecks to list and settle them), cursors (GetItem, PutItem, Query
    * on the table), the lease (PutItem, DeleteItem), account health (UpdateItem, and Scan: the probe of failing
    * accounts lists them through DynamoAccountRegistry.list, a filtered Scan, at most once a minute while checks
    * are active).
@@ -62,6 +66,7 @@ export const TABLE_ACCESS = {
       'dynamodb:Scan',
     ],
     index: ['dynamodb:Query'],
+    indexes: [TABLE_SCHEMA.openChecks.name],
   },
 } as const satisfies Record<string, TableGrant>;
 
@@ -151,17 +156,17 @@ export class ServiceFunction extends NodejsFunction {
     this.selfName = props.functionName;
   }
 
-  /** Sets TABLE_NAME and allows exactly `access` on the table and on its index (none for TABLE_ACCESS.none). */
+  /** Sets TABLE_NAME and allows exactly `access` on the table and on its indexes (none for TABLE_ACCESS.none). */
   bindTable(table: ITable, access: TableAccess): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     if (access.table.length > 0) {
       this.addToRolePolicy(new PolicyStatement({ actions: [...access.table], resources: [table.tableArn] }));
     }
-    if (access.index.length > 0) {
+    if (access.index.length > 0 && access.indexes.length > 0) {
       this.addToRolePolicy(
         new PolicyStatement({
           actions: [...access.index],
-          resources: [`${table.tableArn}/index/${TABLE_SCHEMA.index.name}`],
+          resources: access.indexes.map((name) => `${table.tableArn}/index/${name}`),
         }),
       );
     }

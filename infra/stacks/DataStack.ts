@@ -4,7 +4,7 @@ import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Validati
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 
 /**
  * The secret's first value: the documented shape with no account, so the scanner finds nothing rather than failing.
@@ -21,7 +21,7 @@ export class DataStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-    const { partitionKey, sortKey, ttlAttribute, index } = TABLE_SCHEMA;
+    const { partitionKey, sortKey, ttlAttribute } = TABLE_SCHEMA;
 
     this.table = new Table(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
@@ -34,12 +34,17 @@ export class DataStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
       deletionProtection: true,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: index.name,
-      partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-      sortKey: { name: index.sortKey, type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
-    });
+    // CloudFormation adds or removes one index per update: a new index goes in a deploy of its own.
+    for (const index of SECONDARY_INDEXES) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        ...(index.projected === 'ALL'
+          ? { projectionType: ProjectionType.ALL }
+          : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projected] }),
+      });
+    }
 
     this.credentials = new Secret(this, 'MailboxCredentials', {
       description:

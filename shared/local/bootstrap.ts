@@ -9,16 +9,27 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import type { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
-import { createTableInput, TABLE_SCHEMA } from '../adapters/dynamo/table';
+import { createTableInput, SECONDARY_INDEXES, TABLE_SCHEMA } from '../adapters/dynamo/table';
 import { validateAccount } from '../domain/account';
 import { generateApiKey, hashApiKey, newApiKeyRecord } from '../domain/apiKey';
 import type { Clock } from '../domain/clock';
 import { ConflictError } from '../domain/errors';
 import type { LocalConfig } from './localConfig';
 
+/**
+ * Creates the table of TABLE_SCHEMA unless it exists; false when it did. An existing table without one of the
+ * indexes (a data folder from before the open-checks index) stops the start with what to do: dynalite cannot add
+ * an index to a table, and a scanner without it would fail on every tick.
+ */
 export const ensureTable = async (client: DynamoDBDocumentClient, tableName: string): Promise<boolean> => {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    const missing = SECONDARY_INDEXES.filter((index) => !present.has(index.name)).map((index) => index.name);
+    if (missing.length > 0)
+      throw new Error(
+        `table ${tableName} predates index ${missing.join(', ')} (TABLE_SCHEMA): move its data folder aside and start again`,
+      );
     return false;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;

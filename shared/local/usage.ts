@@ -1,6 +1,7 @@
 // Owns counting what the local service costs, for the benchmarks only: DynamoDB request units per operation (as
 // DynamoDB itself reports them) and the milliseconds the scanner loops ran, which Lambda would bill.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { indexWriteUnits } from './indexWrites';
 
 export interface OperationUsage {
   calls: number;
@@ -12,7 +13,11 @@ export interface DynamoUsage {
   reads: Record<string, OperationUsage>;
   writes: Record<string, OperationUsage>;
   readUnits: number;
+  /** Table write units only, as DynamoDB (and dynalite) report them. */
   writeUnits: number;
+  /** Write units DynamoDB bills the secondary indexes on top, by index (indexWrites.ts): dynalite reports none. */
+  indexWrites: Record<string, OperationUsage>;
+  indexWriteUnits: number;
 }
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
@@ -26,6 +31,7 @@ const unitsOf = (capacity: Capacity): number =>
 export class UsageMeter {
   private readonly reads = new Map<string, OperationUsage>();
   private readonly writes = new Map<string, OperationUsage>();
+  private readonly indexWrites = new Map<string, OperationUsage>();
 
   /** Asks DynamoDB for the capacity of every read and write through `client` and adds it up. */
   attach(client: DynamoDBDocumentClient): void {
@@ -36,13 +42,31 @@ export class UsageMeter {
         const counted = WRITES.has(operation) || READS.has(operation);
         if (!counted) return next(args);
         input.ReturnConsumedCapacity = 'TOTAL';
+        // What an update or delete replaces decides its index writes; asked for here and taken off the answer, so
+        // the caller sees what it asked for.
+        const askOld = (operation === 'UpdateItem' || operation === 'DeleteItem') && !input.ReturnValues;
+        if (askOld) input.ReturnValues = 'ALL_OLD';
         const table = WRITES.has(operation) ? this.writes : this.reads;
         const entry = table.get(operation) ?? { calls: 0, units: 0 };
         table.set(operation, entry);
         entry.calls++;
         try {
           const result = await next(args);
-          entry.units += unitsOf((result.output as { ConsumedCapacity?: Capacity }).ConsumedCapacity);
+          const output = result.output as {
+            ConsumedCapacity?: Capacity;
+            Attributes?: Record<string, unknown>;
+          };
+          const units = unitsOf(output.ConsumedCapacity);
+          entry.units += units;
+          if (WRITES.has(operation)) {
+            const item =
+              operation === 'PutItem' ? (input.Item as Record<string, unknown>) : output.Attributes;
+            for (const [index, indexUnits] of indexWriteUnits(item, units)) {
+              const written = this.indexWrites.get(index) ?? { calls: 0, units: 0 };
+              this.indexWrites.set(index, { calls: written.calls + 1, units: written.units + indexUnits });
+            }
+          }
+          if (askOld) delete output.Attributes;
           return result;
         } catch (error) {
           // A write refused by its condition is still billed (at least one unit), but the error carries no capacity.
@@ -62,6 +86,8 @@ export class UsageMeter {
       writes: Object.fromEntries(this.writes),
       readUnits: sum(this.reads),
       writeUnits: sum(this.writes),
+      indexWrites: Object.fromEntries(this.indexWrites),
+      indexWriteUnits: sum(this.indexWrites),
     };
   }
 }

@@ -1,7 +1,10 @@
-// The check store on AWS's own DynamoDB Local, and on the dynalite npm start uses: the active index, exactly-once
-// results and exactly-once settling, which rest on conditional writes.
+// The check store on AWS's own DynamoDB Local, and on the dynalite npm start uses: the open-checks index and the
+// pending set it lists, exactly-once results and exactly-once settling, which rest on conditional writes.
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
+import { checkKey, OPEN_CHECKS } from '../../shared/adapters/dynamo/keys';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
@@ -127,5 +130,138 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
     service.clock.advance(ACTIVE_MS + 1);
     expect(await store.recordResults(closed, entries, service.clock.now())).toBe(false);
     expect((await store.get(closed))?.received).toBe(0);
+  });
+
+  /** The stored check item as DynamoDB holds it (strongly consistent). */
+  const storedItem = async (checkId: string) =>
+    (
+      await service.client.send(
+        new GetCommand({ TableName: service.table, Key: checkKey(checkId), ConsistentRead: true }),
+      )
+    ).Item;
+  const { openChecks } = TABLE_SCHEMA;
+  /** Every entry of the open-checks index, read straight from DynamoDB: what listing and settling can see. */
+  const openEntries = async () =>
+    (
+      await service.client.send(
+        new QueryCommand({
+          TableName: service.table,
+          IndexName: openChecks.name,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': openChecks.partitionKey },
+          ExpressionAttributeValues: { ':pk': OPEN_CHECKS },
+        }),
+      )
+    ).Items ?? [];
+  const sorted = (values: string[]) => [...values].sort();
+
+  it('keeps the accounts without a result in a pending set that each result write shrinks, gone once empty', async () => {
+    service.clock.set(startedAt + 3 * HOUR_MS);
+    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const now = service.clock.now();
+    const id = await start();
+    const created = await storedItem(id);
+    expect(created?.pending).toEqual(new Set(['a@mail.test', 'b@mail.test']));
+    expect(created?.total).toBe(2);
+    // Accounts by scope is for accounts: a check has no key there, so no result write is copied into it.
+    expect(created?.[TABLE_SCHEMA.accountsByScope.partitionKey]).toBeUndefined();
+
+    expect(await store.recordResult(id, 'a@mail.test', 'spam', now)).toBe('recorded');
+    expect((await storedItem(id))?.pending).toEqual(new Set(['b@mail.test']));
+    // A refused duplicate changes nothing.
+    expect(await store.recordResult(id, 'a@mail.test', 'primary', now)).toBe('already-recorded');
+    expect((await storedItem(id))?.pending).toEqual(new Set(['b@mail.test']));
+
+    const entries = [{ email: 'b@mail.test', category: 'promotions' as const, details: { folder: 'INBOX' } }];
+    expect(await store.recordResults(id, entries, now)).toBe(true);
+    // DynamoDB keeps no empty set: the last account's write removes the attribute, which reads as none pending.
+    const done = await storedItem(id);
+    expect(done && 'pending' in done).toBe(false);
+    expect(done?.received).toBe(2);
+  });
+
+  it('lists exactly the open checks with pending accounts, and a settled check leaves the index', async () => {
+    service.clock.set(startedAt + 4 * HOUR_MS);
+    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const now = service.clock.now();
+    const untouched = await start();
+    const half = await start();
+    const complete = await start();
+    await store.recordResult(half, 'b@mail.test', 'primary', now);
+    await store.recordResults(
+      complete,
+      ['a@mail.test', 'b@mail.test'].map((email) => ({ email, category: 'primary' as const, details: {} })),
+      now,
+    );
+    const mine = [untouched, half, complete];
+    // Started in the same millisecond, they list in check-id order: compared by id.
+    const listed = async () =>
+      (await store.listActive(service.clock.now()))
+        .filter((check) => mine.includes(check.checkId))
+        .map(({ checkId, pending }) => ({ checkId, pending }))
+        .sort((a, b) => a.checkId.localeCompare(b.checkId));
+    const expected = [
+      { checkId: untouched, pending: ['a@mail.test', 'b@mail.test'] },
+      { checkId: half, pending: ['a@mail.test'] },
+    ].sort((a, b) => a.checkId.localeCompare(b.checkId));
+    expect(await throughIndex(listed, (active) => same(active, expected))).toEqual(expected);
+
+    // The complete check is still in the index (unsettled) until settling takes it out in the same write.
+    const openIds = async () =>
+      sorted((await openEntries()).map((entry) => String(entry.checkId)).filter((id) => mine.includes(id)));
+    expect(await throughIndex(openIds, (ids) => ids.length === 3)).toEqual(sorted(mine));
+    const entry = (await openEntries()).find((candidate) => candidate.checkId === complete);
+    // The index holds the listing's few attributes (pending: none left here), never emails or results.
+    expect(sorted(Object.keys(entry ?? {}))).toEqual(
+      sorted([
+        'pk',
+        'sk',
+        openChecks.partitionKey,
+        openChecks.sortKey,
+        'checkId',
+        'createdAt',
+        'received',
+        'total',
+      ]),
+    );
+
+    const settled = await store.settle(service.clock.now());
+    expect(settled.filter((check) => mine.includes(check.checkId)).map((check) => check.checkId)).toEqual([
+      complete,
+    ]);
+    expect(await throughIndex(openIds, (ids) => ids.length === 2)).toEqual(sorted([untouched, half]));
+    const item = await storedItem(complete);
+    expect(item?.settledAs).toBe('complete');
+    expect(item?.[openChecks.partitionKey]).toBeUndefined();
+    expect(item?.[openChecks.sortKey]).toBeUndefined();
+
+    // Timed out: settled, and out of the index too.
+    service.clock.advance(ACTIVE_MS + 1);
+    expect(await store.listActive(service.clock.now())).toEqual([]);
+    const late = await store.settle(service.clock.now());
+    expect(late.filter((check) => mine.includes(check.checkId)).map((check) => check.status)).toEqual([
+      'timeout',
+      'timeout',
+    ]);
+    expect(await throughIndex(openIds, (ids) => ids.length === 0)).toEqual([]);
+  });
+
+  it("lists only the checks created since a mark when asked (the scanner's incremental listing)", async () => {
+    service.clock.set(startedAt + 5 * HOUR_MS);
+    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const earlier = await start();
+    service.clock.advance(1000);
+    const mark = service.clock.now();
+    const later = await start();
+    service.clock.advance(1000);
+    const ids = (checks: { checkId: string }[]) =>
+      checks.map((check) => check.checkId).filter((id) => [earlier, later].includes(id));
+    const all = await throughIndex(
+      async () => ids(await store.listActive(service.clock.now())),
+      (found) => found.length === 2,
+    );
+    expect(all).toEqual([earlier, later]);
+    expect(ids(await store.listActive(service.clock.now(), mark))).toEqual([later]);
+    expect(ids(await store.listActive(service.clock.now(), mark + 1))).toEqual([]);
   });
 });

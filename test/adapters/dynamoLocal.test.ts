@@ -2,9 +2,14 @@
 // definition the CDK stack deploys (keys, index, TTL attribute, TTL switched on through UpdateTimeToLive), and a
 // refused result write hands back the item it was refused on (ReturnValuesOnConditionCheckFailure), so a duplicate
 // copy costs one write and no read.
-import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  type GlobalSecondaryIndex,
+  type GlobalSecondaryIndexDescription,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { createTableInput, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { type DynamoProxy, startDynamoProxy } from '../support/dynamoProxy';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
@@ -36,20 +41,27 @@ const operationsDuring = async (act: () => Promise<unknown>) => {
 };
 
 describe('on DynamoDB Local', () => {
-  it('creates the table from the one definition the stack deploys, with TTL on', async () => {
+  it('creates the table from the one definition the stack deploys, both indexes, with TTL on', async () => {
     const { Table } = await service.client.send(new DescribeTableCommand({ TableName: service.table }));
     expect(Table?.KeySchema).toEqual([
       { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
     ]);
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.KeySchema])).toEqual([
-      [
-        TABLE_SCHEMA.index.name,
-        [
-          { AttributeName: TABLE_SCHEMA.index.partitionKey, KeyType: 'HASH' },
-          { AttributeName: TABLE_SCHEMA.index.sortKey, KeyType: 'RANGE' },
-        ],
-      ],
+    // Both indexes as the stack deploys them: keys and projection (the open-checks index holds a few attributes).
+    const shape = (indexes: GlobalSecondaryIndex[] | GlobalSecondaryIndexDescription[] = []) =>
+      indexes
+        .map(({ IndexName, KeySchema, Projection }) => ({
+          IndexName,
+          KeySchema,
+          ProjectionType: Projection?.ProjectionType,
+          NonKeyAttributes: [...(Projection?.NonKeyAttributes ?? [])].sort(),
+        }))
+        .sort((a, b) => String(a.IndexName).localeCompare(String(b.IndexName)));
+    const deployed = shape(createTableInput('any').GlobalSecondaryIndexes);
+    expect(shape(Table?.GlobalSecondaryIndexes)).toEqual(deployed);
+    expect(deployed.map((index) => [index.IndexName, index.ProjectionType])).toEqual([
+      [TABLE_SCHEMA.accountsByScope.name, 'ALL'],
+      [TABLE_SCHEMA.openChecks.name, 'INCLUDE'],
     ]);
     const ttl = await service.client.send(new DescribeTimeToLiveCommand({ TableName: service.table }));
     expect(ttl.TimeToLiveDescription).toEqual({

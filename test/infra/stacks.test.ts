@@ -186,17 +186,23 @@ describe('least privilege', () => {
 
   const statementsOfFunction = (id: string) =>
     statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, id));
-  /** Each action with the resource it is allowed on: the table, its index, or something else. */
+  const { accountsByScope, openChecks } = TABLE_SCHEMA;
+  /** Each action with the resource it is allowed on: the table, one of its indexes by name, or something else. */
   const grantsOf = (statements: Statement[]) =>
     statements
       .flatMap((s) => {
-        const resource = stringify(s.Resource);
-        const on = resource.includes(`/index/${TABLE_SCHEMA.index.name}`)
-          ? 'index'
-          : resource.includes(`FnGetAtt${logicalIdOf(built.data.table)}Arn`)
-            ? 'table'
-            : 'other';
-        return actionsOf(s).map((action) => `${action} on ${on}`);
+        const resources = (Array.isArray(s.Resource) ? s.Resource : [s.Resource]).map(stringify);
+        return resources.flatMap((resource) => {
+          const index = [accountsByScope, openChecks].find(({ name }) =>
+            resource.includes(`/index/${name}"`),
+          );
+          const on = index
+            ? `index ${index.name}`
+            : resource.includes(`FnGetAtt${logicalIdOf(built.data.table)}Arn`)
+              ? 'table'
+              : 'other';
+          return actionsOf(s).map((action) => `${action} on ${on}`);
+        });
       })
       .sort();
   const WRITE =
@@ -211,12 +217,12 @@ describe('least privilege', () => {
     ]);
   });
 
-  it('lets start do what its code sends: Get/Put/UpdateItem on the table, Query on the index only', () => {
+  it('lets start do what its code sends: Get/Put/UpdateItem on the table, Query on accounts by scope only', () => {
     expect(grantsOf(statementsOfFunction(functionIds().start)).filter((g) => !g.startsWith('logs:'))).toEqual(
       [
         'dynamodb:GetItem on table',
         'dynamodb:PutItem on table',
-        'dynamodb:Query on index',
+        `dynamodb:Query on index ${accountsByScope.name}`,
         'dynamodb:UpdateItem on table',
       ],
     );
@@ -249,7 +255,8 @@ describe('least privilege', () => {
         'dynamodb:GetItem on table',
         'dynamodb:PutItem on table',
         'dynamodb:Query on table',
-        'dynamodb:Query on index',
+        // Listing and settling open checks; never the accounts-by-scope index.
+        `dynamodb:Query on index ${openChecks.name}`,
         'dynamodb:Scan on table',
         'dynamodb:UpdateItem on table',
         // The stream event source (Lambda's poller, under the function's role).

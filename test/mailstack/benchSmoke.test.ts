@@ -22,10 +22,17 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
     expect(detection.smtpSendToComplete.samples).toBe(3);
     expect(detection.smtpSendToGet.samples).toBe(3 * OWN.length);
     expect(detection.smtpSendToComplete.p50Ms).toBeGreaterThanOrEqual(detection.smtpSendToGet.minMs);
-    const perCheck = (detection.cost as { perCheck: { totalDollars: number; dynamoTableWriteUnits: number } })
-      .perCheck;
+    const perCheck = (
+      detection.cost as {
+        perCheck: { totalDollars: number; dynamoTableWriteUnits: number; dynamoIndexWriteUnits: number };
+      }
+    ).perCheck;
     // One check writes at least its own item and one result per account.
     expect(perCheck.dynamoTableWriteUnits).toBeGreaterThanOrEqual(1 + OWN.length);
+    // Its creation and at least one result write copy its small entry into the open-checks index; no index write
+    // costs more than the table write it came with.
+    expect(perCheck.dynamoIndexWriteUnits).toBeGreaterThanOrEqual(2);
+    expect(perCheck.dynamoIndexWriteUnits).toBeLessThanOrEqual(perCheck.dynamoTableWriteUnits);
     expect(perCheck.totalDollars).toBeGreaterThan(0);
   }, 90_000);
 

@@ -22,7 +22,7 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
   ) {}
 
   async activeInScope(scope: string): Promise<TestAccount[]> {
-    const { index } = TABLE_SCHEMA;
+    const index = TABLE_SCHEMA.accountsByScope;
     const accounts: TestAccount[] = [];
     const pages = paginateQuery(
       { client: this.client },

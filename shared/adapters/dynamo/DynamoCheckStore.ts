@@ -14,11 +14,11 @@ import type {
 } from '../../scanner/ports';
 import { isConditionFailed, putOnce, written } from './conditionalWrite';
 import {
-  CHECKS_BY_TIME,
   checkFromItem,
   checkKey,
   checkTimeSortKey,
   checkToItem,
+  OPEN_CHECKS,
   pendingEmailsOf,
   storedResultOf,
 } from './keys';
@@ -50,19 +50,20 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     details: PlacementDetails = {},
   ): Promise<RecordOutcome> {
     try {
-      // One conditional UpdateItem: the result (category, details) and the counter move together or not at all, so
-      // rescans, duplicate deliveries and racing scanners can never count an account twice. The result's map is
-      // written whole: while pending it holds only its category, so nothing else is lost.
+      // One conditional UpdateItem: the result (category, details), the counter and the pending set move together or
+      // not at all, so rescans, duplicate deliveries and racing scanners can never count an account twice. The
+      // result's map is written whole: while pending it holds only its category, so nothing else is lost.
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: checkKey(checkId),
-          UpdateExpression: 'SET results.#email = :result ADD received :one',
+          UpdateExpression: 'SET results.#email = :result ADD received :one DELETE #pendingSet :emails',
           ConditionExpression: 'results.#email.category = :pending AND createdAt >= :cutoff',
-          ExpressionAttributeNames: { '#email': email },
+          ExpressionAttributeNames: { '#email': email, '#pendingSet': 'pending' },
           ExpressionAttributeValues: {
             ':result': storedResultOf(category, now, details),
             ':one': 1,
+            ':emails': new Set([email]),
             ':pending': 'pending',
             ':cutoff': activeCutoff(now),
           },
@@ -82,9 +83,10 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
   }
 
   async recordResults(checkId: string, entries: readonly ResultEntry[], now: number): Promise<boolean> {
-    const names: Record<string, string> = {};
+    const names: Record<string, string> = { '#pendingSet': 'pending' };
     const values: Record<string, unknown> = {
       ':count': entries.length,
+      ':emails': new Set(entries.map((entry) => entry.email)),
       ':pending': 'pending',
       ':cutoff': activeCutoff(now),
     };
@@ -104,7 +106,7 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: checkKey(checkId),
-          UpdateExpression: `SET ${sets.join(', ')} ADD received :count`,
+          UpdateExpression: `SET ${sets.join(', ')} ADD received :count DELETE #pendingSet :emails`,
           ConditionExpression: `${pending.join(' AND ')} AND createdAt >= :cutoff`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -116,7 +118,7 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
   async listActive(now: number, since?: number): Promise<PendingAccounts[]> {
     const active: PendingAccounts[] = [];
     const from = Math.max(activeCutoff(now), since ?? Number.NEGATIVE_INFINITY);
-    for await (const item of this.checksCreatedSince(from, 'checkId, createdAt, emails, results')) {
+    for await (const item of this.openChecksCreatedSince(from, ['checkId', 'createdAt', 'pending'])) {
       const pending = pendingEmailsOf(item);
       if (pending.length > 0)
         active.push({ checkId: String(item.checkId), createdAt: Number(item.createdAt), pending });
@@ -124,23 +126,25 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     return active;
   }
 
-  /** Check items created at or after `from`, newest last, from the one index partition that holds them all. */
-  private async *checksCreatedSince(
+  /**
+   * Unsettled checks created at or after `from`, oldest first, from the open-checks index: one partition holds them
+   * all, and only the few attributes it projects are read (never the accounts' results).
+   */
+  private async *openChecksCreatedSince(
     from: number,
-    projection: string,
-    filter?: string,
+    attributes: readonly (typeof TABLE_SCHEMA.openChecks.projected)[number][],
   ): AsyncGenerator<Record<string, unknown>> {
-    const { index } = TABLE_SCHEMA;
+    const index = TABLE_SCHEMA.openChecks;
+    const names = Object.fromEntries(attributes.map((name, at) => [`#a${at}`, name]));
     const pages = paginateQuery(
       { client: this.client },
       {
         TableName: this.tableName,
         IndexName: index.name,
         KeyConditionExpression: '#pk = :pk AND #sk >= :from',
-        ...(filter ? { FilterExpression: filter } : {}),
-        ProjectionExpression: projection,
-        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': CHECKS_BY_TIME, ':from': checkTimeSortKey(from) },
+        ProjectionExpression: Object.keys(names).join(', '),
+        ExpressionAttributeNames: { ...names, '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': OPEN_CHECKS, ':from': checkTimeSortKey(from) },
       },
     );
     for await (const page of pages) yield* page.Items ?? [];
@@ -148,27 +152,32 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
 
   async settle(now: number): Promise<SettledCheck[]> {
     const candidates: { checkId: string; createdAt: number; status: SettledCheck['status'] }[] = [];
-    const unsettled = this.checksCreatedSince(
-      now - RETENTION_MS,
-      'checkId, createdAt, emails, received',
-      'attribute_not_exists(settledAs)',
-    );
+    // The index holds only unsettled checks: a settled one left it in the write that settled it.
+    const unsettled = this.openChecksCreatedSince(now - RETENTION_MS, [
+      'checkId',
+      'createdAt',
+      'received',
+      'total',
+    ]);
     for await (const item of unsettled) {
       const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
-      const total = Array.isArray(item.emails) ? item.emails.length : 0;
-      const status = check.received >= total ? 'complete' : isActive(check, now) ? undefined : 'timeout';
+      const status =
+        check.received >= Number(item.total) ? 'complete' : isActive(check, now) ? undefined : 'timeout';
       if (status) candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status });
     }
+    const index = TABLE_SCHEMA.openChecks;
     const settled: SettledCheck[] = [];
     for (const candidate of candidates) {
-      // Once per check, whichever scanner gets there first: the metric it feeds must not double-count.
+      // Once per check, whichever scanner gets there first: the metric it feeds must not double-count. The same
+      // write removes the check's open-checks keys, so it leaves the index that listing and settling read.
       const first = await written(
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: checkKey(candidate.checkId),
-            UpdateExpression: 'SET settledAs = :status, settledAt = :now',
+            UpdateExpression: 'SET settledAs = :status, settledAt = :now REMOVE #openPk, #openSk',
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
+            ExpressionAttributeNames: { '#openPk': index.partitionKey, '#openSk': index.sortKey },
             ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
           }),
         ),

@@ -5,6 +5,7 @@ import { type Category, isCategory } from '../../domain/categories';
 import type { Check } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
 import type { PlacementDetails, RecordedDetails } from '../../domain/ports';
+import { TABLE_SCHEMA } from './table';
 
 export type ItemType = 'check' | 'apikey' | 'account' | 'cursor' | 'lease' | 'starts' | 'inflight';
 type Item = Record<string, unknown>;
@@ -24,10 +25,17 @@ export const startWindowKey = (keyId: string, windowStart: number) => ({
 /** One item per API key holding its in-flight checks as a map of check id to start time. */
 export const inFlightKey = (keyId: string) => ({ pk: `INFLIGHT#${keyId}`, sk: 'INFLIGHT' });
 
-/** Every check sits in one index partition, sorted by creation time, so "created after T" is one Query. */
-export const CHECKS_BY_TIME = 'CHECKS';
+/**
+ * Every unsettled check sits in one partition of the open-checks index (table.ts), sorted by creation time, so
+ * "open checks created after T" is one Query. The check carries these keys until DynamoCheckStore.settle removes them.
+ */
+export const OPEN_CHECKS = 'OPEN';
 export const checkTimeSortKey = (createdAt: number, checkId = '') =>
   `${String(createdAt).padStart(15, '0')}#${checkId}`;
+export const openCheckKey = (createdAt: number, checkId: string): Item => ({
+  [TABLE_SCHEMA.openChecks.partitionKey]: OPEN_CHECKS,
+  [TABLE_SCHEMA.openChecks.sortKey]: checkTimeSortKey(createdAt, checkId),
+});
 
 const str = (item: Item, name: string): string => {
   const value = item[name];
@@ -59,29 +67,36 @@ const detailsOf = (stored: Partial<StoredResult> | undefined): RecordedDetails |
   return details;
 };
 
-export const checkToItem = (check: Check): Item => ({
-  ...checkKey(check.checkId),
-  gsi1pk: CHECKS_BY_TIME,
-  gsi1sk: checkTimeSortKey(check.createdAt, check.checkId),
-  type: 'check' satisfies ItemType,
-  checkId: check.checkId,
-  scope: check.scope,
-  createdAt: check.createdAt,
-  purgeAt: Math.ceil((check.createdAt + RETENTION_MS) / 1000),
-  emails: check.results.map((result) => result.email),
-  results: Object.fromEntries(
-    check.results.map((result) => [result.email, { category: result.category } satisfies StoredResult]),
-  ),
-  received: check.received,
-  ...(check.providers ? { providers: check.providers } : {}),
-});
-
-/** The accounts of a stored check that have not received the message yet. */
-export const pendingEmailsOf = (item: Item): string[] => {
-  const results = (item.results ?? {}) as Record<string, Partial<StoredResult> | undefined>;
-  const emails = Array.isArray(item.emails) ? (item.emails as string[]) : [];
-  return emails.filter((email) => (results[email]?.category ?? 'pending') === 'pending');
+export const checkToItem = (check: Check): Item => {
+  const pending = check.results
+    .filter((result) => result.category === 'pending')
+    .map((result) => result.email);
+  return {
+    ...checkKey(check.checkId),
+    ...openCheckKey(check.createdAt, check.checkId),
+    type: 'check' satisfies ItemType,
+    checkId: check.checkId,
+    scope: check.scope,
+    createdAt: check.createdAt,
+    purgeAt: Math.ceil((check.createdAt + RETENTION_MS) / 1000),
+    emails: check.results.map((result) => result.email),
+    results: Object.fromEntries(
+      check.results.map((result) => [result.email, { category: result.category } satisfies StoredResult]),
+    ),
+    received: check.received,
+    total: check.results.length,
+    // DynamoDB stores no empty set: a check with nothing pending has no `pending` at all.
+    ...(pending.length > 0 ? { pending: new Set(pending) } : {}),
+    ...(check.providers ? { providers: check.providers } : {}),
+  };
 };
+
+/**
+ * The accounts of a stored check that have not received the message yet, from its `pending` set (which each result
+ * write shrinks in the same conditional update), sorted: a set keeps no order. Absent: nothing pending.
+ */
+export const pendingEmailsOf = (item: Item): string[] =>
+  item.pending instanceof Set ? [...(item.pending as Set<string>)].sort() : [];
 
 export const checkFromItem = (item: Item): Check => {
   const emails = item.emails;
