@@ -39,7 +39,9 @@ export interface ServiceAlarmsProps {
 const TABLE_OPERATIONS = [
   ...new Set(
     Object.values(TABLE_ACCESS).flatMap((grant) =>
-      [...grant.table, ...grant.index].map((action) => action.replace('dynamodb:', '') as Operation),
+      [...grant.table, ...Object.values(grant.indexes).flat()].map(
+        (action) => action.replace('dynamodb:', '') as Operation,
+      ),
     ),
   ),
 ];

@@ -27,8 +27,8 @@ type IndexName = (typeof SECONDARY_INDEXES)[number]['name'];
 /** Actions on the table's items, and actions on the named indexes (only Query reads an index). */
 interface TableGrant {
   table: readonly DynamoAction[];
-  index: readonly DynamoAction[];
-  indexes: readonly IndexName[];
+  /** Per index, what may be done on it: each index gets only its own actions. */
+  indexes: Partial<Record<IndexName, readonly DynamoAction[]>>;
 }
 
 /**
@@ -37,9 +37,9 @@ interface TableGrant {
  */
 export const TABLE_ACCESS = {
   /** TABLE_NAME only: the shared config loader requires it, the code never touches the table. */
-  none: { table: [], index: [], indexes: [] },
+  none: { table: [], indexes: {} },
   /** get reads only: the API key (DynamoApiKeyStore.get) and the check (DynamoCheckStore.get). */
-  get: { table: ['dynamodb:GetItem'], index: [], indexes: [] },
+  get: { table: ['dynamodb:GetItem'], indexes: {} },
   /**
    * start: the API key and the in-flight list (GetItem), the check and a first in-flight list (PutItem, putOnce),
    * the per-minute count and the in-flight list (UpdateItem, DynamoKeyUsage), active accounts of the scope (Query
@@ -47,14 +47,13 @@ export const TABLE_ACCESS = {
    */
   start: {
     table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-    index: ['dynamodb:Query'],
-    indexes: [TABLE_SCHEMA.accountsByScope.name],
+    indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query'] },
   },
   /**
-   * The scanner: checks (GetItem, UpdateItem, Query on openChecks to list and settle them), cursors (GetItem, PutItem, Query
-   * on the table), the lease (PutItem, DeleteItem), account health (UpdateItem, and Scan: the probe of failing
-   * accounts lists them through DynamoAccountRegistry.list, a filtered Scan, at most once a minute while checks
-   * are active).
+   * The scanner: checks (GetItem, UpdateItem, Query on openChecks to list and settle them), cursors (GetItem, PutItem,
+   * Query on the table), the lease (PutItem, DeleteItem), account health (UpdateItem, and Scan of accountsByScope:
+   * the probe of failing accounts, DynamoAccountRegistry.listFailing, at most once a minute while checks are active,
+   * reads account items only).
    */
   scanner: {
     table: [
@@ -63,10 +62,11 @@ export const TABLE_ACCESS = {
       'dynamodb:UpdateItem',
       'dynamodb:DeleteItem',
       'dynamodb:Query',
-      'dynamodb:Scan',
     ],
-    index: ['dynamodb:Query'],
-    indexes: [TABLE_SCHEMA.openChecks.name],
+    indexes: {
+      [TABLE_SCHEMA.openChecks.name]: ['dynamodb:Query'],
+      [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Scan'],
+    },
   },
 } as const satisfies Record<string, TableGrant>;
 
@@ -162,15 +162,14 @@ export class ServiceFunction extends NodejsFunction {
     if (access.table.length > 0) {
       this.addToRolePolicy(new PolicyStatement({ actions: [...access.table], resources: [table.tableArn] }));
     }
-    if (access.index.length > 0 && access.indexes.length > 0) {
+    const indexes = Object.entries(access.indexes) as [IndexName, readonly DynamoAction[]][];
+    for (const [name, actions] of indexes) {
+      if (actions.length === 0) continue;
       this.addToRolePolicy(
-        new PolicyStatement({
-          actions: [...access.index],
-          resources: access.indexes.map((name) => `${table.tableArn}/index/${name}`),
-        }),
+        new PolicyStatement({ actions: [...actions], resources: [`${table.tableArn}/index/${name}`] }),
       );
     }
-    if (access.table.length + access.index.length === 0) return this;
+    if (access.table.length + indexes.length === 0) return this;
     // A customer-managed key would need kms:Decrypt/Encrypt too; the table uses the AWS-owned key, so this is a no-op.
     table.encryptionKey?.grantEncryptDecrypt(this);
     return this;

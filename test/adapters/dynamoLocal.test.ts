@@ -9,6 +9,7 @@ import {
   type GlobalSecondaryIndexDescription,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { createTableInput, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { type DynamoProxy, startDynamoProxy } from '../support/dynamoProxy';
 import { ManualClock } from '../support/manualClock';
@@ -96,5 +97,31 @@ describe('on DynamoDB Local', () => {
       expect.objectContaining({ email: 'a@mail.test', category: 'spam' }),
       expect.objectContaining({ email: 'b@mail.test', category: 'pending' }),
     ]);
+  });
+
+  it('lists failing accounts from the accounts index, one Scan that reads no check', async () => {
+    const registry = new DynamoAccountRegistry(service.client, service.table);
+    const now = service.clock.now();
+    // A check with a recorded result sits in the table beside the accounts; the probe must not read it.
+    const key = await service.issueKey('default');
+    await service.request('POST', '/api/spam-check/start', { authorization: `Bearer ${key}` });
+    await registry.recordFailure('b@mail.test', 'login refused', now, 1);
+    let failing: unknown;
+    const scanned: unknown[] = [];
+    service.client.middlewareStack.add(
+      (next) => async (args) => {
+        scanned.push((args.input as { IndexName?: string }).IndexName);
+        return next(args);
+      },
+      { name: 'probeSpy' },
+    );
+    const probe = await operationsDuring(async () => {
+      failing = await registry.listFailing();
+    }).finally(() => service.client.middlewareStack.remove('probeSpy'));
+    expect(probe).toEqual({ Scan: 1 });
+    expect(scanned).toEqual([TABLE_SCHEMA.accountsByScope.name]);
+    expect(failing).toEqual([{ email: 'b@mail.test', unhealthy: true }]);
+    await registry.recordSuccess('b@mail.test');
+    await expect(registry.listFailing()).resolves.toEqual([]);
   });
 });

@@ -250,14 +250,15 @@ describe('least privilege', () => {
     const statements = statementsOfFunction(functionIds().scanner);
     expect(grantsOf(statements)).toEqual(
       [
-        // Its stores: checks, cursors, lease, account health (Scan: the probe's listing, DynamoAccountRegistry.list).
+        // Its stores: checks, cursors, lease, account health.
         'dynamodb:DeleteItem on table',
         'dynamodb:GetItem on table',
         'dynamodb:PutItem on table',
         'dynamodb:Query on table',
-        // Listing and settling open checks; never the accounts-by-scope index.
+        // Listing and settling open checks.
         `dynamodb:Query on index ${openChecks.name}`,
-        'dynamodb:Scan on table',
+        // The probe of failing accounts reads the accounts index, never the whole table.
+        `dynamodb:Scan on index ${accountsByScope.name}`,
         'dynamodb:UpdateItem on table',
         // The stream event source (Lambda's poller, under the function's role).
         'dynamodb:DescribeStream on other',

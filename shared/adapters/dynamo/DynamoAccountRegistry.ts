@@ -3,6 +3,7 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   paginateQuery,
+  paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { RegisteredAccount, TestAccount } from '../../domain/account';
@@ -123,9 +124,25 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
   }
 
   async listFailing(): Promise<{ email: string; unhealthy: boolean }[]> {
-    return (await this.list())
-      .filter((account) => (account.health.failures ?? 0) > 0 || account.health.unhealthySince !== undefined)
-      .map((account) => ({ email: account.email, unhealthy: account.health.unhealthySince !== undefined }));
+    // A Scan of the accounts index, not of the table: the index holds account items only, so the scanner's probe
+    // (once a minute while checks are active) no longer reads every check with its results (73.6 read units per
+    // check in the detection bench). An index is read eventually consistent; a failure recorded a moment ago is
+    // seen at the next probe, and the scanner knows its own failures anyway.
+    const index = TABLE_SCHEMA.accountsByScope;
+    const failing: { email: string; unhealthy: boolean }[] = [];
+    const pages = paginateScan(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        IndexName: index.name,
+        FilterExpression: 'failures > :zero OR attribute_exists(unhealthySince)',
+        ExpressionAttributeValues: { ':zero': 0 },
+      },
+    );
+    for await (const page of pages)
+      for (const account of (page.Items ?? []).map(accountFromItem))
+        failing.push({ email: account.email, unhealthy: account.health.unhealthySince !== undefined });
+    return failing.sort((a, b) => a.email.localeCompare(b.email));
   }
 
   async listUnhealthy(): Promise<string[]> {
