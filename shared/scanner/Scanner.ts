@@ -16,7 +16,7 @@ import type {
   MailboxConnector,
   ResultStore,
 } from './ports';
-import { type AccountState, advanceCursor, closingSignal, dropSession, readNew, sessionOf } from './reading';
+import { type AccountState, advanceCursors, closingSignal, dropSession, readNew, sessionOf } from './reading';
 import { Recorder } from './recording';
 import { inShard, type Shard, SINGLE_SHARD } from './shards';
 import { TabGrace } from './tabGrace';
@@ -173,13 +173,14 @@ export class Scanner {
     try {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
-      const session = await sessionOf(state, this.deps.connector, credentials, this.closing.signal);
+      const session = await sessionOf(state, this.deps.connector, cursors, credentials, this.closing.signal);
       const folders = await session.folders();
       const evidence = isProvider(credentials.provider)
         ? presetFor(credentials.provider).quirks.envelopeEvidence.value
         : undefined;
       const chosen = scanFolders(folders, credentials.folders);
       if (this.deps.watch) this.watches.keep(credentials, chosen, this.closing.signal);
+      const moved: NonNullable<AccountState['cursors']> = new Map();
       for (const folder of chosen) {
         const folderState = folders.find((candidate) => candidate.path === folder.path);
         const read = folderState && (await readNew(cursors, clock, email, state, session, folderState));
@@ -208,8 +209,9 @@ export class Scanner {
         }
         report.placements += copies.length;
         // Results are written before the cursor moves, so a crash in between re-reads, never skips.
-        await advanceCursor(cursors, email, state, folder.path, waited.cursor);
+        moved.set(folder.path, waited.cursor);
       }
+      await advanceCursors(cursors, email, state, moved);
       const hadFailures = state.failures > 0 || this.failuresOnRecord.has(email);
       state.failures = 0;
       state.retryAt = 0;

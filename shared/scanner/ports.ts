@@ -115,6 +115,8 @@ export interface CursorStore {
   /** Every folder cursor of the account, by folder path, in one read: what a loop needs on its first sweep. */
   all(email: string): Promise<Map<string, FolderCursor>>;
   put(email: string, path: string, cursor: FolderCursor): Promise<void>;
+  /** Several folders' cursors of one account, in as few requests as the store allows. */
+  putAll(email: string, cursors: ReadonlyMap<string, FolderCursor>): Promise<void>;
 }
 
 export interface PendingAccounts {

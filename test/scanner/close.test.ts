@@ -41,7 +41,12 @@ describe('Scanner.close', () => {
         settle: async () => [],
         recordResult: async () => 'closed',
       },
-      cursors: { get: async () => undefined, all: async () => new Map(), put: async () => undefined },
+      cursors: {
+        get: async () => undefined,
+        all: async () => new Map(),
+        put: async () => undefined,
+        putAll: async () => undefined,
+      },
       credentials: new StaticCredentialSource(new Map([[email, credentials]])),
       // Timeouts far beyond this test's own 30 s limit: only close() can end the sweep in time.
       connector: new ImapConnector(log, { connectMs: 120_000, greetingMs: 120_000, socketMs: 120_000 }),

@@ -49,7 +49,12 @@ const run = async (folder: string, specialUse: string | undefined, verdictHeader
         return 'recorded';
       },
     },
-    cursors: { get: async () => undefined, all: async () => new Map(), put: async () => undefined },
+    cursors: {
+      get: async () => undefined,
+      all: async () => new Map(),
+      put: async () => undefined,
+      putAll: async () => undefined,
+    },
     credentials: {
       get: async () => ({
         email: EMAIL,

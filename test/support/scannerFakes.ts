@@ -67,6 +67,9 @@ export class MemoryCursors implements CursorStore {
   async put(email: string, path: string, cursor: FolderCursor) {
     this.byKey.set(`${email} ${path}`, cursor);
   }
+  async putAll(email: string, cursors: ReadonlyMap<string, FolderCursor>) {
+    for (const [path, cursor] of cursors) await this.put(email, path, cursor);
+  }
 }
 
 /** Mailboxes that hold nothing, counting the logins (one entry per account opened). */
