@@ -178,6 +178,33 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     expect(gmRaw(server).map(({ folder }) => folder)).toEqual(TABS.map(() => 'INBOX'));
   });
 
+  it("places a first sweep's cursors in one write for the account, after every folder's results", async () => {
+    const [inInbox = '', inSpam = ''] = [newCheckId(), newCheckId()];
+    const { scanner, checks, cursors } = await setUp(
+      {
+        INBOX: [delivered(21, tagged(inInbox), 'primary')],
+        '[Gmail]/Spam': [delivered(7, tagged(inSpam))],
+        '[Gmail]/Trash': [],
+      },
+      [inInbox, inSpam].map((checkId) => ({ checkId, accounts: [ACCOUNT] })),
+    );
+    const writes: { folders: string[]; resultsBefore: number }[] = [];
+    const putAll = cursors.putAll.bind(cursors);
+    cursors.putAll = async (email, moved) => {
+      writes.push({ folders: [...moved.keys()].sort(), resultsBefore: checks.calls.length });
+      await putAll(email, moved);
+    };
+    cursors.put = async () => {
+      throw new Error('a sweep writes its cursors together');
+    };
+
+    const [report] = await scanner.sweepOnce();
+
+    expect(report).toMatchObject({ ok: true, placements: 2 });
+    expect(writes).toEqual([{ folders: ['INBOX', '[Gmail]/Spam', '[Gmail]/Trash'], resultsBefore: 2 }]);
+    expect(await cursors.get(ACCOUNT, '[Gmail]/Spam')).toMatchObject({ lastUid: 7 });
+  });
+
   // Gmail marks `[Gmail]/Important` with \Important (RFC 8457), which imapflow does not report as specialUse (it
   // knows only the RFC 6154 uses), so folders.ts must look at the LIST flags too.
   it('never reads [Gmail]/Important, which only holds copies', async () => {

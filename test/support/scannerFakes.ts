@@ -68,7 +68,7 @@ export class MemoryCursors implements CursorStore {
     this.byKey.set(`${email} ${path}`, cursor);
   }
   async putAll(email: string, cursors: ReadonlyMap<string, FolderCursor>) {
-    for (const [path, cursor] of cursors) await this.put(email, path, cursor);
+    for (const [path, cursor] of cursors) this.byKey.set(`${email} ${path}`, cursor);
   }
 }
 
