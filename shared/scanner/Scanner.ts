@@ -173,7 +173,7 @@ export class Scanner {
     try {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
-      const session = await sessionOf(state, this.deps.connector, credentials, this.closing.signal);
+      const session = await sessionOf(state, this.deps.connector, cursors, credentials, this.closing.signal);
       const folders = await session.folders();
       const evidence = isProvider(credentials.provider)
         ? presetFor(credentials.provider).quirks.envelopeEvidence.value

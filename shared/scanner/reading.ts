@@ -19,6 +19,8 @@ export interface AccountState {
   session?: MailboxSession;
   /** Folder cursors as last read or written by this scanner; the store is read once per account and loop. */
   cursors?: Map<string, FolderCursor>;
+  /** That one read while it runs, started beside the login (see readCursors). */
+  cursorsRead?: Promise<Map<string, FolderCursor>>;
   busy: boolean;
   failures: number;
   retryAt: number;
@@ -31,15 +33,20 @@ export const closingSignal = () => {
   return controller;
 };
 
-/** The account's session, opened on first use; one that died while idle is replaced, not failed on. */
+/**
+ * The account's session, opened on first use; one that died while idle is replaced, not failed on. The account's
+ * cursors are read while it logs in, not after.
+ */
 export const sessionOf = async (
   state: AccountState,
   connector: MailboxConnector,
+  cursors: CursorStore,
   credentials: MailboxCredentials,
   signal: AbortSignal,
 ): Promise<MailboxSession> => {
   // imapflow ends a session after socketMs of silence.
   if (state.session?.usable === false) delete state.session;
+  readCursors(cursors, credentials.email, state);
   state.session ??= await connector.open(credentials, signal);
   return state.session;
 };
@@ -51,6 +58,24 @@ export const dropSession = async (state: AccountState): Promise<void> => {
   await session?.close().catch(() => undefined);
 };
 
+/**
+ * Starts reading the account's cursors before its login, so the read and the login overlap instead of following
+ * each other; once per account and loop. A failed read is forgotten (the sweep that awaits it fails as a store
+ * outage) and the next sweep reads again.
+ */
+const readCursors = (cursors: CursorStore, email: string, state: AccountState): void => {
+  if (state.cursors || state.cursorsRead) return;
+  const read = cursors.all(email);
+  state.cursorsRead = read;
+  read.then(
+    (found) => {
+      state.cursors ??= found;
+    },
+    () => undefined,
+  );
+  read.finally(() => delete state.cursorsRead).catch(() => undefined);
+};
+
 /** New messages of a folder since its cursor, or undefined when nothing changed (then nothing is fetched). */
 export const readNew = async (
   cursors: CursorStore,
@@ -60,7 +85,7 @@ export const readNew = async (
   session: MailboxSession,
   folder: FolderState,
 ): Promise<{ messages: FetchedHeaders[]; cursor: FolderCursor } | undefined> => {
-  state.cursors ??= await cursors.all(email);
+  state.cursors ??= await (state.cursorsRead ?? cursors.all(email));
   const cursor = state.cursors.get(folder.path);
   const known = cursor?.uidValidity === folder.uidValidity;
   if (known && folder.uidNext - 1 <= cursor.lastUid) return undefined;
