@@ -83,7 +83,7 @@ describe('IMAP sessions held open through server faults', () => {
     const registry = new DynamoAccountRegistry(harness.service.client, harness.service.table);
     const ours = (failing: { email: string }[]) =>
       failing.filter(({ email }) => NAMES.includes(email.split('@')[0] ?? ''));
-    await vi.waitFor(async () => expect(ours(await registry.listFailing())).toEqual([]), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(ours(await registry.listFailing())).toEqual([]), { timeout: 30_000 });
   }, 90_000);
 
   it('a server that cuts one account every 2 s holds up no other account', async () => {
