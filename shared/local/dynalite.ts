@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import dynalite from 'dynalite';
+// Before any dynalite opens a database: its reads must close their leveldb iterators (see the module).
+import './levelIterators.mjs';
 
 export interface LocalDynamo {
   endpoint: string;

@@ -2,6 +2,7 @@
 // Plain JavaScript so the thread starts without a TypeScript loader.
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
+import './levelIterators.mjs';
 
 const server = dynalite({ ...workerData.options, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 server.once('error', (error) => parentPort.postMessage({ error: error.message }));
