@@ -16,8 +16,15 @@ const MAIN = 'shared/local/main.ts';
 const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];
 const API_KEY = 'ipk_soak-test-key-000000000000000000000001';
 const SOAK_MS = Number(process.env.SOAK_MS ?? 120_000);
-/** Memory before this point is the process warming up (JIT, caches, the first sessions), not a leak. */
-const WARM_UP_MS = Math.min(30_000, SOAK_MS / 4);
+/**
+ * Memory before this point is the process warming up (JIT, the first sessions, and bounded stores filling: leveldb's
+ * 4 MB write buffer and 8 MB block cache, dynalite's 12 MB young generation), not a leak: a quarter of the run, at
+ * most 5 minutes (30 s in the 2-minute run). Measured on 2026-11-25 once dynalite's iterators were closed: the
+ * lowest RSS of each minute rose by about 30 MB over the first 5 minutes and then by 7 MB (+3.6%) over the next 15
+ * (a 20-minute soak). The figure from 30 s on is printed too (rssFloorGrowthFrom30sPct), not asserted.
+ */
+const WARM_UP_MS = Math.min(300_000, SOAK_MS / 4);
+const EARLY_MS = Math.min(30_000, WARM_UP_MS);
 const SAMPLE_EVERY_MS = 2_000;
 /**
  * The first and the last stretch after warm-up that are compared: several GC cycles and at least one leveldb
@@ -140,6 +147,8 @@ describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () =
       const first = warm.slice(0, window);
       const last = warm.slice(-window);
       const floorGrowth = lowest(last, rss) / lowest(first, rss) - 1;
+      const early = samples.filter((entry) => entry.at >= EARLY_MS).slice(0, window);
+      const floorGrowthFromEarly = lowest(last, rss) / lowest(early, rss) - 1;
       const peakGrowth = highest(last, rss) / highest(first, rss) - 1;
       const fdDrift = lowest(last, fds) - lowest(first, fds);
       const lost = checks.filter((id) => finished.get(id)?.status !== 'complete');
@@ -160,7 +169,9 @@ describe(`npm start under steady load for ${Math.round(SOAK_MS / 1000)} s`, () =
             Math.round(highest(first, rss) / 102.4) / 10,
             Math.round(highest(last, rss) / 102.4) / 10,
           ],
+          warmUpSeconds: WARM_UP_MS / 1000,
           rssFloorGrowthPct: Math.round(floorGrowth * 1000) / 10,
+          rssFloorGrowthFrom30sPct: Math.round(floorGrowthFromEarly * 1000) / 10,
           rssPeakGrowthPct: Math.round(peakGrowth * 1000) / 10,
           fdsFloor: [lowest(first, fds), lowest(last, fds)],
           fdsMax: highest(warm, fds),
