@@ -2,6 +2,7 @@
 // partition of the open-checks index, sweeps only its own accounts, and together they record every account of every
 // check exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_ACCESS } from '../../infra/constructs/ServiceFunction';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import { OPEN_CHECKS, shardOpenPartition } from '../../shared/adapters/dynamo/keys';
 import { shardIndexOf } from '../../shared/scanner/shards';
@@ -29,8 +30,11 @@ describe('scanner shards on the mail stack', () => {
     await new DynamoShardLayout(client, table).publish(SHARDS, clock.now() - 10 * 60_000);
     // Which partition each listing (the Query that reads pending sets) asked for; settling reads the shared one.
     const listed: string[] = [];
+    // Every DynamoDB operation the scanners send, against what the stack grants the scanner's role.
+    const sent = new Set<string>();
     client.middlewareStack.add(
       (next, context) => async (args) => {
+        sent.add(`dynamodb:${String(context.commandName).replace(/Command$/, '')}`);
         const input = args.input as {
           ExpressionAttributeNames?: Record<string, string>;
           ExpressionAttributeValues?: Record<string, unknown>;
@@ -45,6 +49,7 @@ describe('scanner shards on the mail stack', () => {
     const checks = await Promise.all(Array.from({ length: CHECKS }, () => harness.startQuietly(SCOPE)));
     const ids = new Set(checks.map((check) => check.check_id));
     for (const check of checks) await sendOnce(check.accounts, { subject: `shards ${check.check_id}` });
+    sent.clear();
     const shards = Array.from({ length: SHARDS }, (_, index) => ({
       index,
       scanner: harness.newScanner({ shard: { index, count: SHARDS }, watch: false }).scanner,
@@ -68,6 +73,13 @@ describe('scanner shards on the mail stack', () => {
       await Promise.all(shards.map((shard) => shard.scanner.close()));
     }
     expect(await complete()).toBe(true);
+    // A first sweep places an account's cursors with BatchWriteItem: a role without it fails on AWS, not here.
+    const granted = new Set<string>([
+      ...TABLE_ACCESS.scanner.table,
+      ...Object.values(TABLE_ACCESS.scanner.indexes).flat(),
+    ]);
+    expect(sent).toContain('dynamodb:BatchWriteItem');
+    expect([...sent].filter((action) => !granted.has(action))).toEqual([]);
     for (const shard of shards) expect([...shard.swept].sort()).toEqual(accountsOf(shard.index));
     expect(listed.length).toBeGreaterThan(0);
     expect(listed).not.toContain(OPEN_CHECKS);
