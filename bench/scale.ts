@@ -9,6 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
 import { createScanner } from '../shared/composition/scanner';
 import { newCheck } from '../shared/domain/check';
 import { newCheckId } from '../shared/domain/checkId';
@@ -52,12 +53,14 @@ export const connectionsPerUser = (): Map<string, number> => {
  * A table on its own dynalite with `checks` checks, each waiting for every one of `emails`. Their starts are spread
  * over the last 4 minutes, as 1,000 checks that are all active at once (each lives 5 minutes) arrive in steady state.
  */
-const seedChecks = async (emails: string[], checks: number) => {
+/** `shards`: the layout the checks are started under, as it stands long after it was published (default one). */
+const seedChecks = async (emails: string[], checks: number, shards = 1) => {
   const dynamo = await startDynalite({ port: 0 });
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
   const store = new DynamoCheckStore(client, TABLE);
   const now = systemClock.now();
+  await new DynamoShardLayout(client, TABLE).publish(shards, now - 3_600_000);
   const spreadMs = checks > 0 ? Math.floor(240_000 / checks) : 0;
   const ids: string[] = [];
   for (let start = 0; start < checks; start += 25) {
@@ -238,6 +241,7 @@ export const runShardBench = async (options: ShardOptions) => {
     const seeded = await seedChecks(
       accounts.map((account) => account.email),
       options.checks ?? 100,
+      count,
     );
     const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-shards-'));
     const accountsFile = join(dir, 'accounts.json');

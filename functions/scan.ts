@@ -8,6 +8,7 @@ import type { Context } from 'aws-lambda';
 import { AccountEntriesCredentialSource } from '../shared/adapters/credentials/AccountEntriesCredentialSource';
 import { SecretAccountEntries } from '../shared/adapters/credentials/accountEntries';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
+import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
 import { OAuthTokens } from '../shared/adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../shared/adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../shared/adapters/ScannerInvoker';
@@ -37,6 +38,7 @@ const tokens = new OAuthTokens({
   ...refreshTokenPersister(entries),
   onConsentRequired: metrics.consentRequired,
 });
+const layout = new DynamoShardLayout(client, config.TABLE_NAME);
 const scanners = new Map<string, ReturnType<typeof createScanner>>();
 /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
 const scannerFor = (shard: Shard) => {
@@ -75,6 +77,8 @@ export const handler = middy(async (event: unknown, context: Context) => {
     // The schedule or the stream: this invocation takes shard 0 and starts one invocation per further shard.
     // Counted from the secret every invocation reads anyway (cached a minute), not from a scan of the table.
     const count = shardCountFor(await credentials.count(), config.SCAN_SHARD_SIZE);
+    // Starting a check files it under each shard it touches, as this layout says (DynamoCheckStore.create).
+    await layout.publish(count, systemClock.now());
     await Promise.all(
       Array.from({ length: count - 1 }, (_, index) => invoker.startShard({ index: index + 1, count }, wake)),
     );

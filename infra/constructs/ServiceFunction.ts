@@ -20,7 +20,8 @@ import type { LogLevel } from '../settings';
 
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
-type DynamoAction = `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan'}`;
+type DynamoAction =
+  `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem' | 'Query' | 'Scan'}`;
 
 type IndexName = (typeof SECONDARY_INDEXES)[number]['name'];
 
@@ -41,19 +42,21 @@ export const TABLE_ACCESS = {
   /** get reads only: the API key (DynamoApiKeyStore.get) and the check (DynamoCheckStore.get). */
   get: { table: ['dynamodb:GetItem'], indexes: {} },
   /**
-   * start: the API key and the in-flight list (GetItem), the check and a first in-flight list (PutItem, putOnce),
-   * the per-minute count and the in-flight list (UpdateItem, DynamoKeyUsage), active accounts of the scope (Query
-   * on accountsByScope, DynamoAccountRegistry.activeInScope).
+   * start: the API key, the in-flight list and the shard layout (GetItem), the check and a first in-flight list
+   * (PutItem, putOnce), the check's shard entries under a layout of several shards (BatchWriteItem,
+   * DynamoCheckStore.create), the per-minute count and the in-flight list (UpdateItem, DynamoKeyUsage), active
+   * accounts of the scope (Query on accountsByScope, DynamoAccountRegistry.activeInScope).
    */
   start: {
-    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
     indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query'] },
   },
   /**
-   * The scanner: checks (GetItem, UpdateItem, Query on openChecks to list and settle them), cursors (GetItem, PutItem,
-   * Query on the table), the lease (PutItem, DeleteItem), account health (UpdateItem, and Scan of accountsByScope:
-   * the probe of failing accounts, DynamoAccountRegistry.listFailing, at most once a minute while checks are active,
-   * reads account items only).
+   * The scanner: checks (GetItem, UpdateItem, Query on openChecks to list and settle them, BatchWriteItem deleting a
+   * settled check's shard entries), cursors (GetItem, PutItem, BatchWriteItem for an account's moved cursors at
+   * once, Query on the table), the lease (PutItem, DeleteItem), the shard layout (GetItem, PutItem), account health
+   * (UpdateItem, and Scan of accountsByScope: the probe of failing accounts, DynamoAccountRegistry.listFailing, at
+   * most once a minute while checks are active, reads account items only).
    */
   scanner: {
     table: [
@@ -61,6 +64,7 @@ export const TABLE_ACCESS = {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
       'dynamodb:Query',
     ],
     indexes: {

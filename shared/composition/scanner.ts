@@ -46,7 +46,7 @@ export interface ScannerParts {
 
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
-    checks: new DynamoCheckStore(parts.client, parts.tableName),
+    checks: new DynamoCheckStore(parts.client, parts.tableName, parts.shard),
     cursors: new DynamoCursorStore(parts.client, parts.tableName),
     health: new DynamoAccountRegistry(parts.client, parts.tableName),
     ...(parts.unhealthyAfter === undefined ? {} : { unhealthyAfter: parts.unhealthyAfter }),

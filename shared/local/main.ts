@@ -8,6 +8,7 @@ import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { buildApiDeps } from '../composition/apiDeps';
@@ -54,6 +55,7 @@ const main = async () => {
   const tokens = new OAuthTokens({ clock: systemClock, log, ...refreshTokenPersister(entries) });
   // As on Lambda, one loop per shard of SCAN_SHARD_SIZE accounts; here they share the process.
   const count = shardCountFor(accounts, env.SCAN_SHARD_SIZE);
+  await new DynamoShardLayout(store.client, LOCAL_TABLE).publish(count, systemClock.now());
   const runners = Array.from({ length: count }, (_, index) => {
     const { scanner, lease } = createScanner({
       client: store.client,

@@ -1,7 +1,7 @@
 // Owns counting what the local service costs, for the benchmarks only: DynamoDB request units per operation (as
 // DynamoDB itself reports them) and the milliseconds the scanner loops ran, which Lambda would bill.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { indexWriteUnits } from './indexWrites';
+import { indexWriteUnits, itemSize } from './indexWrites';
 
 export interface OperationUsage {
   calls: number;
@@ -27,6 +27,20 @@ type Capacity = { CapacityUnits?: number } | { CapacityUnits?: number }[] | unde
 
 const unitsOf = (capacity: Capacity): number =>
   [capacity ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+
+/**
+ * The items a BatchWriteItem puts, each with the table units its size costs: what their index copies are sized from.
+ * Its deletes are not sized (the request carries keys only): in this service they remove a settled check's shard
+ * entries, small items of one index unit each, written by a put the meter counted.
+ */
+const batchPuts = (input: Record<string, unknown>) =>
+  Object.values(
+    (input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item?: Record<string, unknown> } }[]>,
+  )
+    .flat()
+    .flatMap(({ PutRequest }) =>
+      PutRequest?.Item ? [{ item: PutRequest.Item, units: Math.ceil(itemSize(PutRequest.Item) / 1024) }] : [],
+    );
 
 export class UsageMeter {
   private readonly reads = new Map<string, OperationUsage>();
@@ -59,11 +73,17 @@ export class UsageMeter {
           const units = unitsOf(output.ConsumedCapacity);
           entry.units += units;
           if (WRITES.has(operation)) {
-            const item =
-              operation === 'PutItem' ? (input.Item as Record<string, unknown>) : output.Attributes;
-            for (const [index, indexUnits] of indexWriteUnits(item, units)) {
-              const written = this.indexWrites.get(index) ?? { calls: 0, units: 0 };
-              this.indexWrites.set(index, { calls: written.calls + 1, units: written.units + indexUnits });
+            const items =
+              operation === 'PutItem'
+                ? [{ item: input.Item as Record<string, unknown>, units }]
+                : operation === 'BatchWriteItem'
+                  ? batchPuts(input)
+                  : [{ item: output.Attributes, units }];
+            for (const { item, units: itemUnits } of items) {
+              for (const [index, indexUnits] of indexWriteUnits(item, itemUnits)) {
+                const written = this.indexWrites.get(index) ?? { calls: 0, units: 0 };
+                this.indexWrites.set(index, { calls: written.calls + 1, units: written.units + indexUnits });
+              }
             }
           }
           if (askOld) delete output.Attributes;

@@ -76,10 +76,12 @@ export class Scanner {
   /** Starts a sweep of every account a live check waits for that is due (`force`: all), waiting for none. */
   async tick(force = false): Promise<TickReport> {
     const now = this.deps.clock.now();
-    // Settling only feeds metrics: it reads every recent check, so it runs beside the sweeps, not before them.
-    const settling = due(now, this.lastSettle, SETTLE_EVERY_MS) ? this.settle(now) : undefined;
-    settling?.catch(() => undefined); // awaited below: a failure meanwhile must not go unhandled
     const shard = this.deps.shard ?? SINGLE_SHARD;
+    // Settling only feeds metrics: it reads every recent check, so it runs beside the sweeps, not before them, and
+    // in the first shard only (the one every wake-up runs), not once per shard.
+    const settling =
+      shard.index === 0 && due(now, this.lastSettle, SETTLE_EVERY_MS) ? this.settle(now) : undefined;
+    settling?.catch(() => undefined); // awaited below: a failure meanwhile must not go unhandled
     const active = await this.plan.list(now);
     const pending = new Set(active.flatMap((check) => [...check.pending]).filter((e) => inShard(e, shard)));
     this.pending = pending;

@@ -32,6 +32,12 @@ export const due = (now: number, last: number, every: number): boolean => now - 
  */
 export class ActiveCheckPlan {
   private readonly active = new Map<string, { createdAt: number; pending: Set<string> }>();
+  /**
+   * Checks this scanner has nothing more to wait for in (every account it was given is placed, or the check is
+   * closed), by start time, until their window ends: a shard's own entries keep the accounts they were started with
+   * until the check is settled, and a listing must not bring such a check back.
+   */
+  private readonly finished = new Map<string, number>();
   /** Newest start among the checks listed so far; undefined before the first listing. */
   private listedUntil: number | undefined;
   private lastFullList = Number.NEGATIVE_INFINITY;
@@ -50,8 +56,11 @@ export class ActiveCheckPlan {
       : Math.max(activeCutoff(now), (this.listedUntil ?? now) - INDEX_LAG_MS);
     const listed = await this.checks.listActive(now, full ? undefined : since);
     if (full) this.lastFullList = now;
+    for (const [checkId, createdAt] of this.finished)
+      if (!isActive({ createdAt }, now)) this.finished.delete(checkId);
     const seen = new Set<string>();
     for (const entry of listed) {
+      if (this.finished.has(entry.checkId)) continue;
       seen.add(entry.checkId);
       const known = this.active.get(entry.checkId);
       const pending = known ? entry.pending.filter((email) => known.pending.has(email)) : entry.pending;
@@ -65,14 +74,19 @@ export class ActiveCheckPlan {
       const listedWindow = full || check.createdAt >= since;
       if ((listedWindow && !seen.has(checkId)) || !isActive(check, now) || check.pending.size === 0)
         this.active.delete(checkId);
+      if (check.pending.size === 0 && isActive(check, now)) this.finished.set(checkId, check.createdAt);
     }
     return [...this.active.values()];
   }
 
   /** A result for `email` is written (or the check is over, `closed`): nothing more to wait for there. */
   placed(checkId: string, email: string, closed: boolean): void {
-    if (closed) this.active.delete(checkId);
-    else this.active.get(checkId)?.pending.delete(email);
+    const check = this.active.get(checkId);
+    if (!closed) check?.pending.delete(email);
+    else if (check) {
+      this.active.delete(checkId);
+      this.finished.set(checkId, check.createdAt);
+    }
   }
 
   /** When a check this plan knows of started; undefined for one it does not know. */

@@ -217,9 +217,11 @@ describe('least privilege', () => {
     ]);
   });
 
-  it('lets start do what its code sends: Get/Put/UpdateItem on the table, Query on accounts by scope only', () => {
+  it('lets start do what its code sends: Get/Put/Update/BatchWriteItem on the table, Query on accounts by scope only', () => {
     expect(grantsOf(statementsOfFunction(functionIds().start)).filter((g) => !g.startsWith('logs:'))).toEqual(
       [
+        // The check's shard entries (DynamoCheckStore.create).
+        'dynamodb:BatchWriteItem on table',
         'dynamodb:GetItem on table',
         'dynamodb:PutItem on table',
         `dynamodb:Query on index ${accountsByScope.name}`,
@@ -250,7 +252,8 @@ describe('least privilege', () => {
     const statements = statementsOfFunction(functionIds().scanner);
     expect(grantsOf(statements)).toEqual(
       [
-        // Its stores: checks, cursors, lease, account health.
+        // Its stores: checks, cursors, lease, shard layout, account health.
+        'dynamodb:BatchWriteItem on table',
         'dynamodb:DeleteItem on table',
         'dynamodb:GetItem on table',
         'dynamodb:PutItem on table',

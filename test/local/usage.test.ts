@@ -7,6 +7,7 @@ import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoCursorStore } from '../../shared/adapters/dynamo/DynamoCursorStore';
+import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import { checkKey, cursorKey } from '../../shared/adapters/dynamo/keys';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { newCheck } from '../../shared/domain/check';
@@ -14,6 +15,7 @@ import { ACTIVE_MS } from '../../shared/domain/limits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { UsageMeter } from '../../shared/local/usage';
+import { shardIndexOf } from '../../shared/scanner/shards';
 
 const TABLE = 'usage-meter';
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
@@ -76,6 +78,21 @@ describe('UsageMeter on dynalite', () => {
       ExpressionAttributeValues: { ':note': 'x' },
     });
     expect((await costOf(() => client.send(update)))[openChecks.name]).toBe(0);
+  });
+
+  it('bills a check started under 4 shards one gsi2 write more per shard it touches (its shard entries)', async () => {
+    await new DynamoShardLayout(client, TABLE).publish(4, NOW - 3_600_000);
+    const checks = new DynamoCheckStore(client, TABLE);
+    const emails = Array.from({ length: 20 }, (_, at) => `account${at}@mail.test`);
+    const touched = new Set(emails.map((email) => shardIndexOf(email, 4))).size;
+    const created = await costOf(() => checks.create(newCheck('e'.repeat(20), 'default', emails, NOW)));
+    // The check's own entry (1 KB) and one small entry per touched shard, each in the index as in the table.
+    expect(created).toEqual({
+      table: 2 + touched,
+      [accountsByScope.name]: 0,
+      [openChecks.name]: 1 + touched,
+    });
+    await new DynamoShardLayout(client, TABLE).publish(1, NOW);
   });
 
   it('counts a larger entry per KB: 100 long addresses pending', async () => {

@@ -8,6 +8,7 @@ import type { AccountEntry } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
+import type { Shard } from '../../shared/scanner/shards';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from './clocks';
 import { pollUntil } from './poll';
@@ -28,8 +29,11 @@ export interface ScanHarness {
   ticks: number[];
   /** Everything the scanner logged, parsed, with the time it was written. */
   logs: { at: number; message: string; account?: string; error?: string }[];
-  /** `watch: false` polls every tick without IDLE watches, for tests of the sweep's own IMAP commands. */
-  newScanner(options?: { watch?: boolean }): ReturnType<typeof createScanner>;
+  /**
+   * `watch: false` polls every tick without IDLE watches, for tests of the sweep's own IMAP commands; `shard`: one
+   * loop of several, sweeping only its share of the accounts.
+   */
+  newScanner(options?: { watch?: boolean; shard?: Shard }): ReturnType<typeof createScanner>;
   /** Starts the in-process loop and makes start kick it, as npm start does. */
   startRunner(): LocalScanRunner;
   /** Starts a check without HTTP and without kicking anything, for tests that drive sweeps themselves. */
@@ -63,7 +67,7 @@ export const startScanHarness = async (
     logs.push({ at: Date.now(), ...JSON.parse(line) }),
   );
   const runners: LocalScanRunner[] = [];
-  const newScanner = (scannerOptions: { watch?: boolean } = {}) =>
+  const newScanner = (scannerOptions: { watch?: boolean; shard?: Shard } = {}) =>
     createScanner({
       ...scannerOptions,
       client: service.client,

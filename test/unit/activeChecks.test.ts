@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
+import { ActiveCheckPlan } from '../../shared/scanner/planning';
 import type { ActiveChecks, PendingAccounts, ResultStore } from '../../shared/scanner/ports';
 import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
 import { ManualClock } from '../support/manualClock';
@@ -116,5 +117,35 @@ describe('the active checks a scanner sweeps for', () => {
     checks.checks.push({ checkId: 'back', createdAt: clock.now(), pending: ['c@mail.test'] });
     await pendingOf(scanner);
     expect(checks.calls.at(-1)).toBeUndefined();
+  });
+});
+
+describe('a check whose listing keeps the accounts it was started with (a shard entry)', () => {
+  /** Lists the same accounts every time, as a shard's own entry does until the check is settled. */
+  const stale = (checks: PendingAccounts[]): ActiveChecks => ({
+    listActive: async () => checks.map((check) => ({ ...check, pending: [...check.pending] })),
+    settle: async () => [],
+  });
+
+  it('is not brought back by later listings once this scanner placed every account, nor after it closed', async () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const plan = new ActiveCheckPlan(
+      stale([
+        { checkId: 'placed', createdAt: t0, pending: ['a@mail.test', 'b@mail.test'] },
+        { checkId: 'closed', createdAt: t0, pending: ['c@mail.test'] },
+        { checkId: 'waiting', createdAt: t0, pending: ['d@mail.test'] },
+      ]),
+    );
+    const ids = async () => (await plan.list(clock.now())).map((check) => [...check.pending].join());
+    expect(await ids()).toEqual(['a@mail.test,b@mail.test', 'c@mail.test', 'd@mail.test']);
+    plan.placed('placed', 'a@mail.test', false);
+    plan.placed('placed', 'b@mail.test', false);
+    plan.placed('closed', 'c@mail.test', true);
+    clock.advance(1000);
+    expect(await ids()).toEqual(['d@mail.test']);
+    // A full listing too, later in the checks' window.
+    clock.advance(FULL_LIST_EVERY_MS);
+    expect(await ids()).toEqual(['d@mail.test']);
   });
 });

@@ -1,4 +1,4 @@
-// Owns reading and creating checks in DynamoDB.
+// Owns reading and creating checks in DynamoDB, and listing the open ones for one scanner shard.
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
@@ -12,7 +12,10 @@ import type {
   ResultStore,
   SettledCheck,
 } from '../../scanner/ports';
+import { type Shard, SINGLE_SHARD } from '../../scanner/shards';
+import { deleteRequest, putRequest, writeAll } from './batchWrite';
 import { isConditionFailed, putOnce, written } from './conditionalWrite';
+import { DynamoShardLayout, type ShardLayout } from './DynamoShardLayout';
 import {
   checkFromItem,
   checkKey,
@@ -20,18 +23,48 @@ import {
   checkToItem,
   OPEN_CHECKS,
   pendingEmailsOf,
+  shardEntryItems,
+  shardEntrySortKeys,
+  shardOpenPartition,
   storedResultOf,
 } from './keys';
 import { TABLE_SCHEMA } from './table';
 
+/**
+ * After the layout changes, checks started up to this long after the change are listed from the one partition that
+ * holds every open check, not from a shard's own: starting a check reads the layout (strongly consistent) after its
+ * start time is stamped, so only a check started before the change, or within the clocks' disagreement between the
+ * API's machine and the scanner's, can be filed under the old layout.
+ */
+export const LAYOUT_SETTLE_MS = 60_000;
+
+const SHARD_ENTRIES = 'shardEntries';
+
 export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
+  private readonly layout: DynamoShardLayout;
+  /** The layout as this shard's last full listing read it. */
+  private listedLayout: ShardLayout | undefined;
+
+  /** `shard`: the scanner loop this store lists open checks for (starting and reading checks ignore it). */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    private readonly shard: Shard = SINGLE_SHARD,
+  ) {
+    this.layout = new DynamoShardLayout(client, tableName);
+  }
 
   async create(check: Check): Promise<void> {
-    await putOnce(this.client, this.tableName, checkToItem(check), `check ${check.checkId}`);
+    // Read after the check's start time was stamped (see LAYOUT_SETTLE_MS). Under one shard there is nothing more.
+    const entries = shardEntryItems(check, (await this.layout.read())?.count ?? 1);
+    const item = {
+      ...checkToItem(check),
+      ...(entries.length > 0 ? { [SHARD_ENTRIES]: shardEntrySortKeys(entries) } : {}),
+    };
+    await putOnce(this.client, this.tableName, item, `check ${check.checkId}`);
+    // After the check, never before: an entry without its check would send a shard sweeping for nothing. If this
+    // fails the start fails, and the check, never handed out, expires unused.
+    await writeAll(this.client, this.tableName, entries.map(putRequest));
   }
 
   async get(checkId: string): Promise<Check | undefined> {
@@ -115,23 +148,52 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     );
   }
 
+  /**
+   * The open checks started at or after `since` (all of them without it: a full listing) with the accounts each still
+   * waits for. One shard (or a layout other than this shard's) reads the partition that holds every open check;
+   * a shard of the current layout reads its own partition, plus the shared one for checks started before the layout
+   * settled. A shard's own entries keep the accounts they were started with: the scanner forgets the ones it placed.
+   */
   async listActive(now: number, since?: number): Promise<PendingAccounts[]> {
-    const active: PendingAccounts[] = [];
     const from = Math.max(activeCutoff(now), since ?? Number.NEGATIVE_INFINITY);
-    for await (const item of this.openChecksCreatedSince(from, ['checkId', 'createdAt', 'pending'])) {
-      const pending = pendingEmailsOf(item);
-      if (pending.length > 0)
-        active.push({ checkId: String(item.checkId), createdAt: Number(item.createdAt), pending });
+    const own = await this.ownPartition(since === undefined);
+    const listed = new Map<string, PendingAccounts>();
+    const attributes = ['checkId', 'createdAt', 'pending'] as const;
+    const partitions = own
+      ? [
+          ...(from < own.settled ? [{ partition: OPEN_CHECKS, until: own.settled }] : []),
+          { partition: own.partition, until: undefined },
+        ]
+      : [{ partition: OPEN_CHECKS, until: undefined }];
+    for (const { partition, until } of partitions) {
+      for await (const item of this.openChecks(partition, from, until, attributes)) {
+        const pending = pendingEmailsOf(item);
+        const checkId = String(item.checkId);
+        // The shared partition is read first and its pending set is the current one: it wins a check listed twice.
+        if (pending.length > 0 && !listed.has(checkId))
+          listed.set(checkId, { checkId, createdAt: Number(item.createdAt), pending });
+      }
     }
-    return active;
+    return [...listed.values()];
+  }
+
+  /** This shard's own partition, and when the layout that gave it settled; undefined: read the shared one. */
+  private async ownPartition(reread: boolean) {
+    if (this.shard.count <= 1) return undefined;
+    if (reread || !this.listedLayout) this.listedLayout = await this.layout.read();
+    const layout = this.listedLayout;
+    if (!layout || layout.count !== this.shard.count) return undefined;
+    return { partition: shardOpenPartition(this.shard), settled: layout.since + LAYOUT_SETTLE_MS };
   }
 
   /**
-   * Unsettled checks created at or after `from`, oldest first, from the open-checks index: one partition holds them
-   * all, and only the few attributes it projects are read (never the accounts' results).
+   * Unsettled checks of one partition of the open-checks index created at or after `from` (and up to `until`),
+   * oldest first; only the few attributes it projects are read (never the accounts' results).
    */
-  private async *openChecksCreatedSince(
+  private async *openChecks(
+    partition: string,
     from: number,
+    until: number | undefined,
     attributes: readonly (typeof TABLE_SCHEMA.openChecks.projected)[number][],
   ): AsyncGenerator<Record<string, unknown>> {
     const index = TABLE_SCHEMA.openChecks;
@@ -141,10 +203,15 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
       {
         TableName: this.tableName,
         IndexName: index.name,
-        KeyConditionExpression: '#pk = :pk AND #sk >= :from',
+        KeyConditionExpression:
+          until === undefined ? '#pk = :pk AND #sk >= :from' : '#pk = :pk AND #sk BETWEEN :from AND :until',
         ProjectionExpression: Object.keys(names).join(', '),
         ExpressionAttributeNames: { ...names, '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': OPEN_CHECKS, ':from': checkTimeSortKey(from) },
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ':from': checkTimeSortKey(from),
+          ...(until === undefined ? {} : { ':until': checkTimeSortKey(until) }),
+        },
       },
     );
     for await (const page of pages) yield* page.Items ?? [];
@@ -153,7 +220,7 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
   async settle(now: number): Promise<SettledCheck[]> {
     const candidates: { checkId: string; createdAt: number; status: SettledCheck['status'] }[] = [];
     // The index holds only unsettled checks: a settled one left it in the write that settled it.
-    const unsettled = this.openChecksCreatedSince(now - RETENTION_MS, [
+    const unsettled = this.openChecks(OPEN_CHECKS, now - RETENTION_MS, undefined, [
       'checkId',
       'createdAt',
       'received',
@@ -167,23 +234,38 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     }
     const index = TABLE_SCHEMA.openChecks;
     const settled: SettledCheck[] = [];
+    const entries: Record<string, unknown>[] = [];
     for (const candidate of candidates) {
       // Once per check, whichever scanner gets there first: the metric it feeds must not double-count. The same
       // write removes the check's open-checks keys, so it leaves the index that listing and settling read.
+      let old: Record<string, unknown> | undefined;
       const first = await written(
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: checkKey(candidate.checkId),
-            UpdateExpression: 'SET settledAs = :status, settledAt = :now REMOVE #openPk, #openSk',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
-            ExpressionAttributeNames: { '#openPk': index.partitionKey, '#openSk': index.sortKey },
-            ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
+        this.client
+          .send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: checkKey(candidate.checkId),
+              UpdateExpression: `SET settledAs = :status, settledAt = :now REMOVE #openPk, #openSk, ${SHARD_ENTRIES}`,
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
+              ExpressionAttributeNames: { '#openPk': index.partitionKey, '#openSk': index.sortKey },
+              ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
+              // What it held before, for the sort keys of its shard entries (returned values are not billed).
+              ReturnValues: 'ALL_OLD',
+            }),
+          )
+          .then((output) => {
+            old = output.Attributes;
           }),
-        ),
       );
-      if (first) settled.push(candidate);
+      if (!first) continue;
+      settled.push(candidate);
+      const sortKeys = old?.[SHARD_ENTRIES];
+      if (Array.isArray(sortKeys))
+        for (const sk of sortKeys) entries.push({ ...checkKey(candidate.checkId), sk: String(sk) });
     }
+    // Its shard entries leave their shards' partitions with it. Entries a failure here leaves behind are harmless:
+    // a shard forgets the accounts it placed, listings skip checks whose window has ended, and they expire with it.
+    await writeAll(this.client, this.tableName, entries.map(deleteRequest)).catch(() => undefined);
     return settled;
   }
 }

@@ -1,22 +1,8 @@
 // Owns the scanner's per-account, per-folder cursors (UIDVALIDITY and the last UID seen) in DynamoDB.
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  type BatchWriteCommandOutput,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-} from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../../domain/errors';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { CursorStore, FolderCursor } from '../../scanner/ports';
+import { putRequest, writeAll } from './batchWrite';
 import { cursorKey, type ItemType } from './keys';
-
-/** BatchWriteItem takes at most 25 items. */
-const BATCH_ITEMS = 25;
-/** Items DynamoDB left unprocessed (throttled) are sent again this many times, after 50, 100, 200 ms. */
-const UNPROCESSED_RETRIES = 3;
 
 const cursorOf = (item: Record<string, unknown>): FolderCursor | undefined =>
   typeof item.uidValidity === 'string' && typeof item.lastUid === 'number'
@@ -74,20 +60,7 @@ export class DynamoCursorStore implements CursorStore {
       await this.client.send(new PutCommand({ TableName: this.tableName, Item: items[0] }));
       return;
     }
-    for (let start = 0; start < items.length; start += BATCH_ITEMS) {
-      let requests: BatchWriteCommandInput['RequestItems'] = {
-        [this.tableName]: items.slice(start, start + BATCH_ITEMS).map((Item) => ({ PutRequest: { Item } })),
-      };
-      for (let attempt = 0; requests && Object.keys(requests).length > 0; attempt++) {
-        if (attempt > UNPROCESSED_RETRIES)
-          throw new StoreUnavailableError('BatchWriteItem left items unprocessed');
-        if (attempt > 0) await sleep(25 * 2 ** attempt);
-        const written: BatchWriteCommandOutput = await this.client.send(
-          new BatchWriteCommand({ RequestItems: requests }),
-        );
-        requests = written.UnprocessedItems;
-      }
-    }
+    await writeAll(this.client, this.tableName, items.map(putRequest));
   }
 
   private itemOf(email: string, path: string, cursor: FolderCursor) {

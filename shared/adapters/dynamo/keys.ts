@@ -5,9 +5,19 @@ import { type Category, isCategory } from '../../domain/categories';
 import type { Check } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
 import type { PlacementDetails, RecordedDetails } from '../../domain/ports';
+import { type Shard, shardIndexOf } from '../../scanner/shards';
 import { TABLE_SCHEMA } from './table';
 
-export type ItemType = 'check' | 'apikey' | 'account' | 'cursor' | 'lease' | 'starts' | 'inflight';
+export type ItemType =
+  | 'check'
+  | 'shardEntry'
+  | 'apikey'
+  | 'account'
+  | 'cursor'
+  | 'lease'
+  | 'starts'
+  | 'inflight'
+  | 'layout';
 type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
@@ -22,6 +32,8 @@ export const startWindowKey = (keyId: string, windowStart: number) => ({
   pk: `STARTS#${keyId}`,
   sk: `WINDOW#${windowStart}`,
 });
+/** The scanner's shard layout: how many loops split the accounts, and since when (DynamoShardLayout). */
+export const shardLayoutKey = () => ({ pk: 'LAYOUT#scanner', sk: 'LAYOUT' });
 /** One item per API key holding its in-flight checks as a map of check id to start time. */
 export const inFlightKey = (keyId: string) => ({ pk: `INFLIGHT#${keyId}`, sk: 'INFLIGHT' });
 
@@ -36,6 +48,49 @@ export const openCheckKey = (createdAt: number, checkId: string): Item => ({
   [TABLE_SCHEMA.openChecks.partitionKey]: OPEN_CHECKS,
   [TABLE_SCHEMA.openChecks.sortKey]: checkTimeSortKey(createdAt, checkId),
 });
+
+/**
+ * Under a layout of several shards, a check also has one small entry per shard it touches, beside its item (same
+ * partition, so it expires with it): that shard's accounts, in that shard's own partition of the open-checks index,
+ * so a shard's listing reads only its own accounts' checks.
+ */
+export const shardOpenPartition = (shard: Shard) => `${OPEN_CHECKS}#${shard.count}#${shard.index}`;
+const shardEntrySortKey = (shard: Shard) => `SHARD#${shard.count}#${shard.index}`;
+export const shardEntryKey = (checkId: string, shard: Shard) => ({
+  ...checkKey(checkId),
+  sk: shardEntrySortKey(shard),
+});
+
+/** The shards of a `count`-shard layout that `check`'s accounts fall in, each with those accounts. */
+const accountsByShard = (check: Check, count: number): Map<number, string[]> => {
+  const byShard = new Map<number, string[]>();
+  for (const { email } of check.results) {
+    const index = shardIndexOf(email, count);
+    byShard.set(index, [...(byShard.get(index) ?? []), email]);
+  }
+  return byShard;
+};
+
+/** A new check's shard entries under a `count`-shard layout (none under one shard: it lists the check itself). */
+export const shardEntryItems = (check: Check, count: number): Item[] =>
+  count <= 1
+    ? []
+    : [...accountsByShard(check, count)]
+        .sort(([a], [b]) => a - b)
+        .map(([index, emails]) => ({
+          ...shardEntryKey(check.checkId, { index, count }),
+          [TABLE_SCHEMA.openChecks.partitionKey]: shardOpenPartition({ index, count }),
+          [TABLE_SCHEMA.openChecks.sortKey]: checkTimeSortKey(check.createdAt, check.checkId),
+          type: 'shardEntry' satisfies ItemType,
+          checkId: check.checkId,
+          createdAt: check.createdAt,
+          purgeAt: Math.ceil((check.createdAt + RETENTION_MS) / 1000),
+          pending: new Set(emails),
+        }));
+
+/** The sort keys of a check's shard entries, kept on the check so settling can delete them (a list: no empty set). */
+export const shardEntrySortKeys = (entries: readonly Item[]): string[] =>
+  entries.map((entry) => String(entry.sk));
 
 const str = (item: Item, name: string): string => {
   const value = item[name];
