@@ -1,9 +1,12 @@
 // The mail stack's auth-filter, its pure parts: the DNS table is the only DNS, and a sender's results header in
 // the stack's name is dropped while everything else of the message stays byte for byte.
-import { describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { type AddressInfo, connect } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import {
   authservIdOf,
   resultFields,
+  startAuthFilter,
   tableResolver,
   VerdictCache,
   withoutOwnResults,
@@ -121,5 +124,26 @@ describe('auth-filter', () => {
       await expect(cache.verdictOf(delivery('m'))).resolves.toEqual({ headers: '' });
       expect(calls).toBe(2);
     });
+  });
+
+  it('greets a connection at once, not after the 100 ms early-talker timer smtp-server would wait out', async () => {
+    // Only setTimeout is faked and never advanced: a greeting behind a timer would never come, and the test fails.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const server = await startAuthFilter({
+      listenPort: 0,
+      deliverPort: 1,
+      host: '127.0.0.1',
+      authservId: 'mail.test',
+      resolver: tableResolver({}),
+    });
+    try {
+      const socket = connect((server.server.address() as AddressInfo).port, '127.0.0.1');
+      const [greeting] = await once(socket, 'data');
+      expect(String(greeting)).toMatch(/^220 mail\.test /);
+      socket.destroy();
+    } finally {
+      vi.useRealTimers();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+    }
   });
 });
