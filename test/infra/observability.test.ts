@@ -265,8 +265,16 @@ describe('alarms', () => {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
     const inputs = inputsOf(alarm);
-    expect(inputs).toHaveLength(6);
-    for (const operation of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan']) {
+    expect(inputs).toHaveLength(7);
+    for (const operation of [
+      'GetItem',
+      'PutItem',
+      'UpdateItem',
+      'DeleteItem',
+      'BatchWriteItem',
+      'Query',
+      'Scan',
+    ]) {
       expect(
         inputs.some((i) => i.startsWith('AWS/DynamoDB/ThrottledRequests') && i.includes(`"${operation}"`)),
       ).toBe(true);
