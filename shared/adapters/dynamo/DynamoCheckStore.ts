@@ -24,6 +24,7 @@ import {
   OPEN_CHECKS,
   pendingEmailsOf,
   shardEntryItems,
+  shardEntryKeysOf,
   shardEntrySortKeys,
   shardOpenPartition,
   storedResultOf,
@@ -238,30 +239,22 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     for (const candidate of candidates) {
       // Once per check, whichever scanner gets there first: the metric it feeds must not double-count. The same
       // write removes the check's open-checks keys, so it leaves the index that listing and settling read.
-      let old: Record<string, unknown> | undefined;
-      const first = await written(
-        this.client
-          .send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: checkKey(candidate.checkId),
-              UpdateExpression: `SET settledAs = :status, settledAt = :now REMOVE #openPk, #openSk, ${SHARD_ENTRIES}`,
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
-              ExpressionAttributeNames: { '#openPk': index.partitionKey, '#openSk': index.sortKey },
-              ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
-              // What it held before, for the sort keys of its shard entries (returned values are not billed).
-              ReturnValues: 'ALL_OLD',
-            }),
-          )
-          .then((output) => {
-            old = output.Attributes;
-          }),
+      const settling = this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: checkKey(candidate.checkId),
+          UpdateExpression: `SET settledAs = :status, settledAt = :now REMOVE #openPk, #openSk, ${SHARD_ENTRIES}`,
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
+          ExpressionAttributeNames: { '#openPk': index.partitionKey, '#openSk': index.sortKey },
+          ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
+          // What it held before, for the sort keys of its shard entries (returned values are not billed).
+          ReturnValues: 'ALL_OLD',
+        }),
       );
-      if (!first) continue;
+      if (!(await written(settling))) continue;
       settled.push(candidate);
-      const sortKeys = old?.[SHARD_ENTRIES];
-      if (Array.isArray(sortKeys))
-        for (const sk of sortKeys) entries.push({ ...checkKey(candidate.checkId), sk: String(sk) });
+      const old = (await settling).Attributes;
+      entries.push(...shardEntryKeysOf(candidate.checkId, old?.[SHARD_ENTRIES]));
     }
     // Its shard entries leave their shards' partitions with it. Entries a failure here leaves behind are harmless:
     // a shard forgets the accounts it placed, listings skip checks whose window has ended, and they expire with it.

@@ -66,7 +66,9 @@ const accountsByShard = (check: Check, count: number): Map<number, string[]> => 
   const byShard = new Map<number, string[]>();
   for (const { email } of check.results) {
     const index = shardIndexOf(email, count);
-    byShard.set(index, [...(byShard.get(index) ?? []), email]);
+    const emails = byShard.get(index);
+    if (emails) emails.push(email);
+    else byShard.set(index, [email]);
   }
   return byShard;
 };
@@ -91,6 +93,9 @@ export const shardEntryItems = (check: Check, count: number): Item[] =>
 /** The sort keys of a check's shard entries, kept on the check so settling can delete them (a list: no empty set). */
 export const shardEntrySortKeys = (entries: readonly Item[]): string[] =>
   entries.map((entry) => String(entry.sk));
+/** The keys of a check's shard entries, from the sort keys kept on it (anything else: none). */
+export const shardEntryKeysOf = (checkId: string, sortKeys: unknown): Item[] =>
+  Array.isArray(sortKeys) ? sortKeys.map((sk) => ({ ...checkKey(checkId), sk: String(sk) })) : [];
 
 const str = (item: Item, name: string): string => {
   const value = item[name];
