@@ -38,6 +38,11 @@ export class ActiveCheckPlan {
    * until the check is settled, and a listing must not bring such a check back.
    */
   private readonly finished = new Map<string, number>();
+  /**
+   * Accounts placed in checks no listing has shown yet (an announcement swept the account before the next tick
+   * listed the check): the store's listing may still count them pending, so the next listing leaves them out.
+   */
+  private readonly placedEarly = new Map<string, Set<string>>();
   /** Newest start among the checks listed so far; undefined before the first listing. */
   private listedUntil: number | undefined;
   private lastFullList = Number.NEGATIVE_INFINITY;
@@ -63,12 +68,18 @@ export class ActiveCheckPlan {
       if (this.finished.has(entry.checkId)) continue;
       seen.add(entry.checkId);
       const known = this.active.get(entry.checkId);
-      const pending = known ? entry.pending.filter((email) => known.pending.has(email)) : entry.pending;
+      const early = this.placedEarly.get(entry.checkId);
+      this.placedEarly.delete(entry.checkId);
+      const pending = entry.pending.filter(
+        (email) => (known ? known.pending.has(email) : true) && !early?.has(email),
+      );
       this.active.set(entry.checkId, { createdAt: entry.createdAt ?? now, pending: new Set(pending) });
       if (entry.createdAt !== undefined)
         this.listedUntil = Math.max(this.listedUntil ?? entry.createdAt, entry.createdAt);
     }
     this.listedUntil = Math.min(this.listedUntil ?? now, now);
+    // A full listing that leaves such a check out says it is over (or never was): nothing left to apply them to.
+    if (full) for (const checkId of this.placedEarly.keys()) if (!seen.has(checkId)) this.placedEarly.delete(checkId);
     for (const [checkId, check] of this.active) {
       // Within the window just listed, the store's word is final: a check it left out is complete or gone.
       const listedWindow = full || check.createdAt >= since;
@@ -82,8 +93,11 @@ export class ActiveCheckPlan {
   /** A result for `email` is written (or the check is over, `closed`): nothing more to wait for there. */
   placed(checkId: string, email: string, closed: boolean): void {
     const check = this.active.get(checkId);
-    if (!closed) check?.pending.delete(email);
-    else if (check) {
+    if (!closed && check) check.pending.delete(email);
+    else if (!closed && !this.finished.has(checkId)) {
+      const early = this.placedEarly.get(checkId) ?? new Set<string>();
+      this.placedEarly.set(checkId, early.add(email));
+    } else if (check) {
       this.active.delete(checkId);
       this.finished.set(checkId, check.createdAt);
     }
@@ -97,6 +111,7 @@ export class ActiveCheckPlan {
   /** Forgets everything, so the next listing is a full one (checks may have completed elsewhere in between). */
   reset(): void {
     this.active.clear();
+    this.placedEarly.clear();
     this.listedUntil = undefined;
   }
 }

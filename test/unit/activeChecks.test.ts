@@ -127,6 +127,24 @@ describe('a check whose listing keeps the accounts it was started with (a shard 
     settle: async () => [],
   });
 
+  it('leaves out an account placed before any listing showed its check, even when the store still counts it', async () => {
+    // An announcement swept the account before the next tick listed the check; the index may lag the result's write.
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const plan = new ActiveCheckPlan(
+      stale([{ checkId: 'new', createdAt: t0, pending: ['a@mail.test', 'b@mail.test'] }]),
+    );
+    plan.placed('new', 'a@mail.test', false);
+    plan.placed('forged', 'a@mail.test', false);
+    const ids = async () => (await plan.list(clock.now())).map((check) => [...check.pending].join());
+    expect(await ids()).toEqual(['b@mail.test']);
+    clock.advance(1000);
+    expect(await ids()).toEqual(['b@mail.test']);
+    plan.placed('new', 'b@mail.test', false);
+    clock.advance(1000);
+    expect(await ids()).toEqual([]);
+  });
+
   it('is not brought back by later listings once this scanner placed every account, nor after it closed', async () => {
     const clock = new ManualClock();
     const t0 = clock.now();

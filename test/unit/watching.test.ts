@@ -27,6 +27,8 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?
   const attempts: { path: string; at: number }[] = [];
   let failOpens = options.failOpens ?? 0;
   const clock = new ManualClock();
+  /** What the store lists: one check waiting for the account until a test empties it. */
+  let listing = [{ checkId: 'c1', pending: [EMAIL] }];
   const watchOf = (path: string, onNews: () => void): FolderWatch => {
     const watch = { path, usable: true, closed: false, news: onNews };
     watches.push(watch);
@@ -77,7 +79,7 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?
   };
   const scanner = new Scanner({
     checks: {
-      listActive: async () => [{ checkId: 'c1', pending: [EMAIL] }],
+      listActive: async () => listing,
       settle: async () => [],
       recordResult: async () => 'recorded' as const,
     },
@@ -101,7 +103,10 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?
     await tick();
     return { sweeps: sweeps.length, lastAt: sweeps.at(-1) ?? Number.NaN };
   };
-  return { scanner, clock, sweeps, watches, attempts, tick, settle };
+  const listNothing = () => {
+    listing = [];
+  };
+  return { scanner, clock, sweeps, watches, attempts, tick, settle, listNothing };
 };
 
 describe('push detection (IDLE watches)', () => {
@@ -157,6 +162,20 @@ describe('push detection (IDLE watches)', () => {
     await scanner.drain();
     expect(sweeps).toHaveLength(before + 1);
     expect(sweeps.at(-1)).toBe(at);
+  });
+
+  it('an announcement sweeps the account at once even when no listed check waits for it yet', async () => {
+    // A check started after the last tick's listing: its copy is announced before the next tick lists the check.
+    const { scanner, clock, sweeps, watches, settle, tick, listNothing } = watchedMailboxes();
+    await settle();
+    listNothing();
+    clock.advance(1000);
+    await tick();
+    const before = sweeps.length;
+    const at = clock.now();
+    watches[0]?.news();
+    await scanner.drain();
+    expect(sweeps).toEqual([...sweeps.slice(0, before), at]);
   });
 
   it('an announcement during a sweep is followed by one more sweep', async () => {
