@@ -10,7 +10,7 @@
 //   proxy in front of Dovecot's IMAP port (bench/imapCounter.ts) counts every command the scanner sends for it.
 import { ACTIVE_MS } from '../shared/domain/limits';
 import type { AccountEntry } from '../shared/local/localConfig';
-import { deliverLmtp, GTUBE, sendOnce } from '../test/support/mailStack';
+import { connectStackAccount, deliverLmtp, GTUBE, sendOnce } from '../test/support/mailStack';
 import { takeHandlerTimings } from './api';
 import { type ImapCounter, startImapCounter } from './imapCounter';
 import { type BenchAccount, type LocalServer, percentile, round, startLocalServer } from './localServer';
@@ -186,6 +186,31 @@ const costBetween = (
 
 type Api = ReturnType<typeof api>;
 
+/**
+ * How long Dovecot takes to announce a delivered copy, timed apart from the scanner: an IMAP client of the bench's own
+ * IDLEs on INBOX and on Junk of one account (imapflow, as the scanner's watches do) and notes when each EXISTS
+ * arrives. `after(deliveredAt)` is the first announcement at or after a delivery's return, less that moment.
+ */
+const watchAnnouncements = async (account: AccountEntry) => {
+  const announced: number[] = [];
+  const clients = await Promise.all(
+    ['INBOX', 'Junk'].map(async (path) => {
+      const client = await connectStackAccount(account, { autoIdleDelay: 0 });
+      client.on('error', () => undefined);
+      client.on('exists', () => announced.push(Date.now()));
+      await client.mailboxOpen(path, { readOnly: true });
+      return client;
+    }),
+  );
+  return {
+    after: (deliveredAt: number) => {
+      const first = announced.find((at) => at >= deliveredAt);
+      return first === undefined ? undefined : first - deliveredAt;
+    },
+    close: () => Promise.allSettled(clients.map((client) => client.logout())),
+  };
+};
+
 /** npm start over the accounts, with the usage report and the handler timings the cost figures read. */
 const startBenchServer = (accounts: readonly AccountEntry[], intervalMs: number) =>
   startLocalServer(accounts as unknown as BenchAccount[], {
@@ -216,8 +241,11 @@ export const runDetectionBench = async (options: DetectionOptions) => {
   const server = await startBenchServer(accounts, intervalMs);
   const client = api(server);
   const fromLmtp: number[] = [];
+  const announcedAfter: number[] = [];
   const fromSmtp: number[] = [];
   const smtpToComplete: number[] = [];
+  const timed = accounts.find((account) => account.email.startsWith('user')) ?? (accounts[0] as AccountEntry);
+  const announcements = await watchAnnouncements(timed);
   try {
     say(
       `detection from LMTP: ${checks} checks x ${accounts.length} accounts, sweep interval ${intervalMs} ms`,
@@ -232,10 +260,13 @@ export const runDetectionBench = async (options: DetectionOptions) => {
         const shown = shownAt.get(untagged(address));
         if (shown === undefined) throw new Error(`${address}: the check completed without it`);
         fromLmtp.push(shown - at);
+        const announcedAfterMs = untagged(address) === timed.email ? announcements.after(at) : undefined;
+        if (announcedAfterMs !== undefined) announcedAfter.push(announcedAfterMs);
       }
       if ((run + 1) % 10 === 0) say(`  ${run + 1}/${checks} checks`);
     }
     say(`  LMTP delivery returned to GET showing it: ${JSON.stringify(stats(fromLmtp))}`);
+    say(`  of which Dovecot's announcement (${timed.email}): ${JSON.stringify(stats(announcedAfter))}`);
 
     say(`detection from SMTP: ${checks} checks, one message through Postfix each`);
     for (let run = 0; run < checks; run++) {
@@ -291,11 +322,14 @@ export const runDetectionBench = async (options: DetectionOptions) => {
       scanIntervalMs: intervalMs,
       pollMs,
       lmtpToGet: stats(fromLmtp),
+      /** From the LMTP delivery's return to Dovecot's EXISTS on an IDLE client of the bench's own, one account. */
+      lmtpToAnnouncement: { account: timed.email, ...stats(announcedAfter) },
       smtpSendToGet: stats(fromSmtp),
       smtpSendToComplete: stats(smtpToComplete),
       cost,
     };
   } finally {
+    await announcements.close();
     await server.stop();
   }
 };

@@ -143,7 +143,18 @@ export const runScaleBench = async (options: ScaleOptions) => {
       const listedMs = performance.now() - began;
       const sweeps = await Promise.all(tick.started);
       const failed = sweeps.filter((sweep) => !sweep.ok).length;
-      return { ms: performance.now() - began, listedMs, accounts: sweeps.length, failed };
+      const sum = (of: (sweep: (typeof sweeps)[number]) => number) =>
+        sweeps.reduce((total, sweep) => total + of(sweep), 0);
+      return {
+        ms: performance.now() - began,
+        listedMs,
+        accounts: sweeps.length,
+        failed,
+        // What first sight read: the last 10 minutes of every folder (other sections' mail, in a full run).
+        messagesRead: sum((sweep) => sweep.messagesFetched),
+        copiesRecorded: sum((sweep) => sweep.placements),
+        accountsWithMail: sweeps.filter((sweep) => sweep.messagesFetched > 0).length,
+      };
     };
     const first = await timeSweep();
     const steady: Awaited<ReturnType<typeof timeSweep>>[] = [];
@@ -172,6 +183,9 @@ export const runScaleBench = async (options: ScaleOptions) => {
         ms: Math.round(first.ms),
         listActiveMs: Math.round(first.listedMs),
         failed: first.failed,
+        messagesRead: first.messagesRead,
+        copiesRecorded: first.copiesRecorded,
+        accountsWithMail: first.accountsWithMail,
       },
       steadySweep: {
         medianMs: Math.round(median(steady.map((sweep) => sweep.ms))),

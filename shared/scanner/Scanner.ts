@@ -191,15 +191,15 @@ export class Scanner {
         report.foldersRead++;
         report.messagesFetched += read.messages.length;
         const messages = this.tabs.unread(email, folder.path, read.messages);
-        const found = await attribute(
+        const found = await attribute(messages, {
           email,
           session,
-          folder.category,
-          messages,
-          folder.path,
+          folderCategory: folder.category,
+          path: folder.path,
           evidence,
-          credentials.trust,
-        );
+          trust: credentials.trust,
+          wanted: (checkId, message) => this.plan.mayWait(checkId, message.internalDate),
+        });
         const waited = this.tabs.decide(email, folder.path, found.untabbed, read.cursor, clock.now(), (id) =>
           this.plan.createdAtOf(id),
         );

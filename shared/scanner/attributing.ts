@@ -23,6 +23,20 @@ export interface AttributedCopy {
 export const disagrees = (verdict: MsDelivery, category: DetectedCategory): boolean =>
   verdict === 'junk' ? category !== 'spam' : category === 'spam' || category === 'trash';
 
+/** Where a sweep read the messages it asks `attribute` about, and what it trusts there. */
+export interface AttributionContext {
+  email: string;
+  session: MailboxSession;
+  /** The folder's category; Gmail's INBOX (primary) is split by tab. */
+  folderCategory: DetectedCategory;
+  path: string;
+  /** The envelope evidence the account's provider writes. */
+  evidence?: readonly EvidenceHeader[];
+  trust?: ReceivingTrust;
+  /** Whether a copy tagged for `checkId` may still be waited for; one that cannot is left out before any work. */
+  wanted?: (checkId: string, message: FetchedHeaders) => boolean;
+}
+
 /**
  * The copies among `messages` (read from `path`, a folder of `folderCategory`) that belong to a check of `email`,
  * one per check a copy is tagged for, read from the envelope evidence the account's provider writes (`evidence`).
@@ -30,19 +44,16 @@ export const disagrees = (verdict: MsDelivery, category: DetectedCategory): bool
  * is `untabbed` (its category is decided later, see tabGrace.ts).
  */
 export const attribute = async (
-  email: string,
-  session: MailboxSession,
-  folderCategory: DetectedCategory,
   messages: FetchedHeaders[],
-  path: string,
-  evidence?: readonly EvidenceHeader[],
-  trust?: ReceivingTrust,
+  { email, session, folderCategory, path, evidence, trust, wanted }: AttributionContext,
 ): Promise<{ copies: AttributedCopy[]; untabbed: AttributedCopy[] }> => {
   const tagged = messages.flatMap((message) => {
     const block = headerBlockOf(message.headers);
     return block === undefined
       ? []
-      : [...tagsInBlock(block, email, evidence)].map((checkId) => ({ checkId, message, block }));
+      : [...tagsInBlock(block, email, evidence)]
+          .filter((checkId) => wanted?.(checkId, message) ?? true)
+          .map((checkId) => ({ checkId, message, block }));
   });
   const evidenceByUid = new Map<number, CopyEvidence>();
   const evidenceOfCopy = (message: FetchedHeaders, block: string): CopyEvidence => {

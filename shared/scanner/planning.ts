@@ -12,6 +12,11 @@ export const SETTLE_EVERY_MS = 15_000;
  * cost 1 s and 1,250 read units per tick at 1,000 checks of 200 accounts.
  */
 export const INDEX_LAG_MS = 10_000;
+/**
+ * A copy delivered this long before a listing, of a check that listing did not show, is of no check still waiting
+ * for it: the index's lag, and a minute for the mail server's clock (INTERNALDATE) to disagree with ours.
+ */
+export const UNLISTED_COPY_MARGIN_MS = INDEX_LAG_MS + 60_000;
 /** A full listing this often (and at each loop's start) catches whatever the incremental ones could miss. */
 export const FULL_LIST_EVERY_MS = 30_000;
 /** Unhealthy accounts are tried this often, so one that works again comes back without anyone's help. */
@@ -43,6 +48,8 @@ export class ActiveCheckPlan {
    * listed the check): the store's listing may still count them pending, so the next listing leaves them out.
    */
   private readonly placedEarly = new Map<string, Set<string>>();
+  /** When the latest listing ran, by this scanner's clock; undefined before the first. */
+  private listedAt: number | undefined;
   /** Newest start among the checks listed so far; undefined before the first listing. */
   private listedUntil: number | undefined;
   private lastFullList = Number.NEGATIVE_INFINITY;
@@ -61,6 +68,7 @@ export class ActiveCheckPlan {
       : Math.max(activeCutoff(now), (this.listedUntil ?? now) - INDEX_LAG_MS);
     const listed = await this.checks.listActive(now, full ? undefined : since);
     if (full) this.lastFullList = now;
+    this.listedAt = now;
     for (const [checkId, createdAt] of this.finished)
       if (!isActive({ createdAt }, now)) this.finished.delete(checkId);
     const seen = new Set<string>();
@@ -79,7 +87,8 @@ export class ActiveCheckPlan {
     }
     this.listedUntil = Math.min(this.listedUntil ?? now, now);
     // A full listing that leaves such a check out says it is over (or never was): nothing left to apply them to.
-    if (full) for (const checkId of this.placedEarly.keys()) if (!seen.has(checkId)) this.placedEarly.delete(checkId);
+    if (full)
+      for (const checkId of this.placedEarly.keys()) if (!seen.has(checkId)) this.placedEarly.delete(checkId);
     for (const [checkId, check] of this.active) {
       // Within the window just listed, the store's word is final: a check it left out is complete or gone.
       const listedWindow = full || check.createdAt >= since;
@@ -103,6 +112,20 @@ export class ActiveCheckPlan {
     }
   }
 
+  /**
+   * Whether a copy of `checkId` delivered at `deliveredAt` (the mail server's INTERNALDATE) may still be waited for.
+   * Not when this scanner has nothing more to wait for in the check, nor when the check is unknown and the copy
+   * arrived well before the latest listing: a check waiting for it would have been listed (its start is no later
+   * than its copy's delivery). A loop's first sweep reads the last 10 minutes of every folder again; without this,
+   * every copy of an ended check there cost a refused write and a read (1,500 of them, 3.7 s of a first sweep on
+   * the bench). A check started after the listing, whose copy an announcement brings first, is still recorded.
+   */
+  mayWait(checkId: string, deliveredAt: number): boolean {
+    if (this.active.has(checkId)) return true;
+    if (this.finished.has(checkId)) return false;
+    return this.listedAt === undefined || deliveredAt >= this.listedAt - UNLISTED_COPY_MARGIN_MS;
+  }
+
   /** When a check this plan knows of started; undefined for one it does not know. */
   createdAtOf(checkId: string): number | undefined {
     return this.active.get(checkId)?.createdAt;
@@ -112,6 +135,7 @@ export class ActiveCheckPlan {
   reset(): void {
     this.active.clear();
     this.placedEarly.clear();
+    this.listedAt = undefined;
     this.listedUntil = undefined;
   }
 }

@@ -44,6 +44,8 @@ export interface CredentialSource {
 export interface FolderState extends FolderInfo {
   uidValidity: string;
   uidNext: number;
+  /** How many messages the folder holds (STATUS MESSAGES), where the server said: 0 spares a first sight's reading. */
+  messages?: number;
 }
 
 export interface FetchedHeaders {

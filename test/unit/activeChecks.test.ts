@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
-import { ActiveCheckPlan } from '../../shared/scanner/planning';
+import { ActiveCheckPlan, UNLISTED_COPY_MARGIN_MS } from '../../shared/scanner/planning';
 import type { ActiveChecks, PendingAccounts, ResultStore } from '../../shared/scanner/ports';
 import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
 import { ManualClock } from '../support/manualClock';
-import { credentialsOf, emptyMailboxes, MemoryCursors } from '../support/scannerFakes';
+import { credentialsOf, emptyMailboxes, FakeChecks, MemoryCursors } from '../support/scannerFakes';
 
 class IndexedChecks implements ActiveChecks, ResultStore {
   readonly checks: (PendingAccounts & { createdAt: number })[] = [];
@@ -165,5 +165,94 @@ describe('a check whose listing keeps the accounts it was started with (a shard 
     // A full listing too, later in the checks' window.
     clock.advance(FULL_LIST_EVERY_MS);
     expect(await ids()).toEqual(['d@mail.test']);
+  });
+});
+
+describe('copies a first sweep finds of checks no listing shows', () => {
+  const EMAIL = 'inbox@mail.test';
+  const copyOf = (uid: number, checkId: string, internalDate: number) => ({
+    uid,
+    internalDate,
+    headers: Buffer.from(`Delivered-To: inbox+tc_${checkId}@mail.test\r\nSubject: test\r\n\r\n`),
+  });
+
+  it('writes none delivered well before the listing, and every one of a listed check or delivered since', async () => {
+    const clock = new ManualClock();
+    const now = clock.now();
+    const ended = 'endedendedendedended';
+    const listed = 'listedlistedlistedli';
+    const unlisted = 'unlistedunlistedunli';
+    const messages = [
+      copyOf(1, ended, now - 4 * 60_000),
+      copyOf(2, listed, now - 4 * 60_000),
+      // A check started after the listing (an announcement can bring its copy before the next tick lists it).
+      copyOf(3, unlisted, now - 1000),
+      // Within the margin of the listing: the mail server's clock may be behind ours.
+      copyOf(4, ended, now - UNLISTED_COPY_MARGIN_MS + 1000),
+    ];
+    const checks = new FakeChecks([{ checkId: listed, accounts: [EMAIL], createdAt: now - 4 * 60_000 }]);
+    const folder = { path: 'INBOX', flags: [], uidNext: 5, uidValidity: '1' };
+    const scanner = new Scanner({
+      checks,
+      cursors: new MemoryCursors(),
+      credentials: { get: async (email) => credentialsOf(email) },
+      connector: {
+        async open() {
+          return {
+            gmail: false,
+            folders: async () => [folder],
+            headersAfter: async () => [],
+            headersSince: async () => messages,
+            tabsOf: async () => new Map(),
+            close: async () => undefined,
+          };
+        },
+      },
+      clock,
+      log: createLogger('test', 'error'),
+    });
+    const [sweep] = await scanner.sweepOnce();
+    expect(sweep?.ok).toBe(true);
+    expect(checks.calls.map(({ checkId }) => checkId).sort()).toEqual([ended, listed, unlisted].sort());
+  });
+});
+
+describe("a loop's first sweep", () => {
+  it("reads no folder its status says is empty, and moves that cursor to the folder's next UID", async () => {
+    const clock = new ManualClock();
+    const read: string[] = [];
+    const cursors = new MemoryCursors();
+    const folders = [
+      { path: 'INBOX', flags: [], uidNext: 7, uidValidity: '1', messages: 0 },
+      { path: 'Junk', flags: [], specialUse: '\\Junk', uidNext: 3, uidValidity: '1', messages: 2 },
+      // A server that did not say how many: read as before.
+      { path: 'Trash', flags: [], specialUse: '\\Trash', uidNext: 1, uidValidity: '1' },
+    ];
+    const scanner = new Scanner({
+      checks: new FakeChecks([{ checkId: 'c1', accounts: ['inbox@mail.test'] }]),
+      cursors,
+      credentials: { get: async (email) => credentialsOf(email) },
+      connector: {
+        async open() {
+          return {
+            gmail: false,
+            folders: async () => folders,
+            headersAfter: async () => [],
+            headersSince: async (path: string) => {
+              read.push(path);
+              return [];
+            },
+            tabsOf: async () => new Map(),
+            close: async () => undefined,
+          };
+        },
+      },
+      clock,
+      log: createLogger('test', 'error'),
+    });
+    const [sweep] = await scanner.sweepOnce();
+    expect(sweep?.ok).toBe(true);
+    expect(read).toEqual(['Junk', 'Trash']);
+    expect(await cursors.get('inbox@mail.test', 'INBOX')).toEqual({ uidValidity: '1', lastUid: 6 });
   });
 });

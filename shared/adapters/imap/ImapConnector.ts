@@ -287,10 +287,10 @@ class ImapSession implements MailboxSession {
   async folders(): Promise<FolderState[]> {
     // One LIST-STATUS where the server has it (Dovecot, Gmail), else LIST plus one STATUS per folder.
     const list = await this.answered(() =>
-      this.client.list({ statusQuery: { uidNext: true, uidValidity: true } }),
+      this.client.list({ statusQuery: { uidNext: true, uidValidity: true, messages: true } }),
     );
     return list.flatMap((entry) => {
-      const { uidNext, uidValidity } = entry.status ?? {};
+      const { uidNext, uidValidity, messages } = entry.status ?? {};
       if (uidNext === undefined || uidValidity === undefined) return [];
       return [
         {
@@ -299,6 +299,7 @@ class ImapSession implements MailboxSession {
           flags: [...entry.flags],
           uidNext,
           uidValidity: String(uidValidity),
+          ...(typeof messages === 'number' ? { messages } : {}),
         },
       ];
     });
