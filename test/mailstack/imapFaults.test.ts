@@ -396,7 +396,9 @@ describe('mailbox faults on one account', () => {
     const again = harness.placements
       .slice(from)
       .filter((p) => p.checkId === a.check_id && p.email === TARGET);
-    expect(again.map((placement) => placement.outcome)).toEqual(['already-recorded']);
+    // Read again, never counted again: left out before any write (this scanner placed every account of the check),
+    // or refused by the store as already recorded.
+    expect(again.filter((placement) => placement.outcome !== 'already-recorded')).toEqual([]);
     await expectExactlyOnce(harness, a.check_id);
     await expectExactlyOnce(harness, b.check_id);
     await admin(TARGET, (client) => client.mailboxDelete(folder));

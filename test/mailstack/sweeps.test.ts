@@ -84,9 +84,12 @@ describe('exactly-once results', () => {
 });
 
 describe('sweep cost', () => {
-  it('a mailbox holding 2,000 old messages is swept with the same IMAP commands as an empty one', async () => {
+  it('a mailbox holding 2,000 old messages is swept with the same IMAP commands as one holding a single old message; empty folders are not opened', async () => {
     const full = stackAccount('user007@mail.test');
     await appendOld(full, 2000, new Date(Date.now() - 2 * 86_400_000));
+    // An empty folder is not opened at first sight (its STATUS says MESSAGES 0): the baseline holds one old message
+    // in the same folder, so both open the same folders and only the history's size differs.
+    await appendOld(stackAccount('user008@mail.test'), 1, new Date(Date.now() - 2 * 86_400_000));
     const check = await harness.startQuietly('size');
     // The sweep's own commands: no IDLE watch logging in beside it.
     const { scanner } = harness.newScanner({ watch: false });
@@ -105,6 +108,8 @@ describe('sweep cost', () => {
     const firstSight = await phase(() => scanner.sweepOnce());
     expect(firstSight.full).toEqual(firstSight.empty);
     expect(firstSight.full.filter((verb) => verb.endsWith('FETCH'))).toHaveLength(0);
+    // INBOX holds the old mail; Junk, Trash, Promotions and Archive are empty and not opened.
+    expect(firstSight.full.filter((verb) => verb === 'EXAMINE')).toHaveLength(1);
 
     const idle = await phase(() => scanner.sweepOnce());
     expect(idle.full).toEqual(idle.empty);
