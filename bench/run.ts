@@ -101,7 +101,7 @@ const main = async () => {
     if (wanted('sweep-cost')) {
       const { runSweepCostBench } = await import('./sweepCost');
       results.sweepCost = await runSweepCostBench({
-        empty: passwordAccounts.find((account) => account.email === 'user001@mail.test'),
+        baseline: passwordAccounts.find((account) => account.email === 'user001@mail.test'),
         full: passwordAccounts.find((account) => account.email === 'user002@mail.test'),
         oldMessages: Number(values['old-messages']),
         progress: say,

@@ -313,12 +313,30 @@ describe('Gmail over IMAP (scripted X-GM-EXT-1 server)', () => {
     const { server, scanner, checks } = await setUp({ INBOX: [delivered(21, tagged(checkId), 'primary')] }, [
       { checkId, accounts: [ACCOUNT] },
     ]);
-    server.refuse = /^UID SEARCH SINCE/;
+    server.refuse = /^UID SEARCH UID \d+:\* SINCE/;
     await scanner.sweepOnce();
     server.refuse = undefined;
     clock.advance(30_000);
     await scanner.sweepOnce();
 
+    expect(checks.calls).toEqual([{ checkId, email: ACCOUNT, category: 'primary' }]);
+  });
+
+  it('searches only the newest 500 UIDs at first sight and reads those, however long the history', async () => {
+    const checkId = newCheckId();
+    const INBOX = Array.from({ length: 650 }, (_, index) =>
+      index === 649
+        ? delivered(650, tagged(checkId), 'primary')
+        : delivered(index + 1, ACCOUNT, 'promotions'),
+    );
+    const { server, scanner, checks } = await setUp({ INBOX }, [{ checkId, accounts: [ACCOUNT] }]);
+
+    const [report] = await scanner.sweepOnce();
+
+    expect(report).toMatchObject({ ok: true, messagesFetched: 500, placements: 1 });
+    expect(server.commands.filter((command) => / SINCE /.test(command))).toEqual([
+      expect.stringMatching(/^UID SEARCH UID 151:\* SINCE /),
+    ]);
     expect(checks.calls).toEqual([{ checkId, email: ACCOUNT, category: 'primary' }]);
   });
 

@@ -510,7 +510,9 @@ describe('provider presets over IMAP (scripted servers from the providers’ doc
     expect(searches.length).toBeGreaterThan(0);
     for (const command of searches.filter((search) => !search.includes('X-GM-RAW'))) {
       expect(command).toMatch(
-        scenario.within ? /^UID SEARCH YOUNGER \d+$/ : /^UID SEARCH SINCE \d{2}-\w{3}-\d{4}$/,
+        scenario.within
+          ? /^UID SEARCH UID \d+:\* YOUNGER \d+$/
+          : /^UID SEARCH UID \d+:\* SINCE \d{2}-\w{3}-\d{4}$/,
       );
     }
     if (scenario.auth === 'oauth2') {
