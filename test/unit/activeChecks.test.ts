@@ -6,7 +6,13 @@ import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
 import { ActiveCheckPlan, UNLISTED_COPY_MARGIN_MS } from '../../shared/scanner/planning';
-import type { ActiveChecks, PendingAccounts, ResultStore } from '../../shared/scanner/ports';
+import type {
+  ActiveChecks,
+  FetchedHeaders,
+  FolderState,
+  PendingAccounts,
+  ResultStore,
+} from '../../shared/scanner/ports';
 import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
 import { ManualClock } from '../support/manualClock';
 import { credentialsOf, emptyMailboxes, FakeChecks, MemoryCursors } from '../support/scannerFakes';
@@ -168,6 +174,36 @@ describe('a check whose listing keeps the accounts it was started with (a shard 
   });
 });
 
+/** A scanner over one account whose folders are `folders` and whose first sight of a folder reads `since(path)`. */
+const firstSightScanner = (
+  clock: ManualClock,
+  checks: FakeChecks,
+  folders: FolderState[],
+  since: (path: string) => FetchedHeaders[],
+) => {
+  const cursors = new MemoryCursors();
+  const scanner = new Scanner({
+    checks,
+    cursors,
+    credentials: { get: async (email) => credentialsOf(email) },
+    connector: {
+      async open() {
+        return {
+          gmail: false,
+          folders: async () => folders,
+          headersAfter: async () => [],
+          headersSince: async (path: string) => since(path),
+          tabsOf: async () => new Map(),
+          close: async () => undefined,
+        };
+      },
+    },
+    clock,
+    log: createLogger('test', 'error'),
+  });
+  return { scanner, cursors };
+};
+
 describe('copies a first sweep finds of checks no listing shows', () => {
   const EMAIL = 'inbox@mail.test';
   const copyOf = (uid: number, checkId: string, internalDate: number) => ({
@@ -192,25 +228,7 @@ describe('copies a first sweep finds of checks no listing shows', () => {
     ];
     const checks = new FakeChecks([{ checkId: listed, accounts: [EMAIL], createdAt: now - 4 * 60_000 }]);
     const folder = { path: 'INBOX', flags: [], uidNext: 5, uidValidity: '1' };
-    const scanner = new Scanner({
-      checks,
-      cursors: new MemoryCursors(),
-      credentials: { get: async (email) => credentialsOf(email) },
-      connector: {
-        async open() {
-          return {
-            gmail: false,
-            folders: async () => [folder],
-            headersAfter: async () => [],
-            headersSince: async () => messages,
-            tabsOf: async () => new Map(),
-            close: async () => undefined,
-          };
-        },
-      },
-      clock,
-      log: createLogger('test', 'error'),
-    });
+    const { scanner } = firstSightScanner(clock, checks, [folder], () => messages);
     const [sweep] = await scanner.sweepOnce();
     expect(sweep?.ok).toBe(true);
     expect(checks.calls.map(({ checkId }) => checkId).sort()).toEqual([ended, listed, unlisted].sort());
@@ -221,34 +239,16 @@ describe("a loop's first sweep", () => {
   it("reads no folder its status says is empty, and moves that cursor to the folder's next UID", async () => {
     const clock = new ManualClock();
     const read: string[] = [];
-    const cursors = new MemoryCursors();
     const folders = [
       { path: 'INBOX', flags: [], uidNext: 7, uidValidity: '1', messages: 0 },
       { path: 'Junk', flags: [], specialUse: '\\Junk', uidNext: 3, uidValidity: '1', messages: 2 },
       // A server that did not say how many: read as before.
       { path: 'Trash', flags: [], specialUse: '\\Trash', uidNext: 1, uidValidity: '1' },
     ];
-    const scanner = new Scanner({
-      checks: new FakeChecks([{ checkId: 'c1', accounts: ['inbox@mail.test'] }]),
-      cursors,
-      credentials: { get: async (email) => credentialsOf(email) },
-      connector: {
-        async open() {
-          return {
-            gmail: false,
-            folders: async () => folders,
-            headersAfter: async () => [],
-            headersSince: async (path: string) => {
-              read.push(path);
-              return [];
-            },
-            tabsOf: async () => new Map(),
-            close: async () => undefined,
-          };
-        },
-      },
-      clock,
-      log: createLogger('test', 'error'),
+    const checks = new FakeChecks([{ checkId: 'c1', accounts: ['inbox@mail.test'] }]);
+    const { scanner, cursors } = firstSightScanner(clock, checks, folders, (path) => {
+      read.push(path);
+      return [];
     });
     const [sweep] = await scanner.sweepOnce();
     expect(sweep?.ok).toBe(true);
