@@ -110,9 +110,9 @@ export class Scanner {
 
   /**
    * A watch announced new mail: the account is swept now, not at the next tick, whether or not a check this scanner
-   * has listed waits for it. The copy may be for a check started after the last listing (a check's mail often
-   * arrives before the next tick lists it: waiting for that tick cost such copies up to an interval, the slowest
-   * twentieth of the bench's detections); its tag names the check, and the store's write is conditional anyway.
+   * has listed waits for it. The copy may be for a check started after the last listing (a check's mail can be
+   * announced before the next tick lists the check: waiting for that tick cost such copies up to an interval, seen
+   * tracing the detection bench); its tag names the check, and the store's write is conditional anyway.
    */
   private announced(email: string): void {
     if (!this.closing.signal.aborted) this.start(email);
