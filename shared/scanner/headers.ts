@@ -70,7 +70,6 @@ export const isFoldStart = (block: string, at: number): boolean => {
 };
 
 const FOLD_END = /\n(?![ \t])/g;
-const LINE_BREAK = /[^\S\n]*\n[^\S\n]*/g;
 
 export interface Field {
   /** Lower-cased and trimmed; undefined for a line with no name before a colon, which is no header. */
@@ -98,9 +97,17 @@ export const fieldAt = (block: string, start: number): Field => {
   return { name, valueStart: start + colon + 1, valueEnd, end };
 };
 
-/** Unfolding: every physical line trimmed, joined by one space. */
+/**
+ * Unfolding: every physical line trimmed, joined by one space. A split and a trim per line, not a regex around the
+ * line break: `[^\S\n]*\n` retries its blank run from every blank of a line that has no break (quadratic in it).
+ */
 export const unfolded = (block: string, { valueStart, valueEnd }: Field): string =>
-  block.slice(valueStart, valueEnd).replace(LINE_BREAK, ' ').trim();
+  block
+    .slice(valueStart, valueEnd)
+    .split('\n')
+    .map((line) => line.trim())
+    .join(' ')
+    .trim();
 
 /** Where the header holding position `at` starts: back over continuation lines to a line that is none. */
 export const headerStartOf = (block: string, at: number): number => {
@@ -124,7 +131,20 @@ export const headerValue = (raw: Buffer | string, name: string): string | undefi
   return block === undefined ? undefined : valueInBlock(block, name);
 };
 
-/** headerValue over a block from headerBlockOf. */
+/**
+ * Raw (folded) characters read of a field that has no reason to be long: a date (RFC 5322's line limit) and the
+ * receiving side's verdicts. The rest is never unfolded nor parsed; other fields are bounded by the block's cap.
+ */
+const VALUE_CAPS: ReadonlyMap<string, number> = new Map([
+  ['date', 998],
+  [MS_DELIVERY_HEADER, 4096],
+  ['authentication-results', 4096],
+  ['x-spam-status', 4096],
+  ['x-forefront-antispam-report', 4096],
+  ['x-microsoft-antispam', 4096],
+]);
+
+/** headerValue over a block from headerBlockOf (a capped field: only its first VALUE_CAPS characters). */
 export const valueInBlock = (block: string, name: string): string | undefined => {
   let pattern = nameStarts.get(name);
   if (!pattern) {
@@ -138,5 +158,7 @@ export const valueInBlock = (block: string, name: string): string | undefined =>
   if (!found) return undefined;
   const start = found.index + (block[found.index] === '\n' ? 1 : 0);
   const field = fieldAt(block, start);
-  return field.name === undefined ? undefined : unfolded(block, field);
+  if (field.name === undefined) return undefined;
+  const max = VALUE_CAPS.get(name.toLowerCase()) ?? MAX_HEADER_BYTES;
+  return unfolded(block, { ...field, valueEnd: Math.min(field.valueEnd, field.valueStart + max) });
 };
