@@ -37,6 +37,8 @@ report: per provider, per account with SPF, DKIM, DMARC and the spam filter's ve
 
 service:  --url URL           the service (default: $INBOX_PLACEMENT_URL, else ${DEFAULT_URL})
           --key KEY           the API key (default: $INBOX_PLACEMENT_API_KEY; prefer it: argv is visible to others)
+          --insecure          allow a plain http --url to a host other than this machine (the key then crosses
+                              the network in clear text); without it only https, or http to a loopback host
 message:  --eml FILE          send this RFC 5322 file unchanged; the addresses go only in the envelope
                               (--from then sets only the envelope sender, default the file's From address)
       or  --from ADDR --subject S  and  --text T | --text-file F  and/or  --html-body H | --html-file F

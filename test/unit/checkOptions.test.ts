@@ -1,9 +1,12 @@
-// The check command's new options: DKIM signing takes all three of key, selector and domain, and the report page
-// is --html FILE; the message's HTML body is --html-body / --html-file.
-import { describe, expect, it } from 'vitest';
+// The check command's options: DKIM signing takes all three of key, selector and domain, the report page is
+// --html FILE (the message's HTML body is --html-body / --html-file), and plain http to another host needs --insecure.
+import { describe, expect, it, vi } from 'vitest';
+import { runCheck } from '../../shared/cli/check';
 import { parseCheckOptions, UsageError } from '../../shared/cli/check/options';
+import { loadCliSettings } from '../../shared/config';
 
 const settings = { serviceUrl: undefined, apiKey: 'k', smtpPassword: undefined };
+const cliSettings = loadCliSettings({});
 const compose = [
   '--smtp',
   'smtp://127.0.0.1:2525',
@@ -61,5 +64,49 @@ describe('check options: DKIM and the report page', () => {
     expect(options.send?.message).toMatchObject({ kind: 'compose', html: { inline: '<p>hi</p>' } });
     expect(parseCheckOptions(['--no-send', '--html', 'r.html'], settings).htmlFile).toBe('r.html');
     expect(() => parseCheckOptions(['--no-send', '--html', '<p>hi</p>'], settings)).toThrow(/--html-body/);
+  });
+});
+
+describe('check options: the API key never crosses the network in clear text unasked', () => {
+  const noSend = (url: string, ...extra: string[]) =>
+    parseCheckOptions(['--no-send', '--url', url, ...extra], settings);
+
+  it('refuses plain http to a host that is not this machine, with one line saying why', () => {
+    for (const url of ['http://inbox.example:3000', 'http://192.0.2.10', 'http://[2001:db8::1]:3000']) {
+      expect(() => noSend(url)).toThrow(UsageError);
+      expect(() => noSend(url)).toThrow(/plain http .* not this machine: use https, or pass --insecure/);
+    }
+  });
+
+  it('takes https anywhere, plain http to loopback, and plain http anywhere with --insecure', () => {
+    expect(noSend('https://inbox.example').url).toBe('https://inbox.example');
+    for (const url of [
+      'http://127.0.0.1:3000',
+      'http://127.8.9.10',
+      'http://localhost:3000',
+      'http://[::1]:3000',
+    ])
+      expect(noSend(url).url).toBe(url);
+    expect(noSend('http://inbox.example:3000', '--insecure').url).toBe('http://inbox.example:3000');
+  });
+
+  it('the check command exits 2 on it and sends nothing', async () => {
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    const lines: string[] = [];
+    try {
+      const code = await runCheck(['--no-send', '--url', 'http://inbox.example:3000'], {
+        settings: { ...cliSettings, apiKey: 'ipk_never-sent-key-0123456789' },
+        stdout: (text) => lines.push(text),
+        stderr: { write: (text: string) => lines.push(text) },
+      });
+      expect(code).toBe(2);
+      expect(fetchSpy).not.toHaveBeenCalled();
+    } finally {
+      fetchSpy.mockRestore();
+    }
+    expect(lines.join('')).toMatch(
+      /^check: refusing to send the API key over plain http to inbox\.example:3000/,
+    );
+    expect(lines.join('').trim().split('\n')).toHaveLength(1);
   });
 });

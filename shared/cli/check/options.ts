@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { POLL_INTERVAL_MS } from '../../client';
 import type { CliSettings } from '../../config';
+import { mayCarrySecrets } from '../../domain/loopback';
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
 /** The service times a check out after 5 minutes; wait a little longer than that by default. */
@@ -100,12 +101,18 @@ export const parseCheckOptions = (
   const key = nonEmpty(values.key) ?? settings.apiKey;
   if (help) return { ...defaults(), help, url, key: key ?? '' };
   if (!key) throw new UsageError('no API key: set INBOX_PLACEMENT_API_KEY (or pass --key)');
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
+    parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
   } catch {
     throw new UsageError(`--url must be an http(s) URL, not "${url}"`);
   }
+  // The key goes in every request's Authorization header: in clear text only to this machine, or when asked to.
+  if (!mayCarrySecrets(parsed) && !values.insecure)
+    throw new UsageError(
+      `refusing to send the API key over plain http to ${parsed.host}, which is not this machine: use https, or pass --insecure`,
+    );
 
   const messageOptions = ['eml', 'from', 'subject', 'html-body', 'html-file', 'text', 'text-file'] as const;
   const given = messageOptions.filter((option) => values[option] !== undefined);
@@ -236,6 +243,7 @@ const parse = (argv: string[]) =>
       smtp: { type: 'string' },
       to: { type: 'boolean', default: false },
       'no-send': { type: 'boolean', default: false },
+      insecure: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       html: { type: 'string' },
       'dkim-key': { type: 'string' },

@@ -1,9 +1,9 @@
 // Owns the SMTP side of a check: the --smtp URL, a transport that upgrades with STARTTLS when offered (plain only to
 // loopback or without a login), and turning the server's refusals into one line with its reply code and text.
-import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { isLoopbackHost } from '../../domain/loopback';
 import { UsageError } from './options';
 
 /** The SMTP server refused, or could not be reached: exit 1, one line. */
@@ -16,13 +16,6 @@ export interface SmtpTarget {
   label: string;
   options: SMTPTransport.Options;
 }
-
-const isLoopback = (host: string) => {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return bare === '::1';
-};
 
 export const parseSmtpUrl = (raw: string, envPassword: string | undefined): SmtpTarget => {
   let url: URL;
@@ -40,7 +33,7 @@ export const parseSmtpUrl = (raw: string, envPassword: string | undefined): Smtp
   const user = decodeURIComponent(url.username);
   const pass = url.password ? decodeURIComponent(url.password) : envPassword;
   if (user && !pass) throw new UsageError(`--smtp names the user ${user} but no password: set SMTP_PASSWORD`);
-  const loopback = isLoopback(url.hostname);
+  const loopback = isLoopbackHost(url.hostname);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return {
     label: `${url.hostname}:${port}`,
