@@ -15,22 +15,52 @@ const documents = (dir: string): string[] =>
     return /\.(md|ya?ml)$/.test(entry.name) ? [path] : [];
   });
 
+/** The pages the README sends a reader to, each with one job. */
+const DOCS_PAGES = [
+  'docs/operating.md',
+  'docs/providers.md',
+  'docs/testing.md',
+  'docs/scanner.md',
+  'docs/contract.md',
+  'docs/architecture.md',
+];
+
+/** GitHub's anchor for each heading of a Markdown file: lower case, punctuation dropped, spaces as hyphens. */
+const anchorsOf = (file: string): Set<string> =>
+  new Set(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => /^#{1,6} /.test(line))
+      .map((line) =>
+        line
+          .replace(/^#+ /, '')
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} _-]/gu, '')
+          .replace(/ /g, '-'),
+      ),
+  );
+
 describe('documents link only inside the repository', () => {
   const files = documents(root);
 
-  it('finds the documents (README, contract, openapi)', () => {
+  it('finds the documents (README, CONTRIBUTING, every docs page, openapi)', () => {
     const names = files.map((file) => relative(root, file));
-    expect(names).toEqual(expect.arrayContaining(['README.md', 'docs/contract.md', 'openapi.yaml']));
+    expect(names).toEqual(
+      expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'openapi.yaml', ...DOCS_PAGES]),
+    );
   });
 
-  it('every relative Markdown link resolves to a file of the repository', () => {
+  it('every relative Markdown link resolves to a file of the repository, and its #anchor to a heading there', () => {
     const broken: string[] = [];
     for (const file of files.filter((name) => name.endsWith('.md'))) {
       for (const [, target = ''] of readFileSync(file, 'utf8').matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:|^#/.test(target)) continue;
-        const path = resolve(dirname(file), target.split('#')[0] ?? '');
+        if (/^[a-z]+:/.test(target)) continue;
+        const [pathPart = '', anchor] = target.split('#');
+        const path = pathPart === '' ? file : resolve(dirname(file), pathPart);
         if (!path.startsWith(`${root}/`) || !existsSync(path))
           broken.push(`${relative(root, file)}: ${target}`);
+        else if (anchor !== undefined && path.endsWith('.md') && !anchorsOf(path).has(anchor))
+          broken.push(`${relative(root, file)}: ${target} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);

@@ -1,5 +1,5 @@
-// Every default the README states, read from the code that sets it: when one changes, this fails until the
-// README says the new value.
+// Every default the README and the docs pages state, read from the code that sets it: when one changes, this fails
+// until the page that states it says the new value.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,71 +23,109 @@ import { LOOKBACK_MS } from '../../shared/scanner/Scanner';
 import { DEFAULT_TAB_GRACE_MS, TIMEOUT_MARGIN_MS } from '../../shared/scanner/tabGrace';
 import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
 
-// One space for every run of whitespace, so a phrase may wrap anywhere in the README.
-const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
+// One space for every run of whitespace, so a phrase may wrap anywhere in its page.
+const page = (path: string) =>
+  readFileSync(join(import.meta.dirname, '../..', path), 'utf8').replace(/\s+/g, ' ');
+const README = 'README.md';
+const OPERATING = 'docs/operating.md';
+const SCANNER = 'docs/scanner.md';
 const s = (ms: number) => ms / 1000;
 const minutes = (ms: number) => ms / 60_000;
 
-describe('the README states the defaults the code has', () => {
-  const phrases: [string, string][] = [
+describe('the README and the docs pages state the defaults the code has', () => {
+  const phrases: [string, string, string][] = [
     [
+      README,
       'check timeout and retention',
       `A check times out after ${minutes(ACTIVE_MS)} minutes and is gone (404) ${minutes(RETENTION_MS)} minutes after it started`,
     ],
-    ['scan interval (npm start)', `\`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`],
-    ['scan interval (the loop)', `sweeps every \`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`],
-    ['shard size', `\`SCAN_SHARD_SIZE\` accounts (default ${DEFAULT_SCAN_SHARD_SIZE})`],
-    ['unhealthy after', `\`UNHEALTHY_AFTER_FAILURES\` (default ${DEFAULT_UNHEALTHY_AFTER})`],
-    ['tab grace', `\`GMAIL_TAB_GRACE_MS\` (default ${DEFAULT_TAB_GRACE_MS})`],
-    ['tab grace margin', `still unresolved ${TIMEOUT_MARGIN_MS / 1000} s`],
+    [OPERATING, 'scan interval (npm start)', `\`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`],
     [
+      SCANNER,
+      'scan interval (the loop)',
+      `sweeps every \`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`,
+    ],
+    [SCANNER, 'shard size', `\`SCAN_SHARD_SIZE\` accounts (default ${DEFAULT_SCAN_SHARD_SIZE})`],
+    [SCANNER, 'unhealthy after', `\`UNHEALTHY_AFTER_FAILURES\` (default ${DEFAULT_UNHEALTHY_AFTER})`],
+    [SCANNER, 'tab grace', `\`GMAIL_TAB_GRACE_MS\` (default ${DEFAULT_TAB_GRACE_MS})`],
+    [SCANNER, 'tab grace margin', `still unresolved ${TIMEOUT_MARGIN_MS / 1000} s`],
+    [
+      OPERATING,
       'start rate limit',
       `\`START_RATE_LIMIT_PER_MINUTE\` (\`startRateLimitPerMinute\`) | ${DEFAULT_KEY_LIMITS.startsPerMinute} |`,
     ],
     [
+      OPERATING,
       'in-flight cap',
       `(\`maxChecksInFlightPerKey\`, at most ${MAX_IN_FLIGHT_CAP}) | ${DEFAULT_KEY_LIMITS.maxInFlight} |`,
     ],
     [
+      OPERATING,
       'auth cache',
       `\`AUTH_CACHE_TTL_MS\` (default ${DEFAULT_AUTH_CACHE_TTL_MS}, at most ${MAX_AUTH_CACHE_TTL_MS}`,
     ],
-    ['revocation delay', `a revoked key stops working within ${s(DEFAULT_AUTH_CACHE_TTL_MS)} s`],
+    [OPERATING, 'revocation delay', `a revoked key stops working within ${s(DEFAULT_AUTH_CACHE_TTL_MS)} s`],
     [
+      SCANNER,
       'IMAP timeouts',
       `connect ${s(DEFAULT_IMAP_TIMEOUTS.connectMs)} s, greeting ${s(DEFAULT_IMAP_TIMEOUTS.greetingMs)} s, silence ${s(DEFAULT_IMAP_TIMEOUTS.socketMs)} s, logout ${s(LOGOUT_WAIT_MS)} s`,
     ],
     [
+      SCANNER,
       'safety-net sweep',
       `a watched account is still swept every ${s(SAFETY_SWEEP_MS)} s (\`SAFETY_SWEEP_MS\``,
     ],
-    ['IDLE renewal', `IDLE is re-issued every ${minutes(IDLE_RENEW_MS)} minutes (RFC 2177 allows 29)`],
-    ['watch silence', `a watch that hears nothing for ${minutes(WATCH_SILENCE_MS)} minutes sends a NOOP`],
-    ['held session silence', `a watch in IDLE may stay quiet for ${minutes(WATCH_SILENCE_MS)} minutes`],
     [
+      SCANNER,
+      'IDLE renewal',
+      `IDLE is re-issued every ${minutes(IDLE_RENEW_MS)} minutes (RFC 2177 allows 29)`,
+    ],
+    [
+      SCANNER,
+      'watch silence',
+      `a watch that hears nothing for ${minutes(WATCH_SILENCE_MS)} minutes sends a NOOP`,
+    ],
+    [
+      SCANNER,
+      'held session silence',
+      `a watch in IDLE may stay quiet for ${minutes(WATCH_SILENCE_MS)} minutes`,
+    ],
+    [
+      SCANNER,
       'first-sight lookback and cap',
       `looks back ${minutes(LOOKBACK_MS)} minutes, reading at most the newest ${MAX_FIRST_SIGHT_MESSAGES} messages`,
     ],
     [
+      OPERATING,
       'check CLI poll interval',
       `polls every ${s(POLL_INTERVAL_MS.default)} s (\`--interval\` ${s(POLL_INTERVAL_MS.min)}–${s(POLL_INTERVAL_MS.max)} s`,
     ],
-    ['check CLI timeout', `\`--timeout S\` stops waiting after S seconds (default ${DEFAULT_TIMEOUT_S};`],
     [
+      OPERATING,
+      'check CLI timeout',
+      `\`--timeout S\` stops waiting after S seconds (default ${DEFAULT_TIMEOUT_S};`,
+    ],
+    [
+      OPERATING,
       'CDK throttling',
       `\`throttleRate\` (default ${DEFAULT_SETTINGS.throttleRate} requests/s) and \`throttleBurst\` (default ${DEFAULT_SETTINGS.throttleBurst})`,
     ],
-    ['CDK scan interval', `\`scanIntervalMs\` (default ${DEFAULT_SETTINGS.scanIntervalMs})`],
-    ['CDK scanner concurrency', `\`scannerConcurrency\` (default ${DEFAULT_SETTINGS.scannerConcurrency},`],
-    ['CDK log retention', `\`logRetentionDays\` (default ${DEFAULT_SETTINGS.logRetentionDays})`],
-    ['CDK log level', `\`logLevel\` (default \`${DEFAULT_SETTINGS.logLevel}\`)`],
+    [OPERATING, 'CDK scan interval', `\`scanIntervalMs\` (default ${DEFAULT_SETTINGS.scanIntervalMs})`],
     [
+      OPERATING,
+      'CDK scanner concurrency',
+      `\`scannerConcurrency\` (default ${DEFAULT_SETTINGS.scannerConcurrency},`,
+    ],
+    [OPERATING, 'CDK log retention', `\`logRetentionDays\` (default ${DEFAULT_SETTINGS.logRetentionDays})`],
+    [OPERATING, 'CDK log level', `\`logLevel\` (default \`${DEFAULT_SETTINGS.logLevel}\`)`],
+    [
+      OPERATING,
       'CDK key limits',
       `\`startRateLimitPerMinute\` (default ${DEFAULT_SETTINGS.startRateLimitPerMinute}) and \`maxChecksInFlightPerKey\` (default ${DEFAULT_SETTINGS.maxChecksInFlightPerKey})`,
     ],
   ];
 
-  it.each(phrases)('%s', (_name, phrase) => {
-    expect(readme).toContain(phrase);
+  it.each(phrases)('%s: %s', (path, _name, phrase) => {
+    expect(page(path)).toContain(phrase);
   });
 });
