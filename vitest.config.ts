@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // The handler modules wire their production dependencies at load, as on Lambda; tests build their own through
 // createHandler, so these only have to be valid, never reachable.
-const env = {
+export const env = {
   TABLE_NAME: 'unused-by-tests',
   AWS_REGION: 'local',
   DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
