@@ -19,6 +19,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
+import { parseJsonText } from '../../domain/jsonText';
 import { problemsOf } from '../../domain/problems';
 import { type AccountEntry, accountEntrySchema, parseLocalConfig } from './accountEntrySchema';
 
@@ -54,8 +55,8 @@ export class FileAccountEntries implements AccountEntries {
 
   private updateLocked(change: (accounts: AccountEntry[]) => AccountEntry[]): void {
     const text = existsSync(this.path) ? readFileSync(this.path, 'utf8') : '{"accounts": [], "apiKeys": []}';
-    const raw = JSON.parse(text) as Record<string, unknown>;
-    const config = parseLocalConfig(JSON.stringify(raw), this.path);
+    const config = parseLocalConfig(text, this.path);
+    const raw = parseJsonText(text, this.path) as Record<string, unknown>;
     const next = { ...raw, accounts: change(config.accounts) };
     parseLocalConfig(JSON.stringify(next), this.path);
     // Write beside and rename, so a reader (npm start's scanner) never sees half a file.
@@ -235,12 +236,10 @@ export class SecretAccountEntries implements AccountEntries {
     const { SecretString, VersionId } = await this.client.send(
       new GetSecretValueCommand({ SecretId: this.secretId }),
     );
-    const parsed = secretSchema.safeParse(JSON.parse(SecretString ?? '{"accounts":[]}'));
-    // Name the failing fields, never their values: they are credentials.
-    if (!parsed.success) {
-      const where = problemsOf(parsed.error, { messages: false }).join(', ');
-      throw new Error(`secret ${this.secretId} is malformed at ${where}`);
-    }
+    const source = `secret ${this.secretId}`;
+    const parsed = secretSchema.safeParse(parseJsonText(SecretString ?? '{"accounts":[]}', source));
+    // Name the failing fields and what is wrong, never their values: they are credentials.
+    if (!parsed.success) throw new Error(`${source} is malformed at ${problemsOf(parsed.error).join('; ')}`);
     return { accounts: parsed.data.accounts, versionId: VersionId };
   }
 }

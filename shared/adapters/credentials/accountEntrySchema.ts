@@ -1,6 +1,7 @@
 // Owns the format of account entries and of the config file that holds them (config/local.json, and the secret's
 // `{"accounts": [...]}` on AWS): one schema, read by the credential adapters and by npm start.
 import * as z from 'zod';
+import { parseJsonText } from '../../domain/jsonText';
 import { problemsOf } from '../../domain/problems';
 import { mailboxCredentialsSchema } from './mailboxCredentials';
 
@@ -28,14 +29,9 @@ export const localConfigSchema = z.strictObject({
 export type AccountEntry = z.infer<typeof accountEntrySchema>;
 export type LocalConfig = z.infer<typeof localConfigSchema>;
 
+/** Parses the file's text; a failure names the source and where, never a value (they are credentials). */
 export const parseLocalConfig = (text: string, source: string): LocalConfig => {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${source} is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = localConfigSchema.safeParse(json);
+  const parsed = localConfigSchema.safeParse(parseJsonText(text, source));
   if (!parsed.success) {
     throw new Error(`${source} is not a valid local config: ${problemsOf(parsed.error).join('; ')}`);
   }

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { normaliseAccountEmail } from '../../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../../domain/categories';
+import { mayCarrySecrets } from '../../domain/loopback';
 import { SPAM_FILTERS, trustOf } from '../../domain/receivingTrust';
 import { isProvider, presetFor } from '../../providers/presets';
 import type { MailboxCredentials } from '../../scanner/ports';
@@ -22,7 +23,13 @@ export const mailboxCredentialsSchema = z.object({
         clientId: z.string().min(1),
         clientSecret: z.string().min(1).optional(),
         refreshToken: z.string().min(1),
-        tokenEndpoint: z.url(),
+        // The refresh token and client secret are posted there: never in clear text off this machine.
+        tokenEndpoint: z
+          .url()
+          .refine(
+            (url) => mayCarrySecrets(url),
+            'must be an https URL (plain http only to a loopback host such as 127.0.0.1)',
+          ),
         scope: z.string().min(1).optional(),
       }),
     }),

@@ -1,6 +1,7 @@
 // Owns one POST to an OAuth2 token endpoint (RFC 6749 §5): sending the form, bounding the wait, reading the answer,
 // and describing a failure without ever repeating a token or a client secret.
 import * as z from 'zod';
+import { mayCarrySecrets } from '../../domain/loopback';
 import { problemsOf } from '../../domain/problems';
 
 export const TOKEN_REQUEST_TIMEOUT_MS = 10_000;
@@ -84,6 +85,15 @@ export const requestToken = async (
   secrets: readonly (string | undefined)[],
   timeoutMs = TOKEN_REQUEST_TIMEOUT_MS,
 ): Promise<TokenResponse> => {
+  // Checked here too, not only in the config's schema: this is the one place a client secret is sent from.
+  if (!mayCarrySecrets(endpoint))
+    throw new TokenEndpointError(
+      endpoint,
+      undefined,
+      undefined,
+      undefined,
+      'not sent: the token endpoint must be https (plain http only to a loopback host)',
+    );
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value !== undefined) form.set(key, value);
   const fail = (status: number | undefined, error?: string, description?: string, problem?: string) =>
@@ -112,6 +122,7 @@ export const requestToken = async (
 
   let body: unknown;
   try {
+    // Never shown: a failure is only "not a token response" below, so JSON.parse's message (quoting) goes nowhere.
     body = JSON.parse(text);
   } catch {
     body = undefined;
