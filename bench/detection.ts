@@ -14,6 +14,7 @@ import { connectStackAccount, deliverLmtp, GTUBE, sendOnce } from '../test/suppo
 import { takeHandlerTimings } from './api';
 import { type ImapCounter, startImapCounter } from './imapCounter';
 import { type BenchAccount, type LocalServer, percentile, round, startLocalServer } from './localServer';
+import { USAGE_REPORT_PREFIX } from './usageMeter';
 
 export interface DetectionOptions {
   /** Mailboxes of the stack (accounts.json entries); every check covers all of them. */
@@ -73,10 +74,10 @@ interface UsageReport {
 
 /** Asks the server for its usage line (SIGUSR2) and waits for the new one. */
 const usageOf = async (server: LocalServer): Promise<UsageReport> => {
-  const before = server.output().split('usage report: ').length;
+  const before = server.output().split(USAGE_REPORT_PREFIX).length;
   process.kill(server.pid, 'SIGUSR2');
   for (let waited = 0; waited < 5000; waited += 20) {
-    const parts = server.output().split('usage report: ');
+    const parts = server.output().split(USAGE_REPORT_PREFIX);
     if (parts.length > before) return JSON.parse((parts.at(-1) as string).split('\n')[0] as string);
     await sleep(20);
   }
@@ -112,10 +113,10 @@ const API_GB = 256 / 1024;
 const SCANNER_GB = 512 / 1024;
 /**
  * dynalite reports a write's units for the table only; DynamoDB also bills each write's copy into a secondary index.
- * The server's meter counts those from what each write touched (shared/local/indexWrites.ts): an open check's small
+ * The server's meter counts those from what each write touched (bench/indexWrites.ts): an open check's small
  * entry in gsi2 (per KB of its projected attributes), an account's whole item in gsi1, nothing for other items.
  */
-const INDEX_WRITES = 'counted per write from the projected attributes (shared/local/indexWrites.ts)';
+const INDEX_WRITES = 'counted per write from the projected attributes (bench/indexWrites.ts)';
 
 /**
  * What `n` checks cost between two usage reports, per check, at list prices: the measured counts, each price, and
@@ -213,11 +214,11 @@ const watchAnnouncements = async (account: AccountEntry) => {
 
 /** npm start over the accounts, with the usage report and the handler timings the cost figures read. */
 const startBenchServer = (accounts: readonly AccountEntry[], intervalMs: number) =>
-  startLocalServer(accounts as unknown as BenchAccount[], {
-    SCAN_INTERVAL_MS: String(intervalMs),
-    LOCAL_USAGE_REPORT: '1',
-    LOCAL_HANDLER_TIMING: '1',
-  });
+  startLocalServer(
+    accounts as unknown as BenchAccount[],
+    { SCAN_INTERVAL_MS: String(intervalMs), LOCAL_HANDLER_TIMING: '1' },
+    { usageReport: true },
+  );
 
 /** Polls GET every `pollMs` until the check is complete; when each account was first shown, and when complete was. */
 const pollUntilComplete = async (client: Api, checkId: string, pollMs: number) => {

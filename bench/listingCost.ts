@@ -9,7 +9,7 @@ import { newCheckId } from '../shared/domain/checkId';
 import { systemClock } from '../shared/domain/clock';
 import { ensureTable } from '../shared/local/bootstrap';
 import { startDynalite } from '../shared/local/dynalite';
-import { UsageMeter } from '../shared/local/usage';
+import { UsageMeter } from './usageMeter';
 
 const CHECKS = 1000;
 const ACCOUNTS = 200;

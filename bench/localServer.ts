@@ -92,27 +92,35 @@ const waitFor = (child: ChildProcessWithoutNullStreams, text: () => string, read
 
 /**
  * Spawns `tsx shared/local/main.ts` exactly as `npm start` does, on a free loopback port with its own temp DATA_DIR and
- * LOCAL_CONFIG holding `accounts`. `env` adds to (and wins over) the defaults.
+ * LOCAL_CONFIG holding `accounts`. `env` adds to (and wins over) the defaults. `usageReport`: with the usage meter
+ * preloaded (bench/usageReport.ts), which prints a usage line on SIGUSR2 and at stop.
  */
 export const startLocalServer = async (
   accounts: BenchAccount[],
   env: Record<string, string> = {},
+  options: { usageReport?: boolean } = {},
 ): Promise<LocalServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-bench-api-'));
   writeFileSync(join(dir, 'local.json'), JSON.stringify({ accounts }), { mode: 0o600 });
   // `pid` is the server's own (spawnNode), so the SIGUSR2 of the usage report reaches it.
-  const child = spawnNode(join(ROOT, 'shared/local/main.ts'), [], {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: join(dir, 'data'),
-    LOCAL_CONFIG: join(dir, 'local.json'),
-    LOG_LEVEL: 'warn',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // Per-key limits would turn a load test into a test of the limits; these keep them out of the way.
-    START_RATE_LIMIT_PER_MINUTE: '1000000',
-    MAX_CHECKS_IN_FLIGHT_PER_KEY: '0',
-    ...env,
-  });
+  const preload = options.usageReport ? [pathToFileURL(join(ROOT, 'bench/usageReport.ts')).href] : [];
+  const child = spawnNode(
+    join(ROOT, 'shared/local/main.ts'),
+    [],
+    {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: join(dir, 'data'),
+      LOCAL_CONFIG: join(dir, 'local.json'),
+      LOG_LEVEL: 'warn',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Per-key limits would turn a load test into a test of the limits; these keep them out of the way.
+      START_RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_CHECKS_IN_FLIGHT_PER_KEY: '0',
+      ...env,
+    },
+    preload,
+  );
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -9,10 +9,10 @@ import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { createScanner } from '../shared/composition/scanner';
 import { systemClock } from '../shared/domain/clock';
 import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
-import { UsageMeter } from '../shared/local/usage';
 import { createLogger } from '../shared/log';
 import { isShard } from '../shared/scanner/shards';
 import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
+import { UsageMeter } from './usageMeter';
 
 const env = (name: string) => {
   const value = process.env[name];

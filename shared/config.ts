@@ -95,8 +95,6 @@ const localEnv = z.object({
   SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
   UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,
-  /** Benchmarks only: count DynamoDB request units and scanner loop time, printed as one JSON line on exit. */
-  LOCAL_USAGE_REPORT: z._default(z.enum(['0', '1']), '0'),
   /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */
   LOCAL_HANDLER_TIMING: z._default(z.enum(['0', '1']), '0'),
 });

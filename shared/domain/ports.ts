@@ -4,7 +4,9 @@ import type { ApiKey } from './apiKey';
 import type { DetectedCategory } from './categories';
 import type { Check } from './check';
 import type { CheckProgress, InFlightEntry } from './keyLimits';
-import type { AuthVerdict, SpamVerdict } from './report';
+import type { PlacementDetails } from './placement';
+
+export type { PlacementDetails, RecordedDetails } from './placement';
 
 export interface CheckStore {
   /** Creates the check once; throws ConflictError if its id is already taken. */
@@ -38,27 +40,6 @@ export interface AccountRegistry {
   list(): Promise<RegisteredAccount[]>;
   put(account: TestAccount): Promise<void>;
   remove(email: string): Promise<void>;
-}
-
-/**
- * Kept with a result: never shown by the spec's get (its AccountResult has two fields), shown by the placement report.
- * Every field is bounded (see shared/scanner/evidence.ts), so a check's item stays small.
- */
-export interface PlacementDetails {
-  folder?: string | undefined;
-  /** The provider's own verdict where it stamps one (Outlook's X-Microsoft-Antispam-Mailbox-Delivery). */
-  providerVerdict?: string | undefined;
-  /** IMAP INTERNALDATE, ms since the epoch. */
-  deliveredAt?: number | undefined;
-  /** The copy's Date header, ms since the epoch. */
-  sentAt?: number | undefined;
-  auth?: AuthVerdict | null | undefined;
-  spam?: SpamVerdict | null | undefined;
-}
-
-/** A recorded result's details as stored, with when it was recorded. */
-export interface RecordedDetails extends PlacementDetails {
-  recordedAt?: number | undefined;
 }
 
 export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';

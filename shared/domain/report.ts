@@ -2,42 +2,9 @@
 // where it did. The server builds it (see the report use case); the API client and the check CLI read it.
 import type { Category } from './categories';
 import type { CheckStatus } from './check';
+import type { AuthVerdict, SpamVerdict } from './placement';
 
-/** An RFC 8601 result word as the receiving side wrote it, lower-cased (pass, fail, none, softfail, …). */
-export type AuthResult = string;
-
-/** Authentication as the receiving provider reported it, from its own Authentication-Results header only. */
-export interface AuthVerdict {
-  spf: AuthResult | null;
-  dkim: AuthResult | null;
-  dmarc: AuthResult | null;
-  arc: AuthResult | null;
-  /** The receiving side's authserv-id; null where it writes none (Microsoft: its own header is the topmost one). */
-  authserv_id: string | null;
-  /**
-   * The receiving side's own reason for each result, from the same header: RFC 8601's `reason=`, else the comment
-   * right after the result word (Gmail's `dkim=neutral (body hash did not verify)`); control characters removed, at
-   * most 120 bytes of UTF-8; null where it gave none.
-   */
-  reasons: AuthReasons;
-}
-
-export interface AuthReasons {
-  spf: string | null;
-  dkim: string | null;
-  dmarc: string | null;
-  arc: string | null;
-}
-
-/** The receiving spam filter's own verdict (SpamAssassin's X-Spam-Status, Microsoft's SCL/SFV/BCL, …). */
-export interface SpamVerdict {
-  /** Which filter wrote it: `spamassassin`, `microsoft`, … */
-  filter: string;
-  score: number | null;
-  threshold: number | null;
-  verdict: 'spam' | 'ham' | null;
-  rules: string[];
-}
+export type { AuthReasons, AuthResult, AuthVerdict, SpamVerdict } from './placement';
 
 export interface ReportAccount {
   /** Untagged address of the test account. */

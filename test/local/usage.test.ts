@@ -1,8 +1,9 @@
 // The benchmarks' cost meter on dynalite, which reports a write's units for the table only: what each write costs
-// the secondary indexes as DynamoDB would bill it (shared/local/indexWrites.ts), and that metering changes nothing
+// the secondary indexes as DynamoDB would bill it (bench/indexWrites.ts), and that metering changes nothing
 // the caller sees.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageMeter } from '../../bench/usageMeter';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
@@ -14,7 +15,6 @@ import { newCheck } from '../../shared/domain/check';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
-import { UsageMeter } from '../../shared/local/usage';
 import { shardIndexOf } from '../../shared/scanner/shards';
 
 const TABLE = 'usage-meter';

@@ -6,11 +6,21 @@ import { once } from 'node:events';
  * Node itself with tsx as a loader, never the tsx CLI: the CLI runs the entry in a child of its own, so a SIGKILL
  * sent to it would leave the real process running (holding a lease or a data folder).
  */
-export const spawnNode = (entry: string, args: string[], env: Record<string, string>) =>
-  spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-    env: { ...process.env, ...env },
-    stdio: 'pipe',
-  });
+export const spawnNode = (
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  /** Modules loaded before the entry (after tsx), e.g. a benchmark's hook. */
+  preload: readonly string[] = [],
+) =>
+  spawn(
+    process.execPath,
+    ['--import', 'tsx', ...preload.flatMap((module) => ['--import', module]), entry, ...args],
+    {
+      env: { ...process.env, ...env },
+      stdio: 'pipe',
+    },
+  );
 
 export interface Started {
   child: ChildProcessWithoutNullStreams;

@@ -42,6 +42,9 @@ const batchPuts = (input: Record<string, unknown>) =>
       PutRequest?.Item ? [{ item: PutRequest.Item, units: Math.ceil(itemSize(PutRequest.Item) / 1024) }] : [],
     );
 
+/** The prefix of npm start's usage line (bench/usageReport.ts), which the cost benchmarks read the JSON after. */
+export const USAGE_REPORT_PREFIX = 'usage report: ';
+
 export class UsageMeter {
   private readonly reads = new Map<string, OperationUsage>();
   private readonly writes = new Map<string, OperationUsage>();

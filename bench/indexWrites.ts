@@ -1,6 +1,6 @@
 // Owns what DynamoDB would bill for a write's copies into the secondary indexes, for the benchmarks' cost meter:
 // dynalite reports a write's units for the table only.
-import { SECONDARY_INDEXES, type SecondaryIndex, TABLE_SCHEMA } from '../adapters/dynamo/table';
+import { SECONDARY_INDEXES, type SecondaryIndex, TABLE_SCHEMA } from '../shared/adapters/dynamo/table';
 
 type Item = Record<string, unknown>;
 

@@ -1,0 +1,20 @@
+// Preloaded into npm start by the cost benchmarks (bench/localServer.ts `usageReport`): counts DynamoDB request units
+// and loop time through the service's hook, and prints them as one JSON line on SIGUSR2 (so a benchmark can take
+// phases apart) and when the service stops.
+import { installLocalServiceHook } from '../shared/local/serviceHooks';
+import { USAGE_REPORT_PREFIX, UsageMeter } from './usageMeter';
+
+let report: (() => void) | undefined;
+
+installLocalServiceHook({
+  started(parts) {
+    const meter = new UsageMeter();
+    for (const client of parts.clients) meter.attach(client);
+    report = () =>
+      process.stdout.write(
+        `${USAGE_REPORT_PREFIX}${JSON.stringify({ dynamo: meter.report(), scanner: parts.loopUsage() })}\n`,
+      );
+    process.on('SIGUSR2', report);
+  },
+  stopped: () => report?.(),
+});

@@ -1,0 +1,113 @@
+// Owns npm start's wiring over an open local store: the API as on Lambda, one in-process loop per shard, the TTL
+// stand-in and the HTTP server, from npm start's settings.
+import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
+import { FileAccountEntries } from '../adapters/credentials/accountEntries';
+import { createDocumentClient } from '../adapters/dynamo/client';
+import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
+import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
+import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
+import type { LocalSettings } from '../config';
+import { systemClock } from '../domain/clock';
+import { createFallbackHandler, createGetHandler, createStartHandler } from '../http/handlers';
+import { LocalExpiry } from '../local/expiry';
+import { createLocalServer } from '../local/httpAdapter';
+import { LocalScanRunner } from '../local/LocalScanRunner';
+import { LOCAL_REGION, LOCAL_TABLE, type LocalStore } from '../local/localStore';
+import type { LocalServiceParts } from '../local/serviceHooks';
+import { createLogger, type Logger } from '../log';
+import { shardCountFor } from '../scanner/shards';
+import { buildApiDeps } from './apiDeps';
+import { loopTiming } from './loopTiming';
+import { createScanner } from './scanner';
+
+export interface LocalServiceInput {
+  settings: LocalSettings;
+  store: LocalStore;
+  /** The local config file: the scanner's credentials, re-read as `npm run admin -- accounts` edits it. */
+  configPath: string;
+  /** Accounts registered at boot: how many shards the loops split them into. */
+  accounts: number;
+  log: Logger;
+}
+
+export const composeLocalService = async ({
+  settings,
+  store,
+  configPath,
+  accounts,
+  log,
+}: LocalServiceInput) => {
+  // The API as on Lambda, over the embedded store: its settings are npm start's, its table the local one.
+  const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
+  const api = buildApiDeps(
+    { ...settings, TABLE_NAME: LOCAL_TABLE, AWS_REGION: LOCAL_REGION, DYNAMODB_ENDPOINT: store.endpoint },
+    apiClient,
+  );
+  const entries = new FileAccountEntries(configPath);
+  // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
+  const credentials = new AccountEntriesCredentialSource(entries, systemClock, 5000);
+  const tokens = new OAuthTokens({ clock: systemClock, log, ...refreshTokenPersister(entries) });
+  // As on Lambda, one loop per shard of SCAN_SHARD_SIZE accounts; here they share the process.
+  const count = shardCountFor(accounts, settings.SCAN_SHARD_SIZE);
+  await new DynamoShardLayout(store.client, LOCAL_TABLE).publish(count, systemClock.now());
+  const timing = loopTiming(settings.SCAN_INTERVAL_MS, 0);
+  const loops = Array.from({ length: count }, (_, index) => {
+    const { scanner, lease } = createScanner({
+      client: store.client,
+      tableName: LOCAL_TABLE,
+      credentials,
+      tokens,
+      clock: systemClock,
+      log: createLogger('scan', settings.LOG_LEVEL),
+      unhealthyAfter: settings.UNHEALTHY_AFTER_FAILURES,
+      tabGraceMs: settings.GMAIL_TAB_GRACE_MS,
+      shard: { index, count },
+    });
+    return new LocalScanRunner({ scanner, lease, clock: systemClock, log }, timing);
+  });
+  const trigger = {
+    kick: async () => {
+      await Promise.all(loops.map((loop) => loop.kick()));
+    },
+  };
+  // The same handlers as on Lambda; locally start kicks the in-process loops instead of a Lambda.
+  const server = createLocalServer(
+    {
+      start: createStartHandler({ ...api, trigger }),
+      get: createGetHandler(api),
+      fallback: createFallbackHandler(api),
+    },
+    log,
+    { handlerTiming: settings.LOCAL_HANDLER_TIMING === '1' },
+  );
+  // dynalite has no TTL: without this stand-in the local table keeps every check ever started. Its own client, apart
+  // from `parts.clients`: DynamoDB's TTL deletes for nothing and needs no Scan, so this is no cost of the service's.
+  const expiryClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
+  const expiry = new LocalExpiry({ client: expiryClient, tableName: LOCAL_TABLE, clock: systemClock, log });
+  const parts: LocalServiceParts = {
+    clients: [store.client, apiClient],
+    loopUsage: () =>
+      loops
+        .map((loop) => loop.usage())
+        .reduce((sum, loop) => ({ runs: sum.runs + loop.runs, runMs: sum.runMs + loop.runMs }), {
+          runs: 0,
+          runMs: 0,
+        }),
+  };
+  return {
+    server,
+    parts,
+    start: () => {
+      for (const loop of loops) loop.start();
+      expiry.start();
+    },
+    /** Stops taking requests, ends the loops (their watches close before their leases are released), then expiry. */
+    stop: async () => {
+      server.close();
+      server.closeAllConnections();
+      await Promise.all(loops.map((loop) => loop.stop()));
+      await expiry.stop();
+      expiryClient.destroy();
+    },
+  };
+};

@@ -1,0 +1,79 @@
+// Owns the scanner Lambda's wiring: clients, credentials and tokens once per container, and a scanner per shard.
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
+import { SecretAccountEntries } from '../adapters/credentials/accountEntries';
+import { createDocumentClient } from '../adapters/dynamo/client';
+import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
+import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
+import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
+import { ScannerInvoker } from '../adapters/ScannerInvoker';
+import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
+import type { ScanConfig } from '../config';
+import { systemClock } from '../domain/clock';
+import { createLambdaLogger } from '../log';
+import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
+import { type Shard, shardCountFor } from '../scanner/shards';
+import { SERVICES } from '../telemetry/metrics';
+import { loopTiming } from './loopTiming';
+import { createScanner } from './scanner';
+
+export const composeScanLambda = (config: ScanConfig) => {
+  const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
+  const metrics = scanMetrics(createMetrics(SERVICES.scan));
+  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const entries = new SecretAccountEntries(
+    new SecretsManagerClient({ region: config.AWS_REGION }),
+    config.CREDENTIALS_SECRET_ID,
+  );
+  const credentials = new AccountEntriesCredentialSource(entries, systemClock);
+  // Rotated refresh tokens are written back to the same secret.
+  const tokens = new OAuthTokens({
+    clock: systemClock,
+    log,
+    ...refreshTokenPersister(entries),
+    onConsentRequired: metrics.consentRequired,
+  });
+  const layout = new DynamoShardLayout(client, config.TABLE_NAME);
+  /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
+  const scanners = new Map<string, ReturnType<typeof createScanner>>();
+  const scannerFor = (shard: Shard) => {
+    const key = `${shard.index}/${shard.count}`;
+    const built =
+      scanners.get(key) ??
+      createScanner({
+        client,
+        tableName: config.TABLE_NAME,
+        credentials,
+        clock: systemClock,
+        log,
+        events: metrics,
+        tokens,
+        unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
+        tabGraceMs: config.GMAIL_TAB_GRACE_MS,
+        shard,
+      });
+    scanners.set(key, built);
+    return built;
+  };
+  return {
+    log,
+    metrics,
+    scannerFor,
+    invoker: new ScannerInvoker(
+      new LambdaClient({ region: config.AWS_REGION }),
+      config.AWS_LAMBDA_FUNCTION_NAME,
+      log,
+    ),
+    timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
+    /**
+     * How many shards the accounts need now, published for starting checks to file under (DynamoCheckStore.create).
+     * Counted from the secret every invocation reads anyway (cached a minute), not from a scan of the table.
+     */
+    publishShards: async (): Promise<number> => {
+      const count = shardCountFor(await credentials.count(), config.SCAN_SHARD_SIZE);
+      await layout.publish(count, systemClock.now());
+      return count;
+    },
+  };
+};
