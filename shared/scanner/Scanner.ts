@@ -2,6 +2,7 @@
 
 import type { Clock } from '../domain/clock';
 import { StoreUnavailableError } from '../domain/errors';
+import type { RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
 import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
@@ -16,7 +17,16 @@ import type {
   MailboxConnector,
   ResultStore,
 } from './ports';
-import { type AccountState, advanceCursors, closingSignal, dropSession, readNew, sessionOf } from './reading';
+import {
+  type AccountState,
+  advanceCursors,
+  closingSignal,
+  dropSession,
+  readAhead,
+  readNew,
+  SWEEP_BATCHES,
+  sessionOf,
+} from './reading';
 import { Recorder } from './recording';
 import { inShard, type Shard, SINGLE_SHARD } from './shards';
 import { TabGrace } from './tabGrace';
@@ -59,6 +69,8 @@ export class Scanner {
   private failuresOnRecord = new Set<string>();
   /** Aborted by close() to end connection attempts still waiting on a server; replaced so the scanner is reusable. */
   private closing = closingSignal();
+  /** Set while close() lets sweeps finish: no new ones start, and a draining one stops after its current batch. */
+  private winding = false;
   private readonly plan: ActiveCheckPlan;
   private readonly record: Recorder;
   private readonly tabs: TabGrace;
@@ -115,7 +127,7 @@ export class Scanner {
    * tracing the detection bench); its tag names the check, and the store's write is conditional anyway.
    */
   private announced(email: string): void {
-    if (!this.closing.signal.aborted) this.start(email);
+    if (!this.closing.signal.aborted && !this.winding) this.start(email);
   }
 
   /** Starts a sweep of the account unless one is running or it is backing off; one announced meanwhile follows. */
@@ -130,7 +142,10 @@ export class Scanner {
     });
     this.inflight.add(sweep);
     // Not after a failed sweep: the backoff (or the store's next tick) decides when that account is read again.
-    void sweep.then((report) => report.ok && this.watches.hasNews(email) && this.announced(email));
+    // After one that left a backlog, the next follows at once, whether or not a check waits for the account.
+    void sweep.then(
+      (report) => report.ok && (this.watches.hasNews(email) || state.backlog) && this.announced(email),
+    );
     return sweep;
   }
 
@@ -148,6 +163,7 @@ export class Scanner {
   /** Lets sweeps finish for up to `graceMs`, then closes every session and watch (the Lambda deadline holds). */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     const graceOver = new AbortController();
+    this.winding = true;
     await Promise.race([this.drain(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
     graceOver.abort();
     const sessions = [...this.accounts.values()].flatMap((state) => (state.session ? [state.session] : []));
@@ -161,6 +177,7 @@ export class Scanner {
     await Promise.allSettled([...sessions.map((session) => session.close()), this.watches.close()]);
     await this.drain();
     this.closing = closingSignal();
+    this.winding = false;
   }
 
   private stateOf(email: string): AccountState {
@@ -178,43 +195,69 @@ export class Scanner {
       if (!credentials) throw new Error('no credentials for this account');
       const session = await sessionOf(state, this.deps.connector, cursors, credentials, this.closing.signal);
       const folders = await session.folders();
+      // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
+      const placed = (checkId: string, outcome: RecordOutcome) =>
+        this.plan.placed(checkId, email, outcome === 'closed');
       const evidence = isProvider(credentials.provider)
         ? presetFor(credentials.provider).quirks.envelopeEvidence.value
         : undefined;
       const chosen = scanFolders(folders, credentials.folders);
       if (this.deps.watch) this.watches.keep(credentials, chosen, this.closing.signal);
       const moved: NonNullable<AccountState['cursors']> = new Map();
+      const budget = { batches: SWEEP_BATCHES };
+      let backlog = false;
       for (const folder of chosen) {
         const folderState = folders.find((candidate) => candidate.path === folder.path);
-        const read = folderState && (await readNew(cursors, clock, email, state, session, folderState));
-        if (!read) continue;
-        report.foldersRead++;
-        report.messagesFetched += read.messages.length;
-        const messages = this.tabs.unread(email, folder.path, read.messages);
-        const found = await attribute(messages, {
-          email,
-          session,
-          folderCategory: folder.category,
-          path: folder.path,
-          evidence,
-          trust: credentials.trust,
-          wanted: (checkId, message) => this.plan.mayWait(checkId, message.internalDate),
-        });
-        const waited = this.tabs.decide(email, folder.path, found.untabbed, read.cursor, clock.now(), (id) =>
-          this.plan.createdAtOf(id),
-        );
-        const copies = [...found.copies, ...waited.unknown];
-        for (const copy of copies) {
-          const outcome = await this.record.placement(copy, email, folder.path);
-          // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
-          this.plan.placed(copy.checkId, email, outcome === 'closed');
-          this.record.placed(copy, credentials, folder.path, outcome);
+        if (!folderState) continue;
+        let unfinished: boolean | undefined;
+        for await (const read of readNew(cursors, clock, email, state, session, folderState, budget)) {
+          if (unfinished === undefined) report.foldersRead++;
+          unfinished = read.partial;
+          report.messagesFetched += read.messages.length;
+          const messages = read.cursor ? this.tabs.unread(email, folder.path, read.messages) : read.messages;
+          const found = await attribute(messages, {
+            email,
+            session,
+            folderCategory: folder.category,
+            path: folder.path,
+            evidence,
+            trust: credentials.trust,
+            wanted: (checkId, message) => this.plan.mayWait(checkId, message.internalDate),
+          });
+          if (!read.cursor) {
+            // Read ahead of the cursor: a copy no tab search names yet is left to the read that reaches it in order.
+            report.placements += await this.record.all(found.copies, credentials, folder.path, placed);
+            if (read.ahead && found.untabbed.length === 0) readAhead(state, folder.path, read.ahead);
+            continue;
+          }
+          const waited = this.tabs.decide(
+            email,
+            folder.path,
+            found.untabbed,
+            read.cursor,
+            clock.now(),
+            (id) => this.plan.createdAtOf(id),
+          );
+          const copies = [...found.copies, ...waited.unknown];
+          report.placements += await this.record.all(copies, credentials, folder.path, placed);
+          // Results are written before the cursor moves, so a crash in between re-reads, never skips.
+          moved.set(folder.path, waited.cursor);
+          // A copy waiting for its tab holds the cursor: the folder is read from there again, as its grace allows.
+          if (waited.cursor.lastUid < read.cursor.lastUid) {
+            unfinished = false;
+            break;
+          }
+          // News, or a scanner closing, ends the oldest-first batches here; every folder still gets its first.
+          if (this.watches.hasNews(email) || this.winding) budget.batches = 0;
+          if (!read.partial) continue;
+          // A backlog keeps its progress batch by batch: a sweep failing later resumes from here.
+          await advanceCursors(cursors, email, state, moved);
+          moved.clear();
         }
-        report.placements += copies.length;
-        // Results are written before the cursor moves, so a crash in between re-reads, never skips.
-        moved.set(folder.path, waited.cursor);
+        if (unfinished) backlog = true;
       }
       await advanceCursors(cursors, email, state, moved);
+      state.backlog = backlog;
       const hadFailures = state.failures > 0 || this.failuresOnRecord.has(email);
       state.failures = 0;
       state.retryAt = 0;

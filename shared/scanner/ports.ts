@@ -66,8 +66,8 @@ export interface MailboxSession {
   readonly usable?: boolean;
   /** Every folder with its UIDVALIDITY and UIDNEXT, in as few commands as the server allows. */
   folders(): Promise<FolderState[]>;
-  /** Headers of the messages with a UID above `afterUid`. */
-  headersAfter(path: string, afterUid: number): Promise<FetchedHeaders[]>;
+  /** Headers of the messages with a UID above `afterUid` and at most `upToUid`, in one fetch with its own deadline. */
+  headersAfter(path: string, afterUid: number, upToUid: number): Promise<FetchedHeaders[]>;
   /** Headers of the messages that arrived at or after `since` (first sight of a folder). */
   headersSince(path: string, since: number): Promise<FetchedHeaders[]>;
   /** Where Gmail files each of `uids` (in INBOX): one X-GM-RAW search per tab over the whole set, first tab wins. */

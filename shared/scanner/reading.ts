@@ -21,6 +21,10 @@ export interface AccountState {
   cursors?: Map<string, FolderCursor>;
   /** That one read while it runs, started beside the login (see readCursors). */
   cursorsRead?: Promise<Map<string, FolderCursor>>;
+  /** Per folder, UIDs above its cursor already read and recorded (the newest of a backlog, read first). */
+  ahead?: Map<string, AheadRange>;
+  /** The last sweep left new messages unread (a backlog): the next one follows at once. */
+  backlog?: boolean;
   busy: boolean;
   failures: number;
   retryAt: number;
@@ -76,33 +80,108 @@ const readCursors = (cursors: CursorStore, email: string, state: AccountState): 
   read.finally(() => delete state.cursorsRead).catch(() => undefined);
 };
 
-/** New messages of a folder since its cursor, or undefined when nothing changed (then nothing is fetched). */
-export const readNew = async (
+/**
+ * UIDs per fetch: a few hundred header blocks answer well inside one fetch's deadline on a loaded server, where
+ * everything since the cursor in one fetch did not once a quiet period had let a backlog build up.
+ */
+export const FETCH_BATCH = 250;
+/**
+ * Oldest-first batches one sweep of an account reads beyond each folder's first: a backlog drains over sweeps that
+ * follow one another at once, each short, so announcements, the loop's tick and the store's writes come between.
+ */
+export const SWEEP_BATCHES = 8;
+
+/** One fetch of a folder's new messages, or a move of its cursor over messages already read ahead of it. */
+export interface FolderRead {
+  messages: FetchedHeaders[];
+  /** Where the cursor may move once these messages' results are written; absent for a read ahead of it. */
+  cursor?: FolderCursor;
+  /** The UIDs read ahead of the cursor (the newest of a backlog), remembered once their copies are recorded. */
+  ahead?: AheadRange;
+  /** The folder is not read to its end yet: more follows in this sweep or the next. */
+  partial: boolean;
+}
+
+export interface AheadRange {
+  uidValidity: string;
+  from: number;
+  to: number;
+}
+
+/** The oldest-first batches one sweep may still read, shared by the account's folders; zero ends them early. */
+export interface SweepBudget {
+  batches: number;
+}
+
+/**
+ * New messages of a folder since its cursor, in fetches of at most FETCH_BATCH UIDs; nothing when nothing
+ * changed. A folder holding more than one batch is read newest batch first: a new check's copy lands at the top
+ * and would otherwise wait for the whole backlog below it. Then oldest first from the cursor, its first batch
+ * always and the next ones while `budget` lasts, stepping over what was read ahead and recorded.
+ */
+export async function* readNew(
   cursors: CursorStore,
   clock: Clock,
   email: string,
   state: AccountState,
   session: MailboxSession,
   folder: FolderState,
-): Promise<{ messages: FetchedHeaders[]; cursor: FolderCursor } | undefined> => {
+  budget: SweepBudget,
+): AsyncGenerator<FolderRead> {
   state.cursors ??= await (state.cursorsRead ?? cursors.all(email));
-  const cursor = state.cursors.get(folder.path);
-  const known = cursor?.uidValidity === folder.uidValidity;
-  if (known && folder.uidNext - 1 <= cursor.lastUid) return undefined;
+  const { path, uidValidity } = folder;
+  const cursor = state.cursors.get(path);
+  const known = cursor?.uidValidity === uidValidity;
+  const high = folder.uidNext - 1;
+  if (known && high <= cursor.lastUid) return;
   // An empty folder has nothing to read: its cursor moves to its next UID without opening it (on a loop's first
-  // sweep, most folders of most accounts: two commands fewer each).
-  const messages =
-    folder.messages === 0
-      ? []
-      : known
-        ? await session.headersAfter(folder.path, cursor.lastUid)
-        : await session.headersSince(folder.path, clock.now() - LOOKBACK_MS);
-  const lastUid = Math.max(
-    folder.uidNext - 1,
-    known ? cursor.lastUid : 0,
-    ...messages.map((message) => message.uid),
+  // sweep, most folders of most accounts: two commands fewer each). First sight reads at most the newest 500.
+  if (folder.messages === 0 || !known) {
+    const messages = folder.messages === 0 ? [] : await session.headersSince(path, clock.now() - LOOKBACK_MS);
+    const lastUid = Math.max(high, known ? cursor.lastUid : 0, ...messages.map((message) => message.uid));
+    yield { messages, cursor: { uidValidity, lastUid }, partial: false };
+    return;
+  }
+  let done = cursor.lastUid;
+  const aheadOf = () => {
+    const ahead = state.ahead?.get(path);
+    if (ahead?.uidValidity === uidValidity && ahead.to > done) return ahead;
+    state.ahead?.delete(path);
+    return undefined;
+  };
+  if (high - done > FETCH_BATCH) {
+    const from = Math.max(done, aheadOf()?.to ?? done, high - FETCH_BATCH) + 1;
+    if (from <= high) {
+      const messages = await session.headersAfter(path, from - 1, high);
+      yield { messages, ahead: { uidValidity, from, to: high }, partial: true };
+    }
+  }
+  for (let fetched = 0; done < high && (fetched === 0 || budget.batches > 0); ) {
+    const ahead = aheadOf();
+    if (ahead && ahead.from <= done + 1) {
+      done = Math.min(ahead.to, high);
+      yield { messages: [], cursor: { uidValidity, lastUid: done }, partial: done < high };
+      continue;
+    }
+    const to = Math.min(done + FETCH_BATCH, high, ahead ? ahead.from - 1 : high);
+    budget.batches--;
+    fetched++;
+    const messages = await session.headersAfter(path, done, to);
+    done = to;
+    yield { messages, cursor: { uidValidity, lastUid: done }, partial: done < high };
+  }
+}
+
+/** Remembers UIDs read ahead of a folder's cursor whose copies are all recorded: the cursor steps over them. */
+export const readAhead = (state: AccountState, path: string, range: AheadRange): void => {
+  const before = state.ahead?.get(path);
+  const joins =
+    before?.uidValidity === range.uidValidity && range.from <= before.to + 1 && range.to >= before.from - 1;
+  state.ahead ??= new Map();
+  state.ahead.set(
+    path,
+    joins ? { ...range, from: Math.min(before.from, range.from), to: Math.max(before.to, range.to) } : range,
   );
-  return { messages, cursor: { uidValidity: folder.uidValidity, lastUid } };
 };
 
 /**

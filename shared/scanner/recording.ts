@@ -65,6 +65,24 @@ export class Recorder {
     });
   }
 
+  /**
+   * Records each of a folder's copies, once per check and account, telling `done` of each outcome (the plan's
+   * bookkeeping) before the events; returns how many there were.
+   */
+  async all(
+    copies: readonly AttributedCopy[],
+    account: { email: string; provider: string },
+    path: string,
+    done: (checkId: string, outcome: RecordOutcome) => void,
+  ): Promise<number> {
+    for (const copy of copies) {
+      const outcome = await this.placement(copy, account.email, path);
+      done(copy.checkId, outcome);
+      this.placed(copy, account, path, outcome);
+    }
+    return copies.length;
+  }
+
   /** Clears an account's failures on record after a success; only called when there is something to clear. */
   async success(email: string): Promise<void> {
     if (!this.deps.health) return;

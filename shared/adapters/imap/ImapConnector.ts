@@ -305,11 +305,11 @@ class ImapSession implements MailboxSession {
     });
   }
 
-  async headersAfter(path: string, afterUid: number): Promise<FetchedHeaders[]> {
+  async headersAfter(path: string, afterUid: number, upToUid: number): Promise<FetchedHeaders[]> {
+    // A bounded range, never `N:*`: the caller batches a backlog, and each call is one fetch under answerMs.
     return this.withFolder(path, async () => {
-      const fetched = await this.fetchHeaders(`${afterUid + 1}:*`);
-      // `N:*` also returns the highest UID when that one is below N.
-      return fetched.filter((message) => message.uid > afterUid);
+      const fetched = await this.fetchHeaders(`${afterUid + 1}:${Math.max(afterUid + 1, upToUid)}`);
+      return fetched.filter((message) => message.uid > afterUid && message.uid <= upToUid);
     });
   }
 
