@@ -1,6 +1,6 @@
 // Owns the local config file (config/local.json): test accounts with their credentials, and optional API keys.
 // On AWS the same credentials live in Secrets Manager; this file stands in for it on one machine.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type LocalConfig, parseLocalConfig } from '../adapters/credentials/accountEntrySchema';
 
@@ -18,9 +18,13 @@ export const readLocalConfig = (path: string): LocalConfig =>
 /**
  * Makes sure the config file exists: on a first run it starts as a copy of the committed example (the loopback
  * mail stack's accounts), so a fresh clone runs at once and `npm run admin -- accounts …` edits the same file.
+ * An existing file that others may read (it holds passwords) is closed to them.
  */
 export const ensureLocalConfig = (path: string, example: string): boolean => {
-  if (existsSync(path)) return false;
+  if (existsSync(path)) {
+    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    return false;
+  }
   mkdirSync(dirname(path), { recursive: true });
   copyFileSync(example, path);
   chmodSync(path, 0o600);

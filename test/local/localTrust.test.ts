@@ -1,13 +1,13 @@
 // What npm start trusts on this machine: its data folder (the table, and the endpoint of a store that answers any
 // request) is for its user only, and the config file is the one source of its API keys, so a key deleted from it
 // stops working at the next start.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnEntry } from '../support/process';
 import { configKeysLedger } from '../../shared/local/configKeys';
 import { openLocalStore } from '../../shared/local/localStore';
-import { spawnEntry } from '../../scripts/lib/process';
 
 const MAIN = 'shared/local/main.ts';
 const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -47,7 +47,7 @@ describe('the data folder', () => {
 });
 
 describe('API keys from the local config', () => {
-  it('a key removed from the config is revoked on the next start; the one kept still works', async () => {
+  it('a key removed from the config is revoked on the next start; the one kept still works; the file is 0600', async () => {
     const configPath = join(dir, 'local.json');
     const env = {
       PORT: '0',
@@ -71,6 +71,7 @@ describe('API keys from the local config', () => {
       ).status;
 
     writeConfig([KEEP, DROP]);
+    chmodSync(configPath, 0o644);
     const first = await spawnEntry(MAIN, env, ready);
     try {
       expect(await statusWith(first.match[1] ?? '', KEEP)).toBe(404);
@@ -79,6 +80,8 @@ describe('API keys from the local config', () => {
       expect(await first.stop()).toBe(0);
     }
     expect(modeOf(configKeysLedger(env.DATA_DIR)).toString(8)).toBe('600');
+    // The config holds passwords: a copy others could read is closed to them at start.
+    expect(modeOf(configPath).toString(8)).toBe('600');
 
     writeConfig([KEEP]);
     const second = await spawnEntry(MAIN, env, ready);
