@@ -3,6 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { runCheck } from '../../shared/cli/check';
 import { parseCheckOptions, UsageError } from '../../shared/cli/check/options';
+import { parseSmtpUrl } from '../../shared/cli/check/smtp';
 import { loadCliSettings } from '../../shared/config';
 
 const settings = { serviceUrl: undefined, apiKey: 'k', smtpPassword: undefined };
@@ -88,6 +89,26 @@ describe('check options: the API key never crosses the network in clear text una
     ])
       expect(noSend(url).url).toBe(url);
     expect(noSend('http://inbox.example:3000', '--insecure').url).toBe('http://inbox.example:3000');
+  });
+
+  it('never repeats a URL that may hold a password, and refuses one that holds a user or password', () => {
+    for (const url of [
+      'http://u:pw-Zq81kX@[bad',
+      'ftp://u:pw-Zq81kX@h',
+      'https://u:pw-Zq81kX@inbox.example',
+    ]) {
+      let message = '';
+      try {
+        noSend(url);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^--url must /);
+      expect(message).not.toContain('Zq81kX');
+    }
+    expect(() => parseSmtpUrl('smtp://u:pw-Zq81kX@[bad', undefined)).toThrow(
+      /^--smtp must look like smtp:\/\/\S+ or smtps:\/\/… \(it is no URL\)$/,
+    );
   });
 
   it('the check command exits 2 on it and sends nothing', async () => {

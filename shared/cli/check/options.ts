@@ -106,8 +106,16 @@ export const parseCheckOptions = (
     parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new UsageError(`--url must be an http(s) URL, not "${url}"`);
+    // Not repeated: it may hold a password.
+    throw new UsageError(
+      '--url must be an http(s) URL such as https://host (it is no URL, or another scheme)',
+    );
   }
+  // The service reads only the Bearer key; a user or password in the URL would be sent and printed for nothing.
+  if (parsed.username || parsed.password)
+    throw new UsageError(
+      '--url must not hold a user or password: the API key goes in INBOX_PLACEMENT_API_KEY',
+    );
   // The key goes in every request's Authorization header: in clear text only to this machine, or when asked to.
   if (!mayCarrySecrets(parsed) && !values.insecure)
     throw new UsageError(

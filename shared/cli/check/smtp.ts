@@ -22,7 +22,8 @@ export const parseSmtpUrl = (raw: string, envPassword: string | undefined): Smtp
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`--smtp must look like smtp://[user@]host[:port] or smtps://…, not "${raw}"`);
+    // Not repeated: it may hold a password.
+    throw new UsageError('--smtp must look like smtp://[user@]host[:port] or smtps://… (it is no URL)');
   }
   if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
     throw new UsageError(
