@@ -2,17 +2,37 @@
 // headers are its own (RFC 8601 section 5) and which spam filter's header is its own. Provider presets state it;
 // an account entry may state its own.
 
+export const AUTH_METHODS = ['spf', 'dkim', 'dmarc', 'arc'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
 /**
- * Which Authentication-Results headers are the receiving side's own. `ids`: the authserv-ids it writes (a border MTA
- * deletes incoming headers that claim its id, RFC 8601 section 5, so a header with that id is its own); an entry
- * starting with `.` matches any id ending with it (Yahoo names the host: `atlas-….omega.yahoo.com`).
- * `unnamedTopmost`: the provider writes no authserv-id (Microsoft), so only the topmost Authentication-Results
- * counts, and only when it names none: the receiving side prepends its own above anything the message arrived with.
+ * Which Authentication-Results headers are the receiving side's own (RFC 8601 section 5). The receiving side
+ * prepends its own above anything the message arrived with, so only the topmost headers can be its own:
+ * - `ids`: the authserv-ids it writes, each by its exact name (case aside), never a suffix: a sender may write any
+ *   other name under the provider's domain. The topmost Authentication-Results must name one of them, and that one
+ *   header alone is the verdict: results are never merged across headers or ids.
+ * - `methodIds`: a receiving side that writes one header per method, each with its own id (iCloud); `ids` then lists
+ *   every id it writes in the order it writes them, top down, and each method is read only from its own id's header
+ *   within that topmost run (a repeated or out-of-order id ends the run: it came with the message).
+ * - `unnamedTopmost`: the provider writes no authserv-id (Microsoft): only the topmost Authentication-Results counts,
+ *   only when it names none, and only where the receiver's own mark shows it took the message in (spamVerdict.ts).
  */
 export interface AuthTrust {
   ids: readonly string[];
+  methodIds?: Readonly<Partial<Record<AuthMethod, string>>> | undefined;
   unnamedTopmost?: boolean | undefined;
 }
+
+/**
+ * Why an authserv-id given in configuration cannot be trusted by exact name, or undefined when it can. A leading dot
+ * was once a suffix match; now it would match nothing a receiver writes, so it is refused rather than ignored.
+ */
+export const authservIdProblem = (id: string): string | undefined =>
+  id.startsWith('.')
+    ? 'an authserv-id is matched by its exact name: no leading dot (suffixes are not trusted)'
+    : id.endsWith('.') || /\s/.test(id)
+      ? 'an authserv-id is matched by its exact name: no trailing dot or white space'
+      : undefined;
 
 export const SPAM_FILTERS = ['spamassassin', 'microsoft'] as const;
 export type SpamFilter = (typeof SPAM_FILTERS)[number];

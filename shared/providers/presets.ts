@@ -100,19 +100,31 @@ const NO_GMAIL_TABS: Quirk<false> = {
   note: 'X-GM-EXT-1 is Gmail-only',
 };
 /**
- * Providers for which no public header sample or documentation was found: every evidence header is read, topmost
- * only, and `npm run admin -- accounts add` reports which of them a probe to a tagged address brought.
+ * Providers for which no public header sample or documentation was found: only the topmost Received, which the
+ * receiver always writes, counts, and only with its `for <address>` clause. A Delivered-To or X-Original-To the
+ * provider is not known to write may be the sender's, so it is never read there; `npm run admin -- accounts add`
+ * reports what a probe to a tagged address brought.
  */
 const EVIDENCE_UNCONFIRMED = (note: string): Quirk<readonly EvidenceHeader[]> => ({
-  value: EVIDENCE_HEADERS,
+  value: ['received'],
   confidence: 'unconfirmed',
   note,
 });
 const MICROSOFT_RECEIVING: Quirk<ReceivingTrust> = {
   value: { auth: { ids: [], unnamedTopmost: true }, spamFilters: ['microsoft'] },
   confidence: 'documented',
-  note: 'Microsoft Learn "Anti-spam message headers": Authentication-results with no authserv-id (spf=, dkim=, dmarc=, compauth=), recognised as the topmost one; X-Forefront-Antispam-Report SCL/SFV/CAT and X-Microsoft-Antispam BCL',
+  note: 'Microsoft Learn "Anti-spam message headers": Authentication-results with no authserv-id (spf=, dkim=, dmarc=, compauth=), recognised as the topmost one; X-Forefront-Antispam-Report SCL/SFV/CAT and X-Microsoft-Antispam BCL. Public Outlook.com and Exchange Online copies show these appended below X-MS-Exchange-Organization-Network-Message-Id, after the message\'s own headers (Microsoft Learn "Header firewall": X-MS-Exchange-Organization-* are removed from mail arriving from outside): all of them are read only where that mark is there, the verdict headers only below it',
 };
+/** Authserv-ids in Yahoo copies published on GitHub (Yahoo names the receiving host; it documents none). */
+const YAHOO_AUTHSERV_IDS = [
+  'atlas-production.v2-mail-prod1-gq1.omega.yahoo.com',
+  'atlas-production.v2-mail-prod1-bf1.omega.yahoo.com',
+  'atlas-baseline-production.v2-mail-prod1-gq1.omega.yahoo.com',
+  'atlas206.free.mail.ne1.yahoo.com',
+  'atlas125.free.mail.bf1.yahoo.com',
+  'atlas116.free.mail.bf1.yahoo.com',
+  'atlas102.free.mail.gq1.yahoo.com',
+];
 const NOT_OAUTH: Source = { confidence: 'third-party', note: 'no OAuth2 for IMAP open to third-party apps' };
 
 // Exchange (Outlook.com and Microsoft 365 alike) answers CAPABILITY without SPECIAL-USE
@@ -301,9 +313,9 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
         'old public samples carry X-Apparently-To (not read: not documented, not seen lately); nothing current found: check with the probe',
       ),
       receiving: {
-        value: { auth: { ids: ['.yahoo.com'] }, spamFilters: [] },
+        value: { auth: { ids: YAHOO_AUTHSERV_IDS }, spamFilters: [] },
         confidence: 'third-party',
-        note: 'public samples name the receiving host (atlas-production.v2-mail-prod1-gq1.omega.yahoo.com, …): any id ending .yahoo.com; Yahoo documents no spam-score header',
+        note: 'Yahoo names the receiving host, by exact name only (a sender can write any name under yahoo.com): the ids seen in public copies on GitHub (a Thunderbird export of MMS mail, 2022; a header-parsing script, 2024; TryHackMe phishing-room write-ups; authentication-results test fixtures); a copy from another host shows no results until the account lists its id in authservIds; Yahoo documents no spam-score header',
       },
     },
     sources: {
@@ -346,9 +358,12 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
         'runs on Yahoo Mail: as Yahoo, nothing current found; check with the probe',
       ),
       receiving: {
-        value: { auth: { ids: [] }, spamFilters: [] },
-        confidence: 'unconfirmed',
-        note: "no AOL sample found: nothing trusted; set the account's authservIds once a copy shows them",
+        value: {
+          auth: { ids: ['atlas101.aol.mail.bf1.yahoo.com', 'atlas206.aol.mail.ne1.yahoo.com'] },
+          spamFilters: [],
+        },
+        confidence: 'third-party',
+        note: "AOL runs on Yahoo's hosts: the two ids of AOL copies seen in public authentication-results test fixtures on GitHub, by exact name; set the account's authservIds for any other",
       },
     },
     sources: {
@@ -392,11 +407,26 @@ const PRESETS: Readonly<Record<Provider, ProviderPreset>> = {
       ),
       receiving: {
         value: {
-          auth: { ids: ['spf.icloud.com', 'dkim-verifier.icloud.com', 'dmarc.icloud.com', 'arc.icloud.com'] },
+          auth: {
+            // The order iCloud writes them in, top down.
+            ids: [
+              'bimi.icloud.com',
+              'arc.icloud.com',
+              'dmarc.icloud.com',
+              'dkim-verifier.icloud.com',
+              'spf.icloud.com',
+            ],
+            methodIds: {
+              arc: 'arc.icloud.com',
+              dmarc: 'dmarc.icloud.com',
+              dkim: 'dkim-verifier.icloud.com',
+              spf: 'spf.icloud.com',
+            },
+          },
           spamFilters: [],
         },
         confidence: 'third-party',
-        note: 'public samples: one Authentication-Results per method (spf.icloud.com, dkim-verifier.icloud.com, dmarc.icloud.com); Apple documents none',
+        note: 'public samples: one Authentication-Results per method, always in the order bimi.icloud.com, arc.icloud.com (newer copies), dmarc.icloud.com, dkim-verifier.icloud.com, spf.icloud.com at the top; Apple documents none',
       },
     },
     sources: {

@@ -5,15 +5,16 @@ import type { EvidenceHeader } from '../domain/envelopeEvidence';
 import type { ReceivingTrust } from '../domain/receivingTrust';
 import { type MsDelivery, msDeliveryOf } from '../providers/msDelivery';
 import { type CopyEvidence, evidenceOf } from './evidence';
-import { headerBlockOf, MS_DELIVERY_HEADER, valueInBlock } from './headers';
+import { headerBlockOf } from './headers';
 import type { FetchedHeaders, MailboxSession } from './ports';
 import { tagsInBlock } from './recipients';
+import { microsoftDeliveryStamp } from './spamVerdict';
 
 export interface AttributedCopy {
   checkId: string;
   message: FetchedHeaders;
   category: DetectedCategory;
-  /** Outlook's own verdict, where the copy carries one. */
+  /** Outlook's own verdict, where the copy carries one below Exchange's mark and the account trusts Microsoft. */
   verdict?: MsDelivery;
   /** What the copy says about why it landed there, for the placement report. */
   evidence?: CopyEvidence;
@@ -72,7 +73,7 @@ export const attribute = async (
   const copies: AttributedCopy[] = [];
   const untabbed: AttributedCopy[] = [];
   for (const { checkId, message, block } of tagged) {
-    const verdict = msDeliveryOf(valueInBlock(block, MS_DELIVERY_HEADER));
+    const verdict = msDeliveryOf(microsoftDeliveryStamp(block, trust?.spamFilters));
     const tab = tabs.get(message.uid);
     const category = byTab ? (tab ?? 'unknown') : folderCategory;
     const copy = {

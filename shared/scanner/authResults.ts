@@ -1,8 +1,9 @@
-// Owns reading the receiving provider's own Authentication-Results (RFC 8601) from a copy's header block: only from
-// headers whose authserv-id the account trusts, topmost first, with bounded effort on whatever the sender wrote.
+// Owns reading the receiving provider's own Authentication-Results (RFC 8601) from a copy's header block: only the
+// topmost, by an authserv-id the account trusts by exact name, with bounded effort on whatever the sender wrote.
 import type { AuthTrust } from '../domain/receivingTrust';
 import type { AuthVerdict } from '../domain/report';
 import { fieldAt, unfolded } from './headers';
+import { microsoftMarkIn } from './receiverMarks';
 
 export type { AuthTrust } from '../domain/receivingTrust';
 
@@ -172,41 +173,51 @@ export const parseAuthResults = (value: string): ParsedResults => {
   return { authservId, results, reasons };
 };
 
-const trusts = (trust: AuthTrust, id: string): boolean =>
-  trust.ids.some((own) => {
-    const wanted = own.toLowerCase();
-    return wanted.startsWith('.') ? id.endsWith(wanted) && id.length > wanted.length : id === wanted;
-  });
-
 /**
- * The receiving side's verdict, or null when none of its own headers is there. Topmost first: each trusted
- * authserv-id counts once, by its topmost header (a lower one with the same id came with the message), and a method
- * already read from a higher trusted header is not read again.
+ * The receiving side's verdict, or null when the copy does not demonstrably carry one (see AuthTrust): its headers
+ * are the topmost ones, so the topmost must be its own; a trusted id lower down, below any other header, came with
+ * the message. Results come from one header, never merged across headers or ids; by exact id, never a suffix.
  */
 export const authVerdictOf = (block: string, trust: AuthTrust | undefined): AuthVerdict | null => {
   if (!trust || (trust.ids.length === 0 && !trust.unnamedTopmost)) return null;
-  const values = valuesInBlock(block, AUTH_RESULTS_HEADER, MAX_AUTH_HEADERS);
-  if (trust.unnamedTopmost) {
-    const top = values[0] === undefined ? undefined : parseAuthResults(values[0]);
-    if (top && top.authservId === undefined) return verdictOf(top, null);
-  }
-  const seenIds = new Set<string>();
+  const values = valuesInBlock(block, AUTH_RESULTS_HEADER, trust.methodIds ? MAX_AUTH_HEADERS : 1);
+  const top = values[0] === undefined ? undefined : parseAuthResults(values[0]);
+  if (!top) return null;
+  if (trust.unnamedTopmost)
+    // Exchange prepends its own above the message's headers; without its mark it took nothing in (receiverMarks.ts).
+    return top.authservId === undefined && microsoftMarkIn(block) !== -1 ? verdictOf(top, null) : null;
+  const order = trust.ids.map((id) => id.toLowerCase());
+  if (!trust.methodIds)
+    return top.authservId && order.includes(top.authservId) ? verdictOf(top, top.authservId) : null;
+  return perMethodVerdict(values, order, trust.methodIds);
+};
+
+/**
+ * One header per method, each with its own id (iCloud): read down the topmost run of the receiver's ids in the order
+ * it writes them; an unknown, repeated or out-of-order id ends the run, and each method comes only from its own id.
+ */
+const perMethodVerdict = (
+  values: readonly string[],
+  order: readonly string[],
+  methodIds: NonNullable<AuthTrust['methodIds']>,
+): AuthVerdict | null => {
+  const read: Omit<ParsedResults, 'authservId'> = { results: {}, reasons: {} };
   let authservId: string | undefined;
-  const merged: Omit<ParsedResults, 'authservId'> = { results: {}, reasons: {} };
+  let last = -1;
   for (const value of values) {
     const parsed = parseAuthResults(value);
-    const id = parsed.authservId;
-    if (id === undefined || seenIds.has(id) || !trusts(trust, id)) continue;
-    seenIds.add(id);
-    authservId ??= id;
-    for (const method of METHODS)
-      if (merged.results[method] === undefined && parsed.results[method] !== undefined) {
-        // A reason only ever from the header its result came from.
-        merged.results[method] = parsed.results[method];
-        merged.reasons[method] = parsed.reasons[method];
-      }
+    const rank = parsed.authservId === undefined ? -1 : order.indexOf(parsed.authservId);
+    if (rank <= last) break;
+    last = rank;
+    for (const method of METHODS) {
+      if (methodIds[method]?.toLowerCase() !== parsed.authservId || parsed.results[method] === undefined)
+        continue;
+      read.results[method] = parsed.results[method];
+      read.reasons[method] = parsed.reasons[method];
+      authservId ??= parsed.authservId;
+    }
   }
-  return authservId === undefined ? null : verdictOf(merged, authservId);
+  return authservId === undefined ? null : verdictOf(read, authservId);
 };
 
 const verdictOf = (

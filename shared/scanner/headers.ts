@@ -20,6 +20,12 @@ export const ADDRESSED_HEADERS = ['to', 'cc'] as const;
 /** Outlook's own verdict on a delivered copy (`dest:I` inbox, `dest:J` junk), recorded next to the folder. */
 export const MS_DELIVERY_HEADER = 'x-microsoft-antispam-mailbox-delivery';
 
+/**
+ * Exchange's mark on a message it took in from outside (its header firewall removes incoming X-MS-Exchange-
+ * Organization-* fields): its verdict headers are believed only below it (receiverMarks.ts).
+ */
+export const MS_ORGANIZATION_MARK = 'x-ms-exchange-organization-network-message-id';
+
 /** What the placement report reads besides: when it was sent, and the receiving side's own verdicts. */
 export const REPORT_HEADERS = [
   'date',
@@ -27,6 +33,7 @@ export const REPORT_HEADERS = [
   'x-spam-status',
   'x-forefront-antispam-report',
   'x-microsoft-antispam',
+  MS_ORGANIZATION_MARK,
 ] as const;
 
 /** What the scanner fetches of each new message: the recipient headers, the provider's verdicts, the report's. */

@@ -1,10 +1,11 @@
 // Owns reading the receiving spam filter's own verdict from a copy's header block: SpamAssassin's X-Spam-Status,
 // Microsoft's X-Forefront-Antispam-Report (SCL, SFV, CAT) and X-Microsoft-Antispam (BCL). Only the filters the
-// account's provider (or the account) names as its own are read, topmost only: a filter writes its header above
-// anything the message arrived with, and SpamAssassin removes incoming X-Spam-* headers when it rewrites a message.
+// account's provider (or the account) names as its own are read, and only where the receiver demonstrably wrote
+// them (receiverMarks.ts): a copy the filter skipped shows no verdict, never the one the sender wrote.
 import type { SpamFilter } from '../domain/receivingTrust';
 import type { SpamVerdict } from '../domain/report';
-import { valueInBlock } from './headers';
+import { MS_DELIVERY_HEADER } from './headers';
+import { aboveTopReceived, belowMicrosoftMark } from './receiverMarks';
 
 export type { SpamFilter } from '../domain/receivingTrust';
 
@@ -87,7 +88,11 @@ export const microsoftVerdict = (
   };
 };
 
-/** The verdict of the first of `filters` whose header the copy carries, or null. */
+/**
+ * The verdict of the first of `filters` whose own header the copy carries, or null. SpamAssassin writes X-Spam-Status
+ * above every Received (removing incoming X-Spam-*): one below the topmost Received is the sender's, as on a message
+ * spamc skipped for its size. Exchange appends its headers below its organization mark: any above it is the sender's.
+ */
 export const spamVerdictOf = (
   block: string,
   filters: readonly SpamFilter[] | undefined,
@@ -95,9 +100,19 @@ export const spamVerdictOf = (
   for (const filter of filters ?? []) {
     const verdict =
       filter === 'spamassassin'
-        ? spamAssassinVerdict(valueInBlock(block, SPAMASSASSIN_HEADER) ?? '')
-        : microsoftVerdict(valueInBlock(block, FOREFRONT_HEADER), valueInBlock(block, MS_ANTISPAM_HEADER));
+        ? spamAssassinVerdict(aboveTopReceived(block, SPAMASSASSIN_HEADER, MAX_VALUE) ?? '')
+        : microsoftVerdict(
+            belowMicrosoftMark(block, FOREFRONT_HEADER, MAX_VALUE),
+            belowMicrosoftMark(block, MS_ANTISPAM_HEADER, MAX_VALUE),
+          );
     if (verdict) return verdict;
   }
   return null;
 };
+
+/** Exchange's delivery stamp (`dest:`), only where the account trusts Microsoft's filter, and below Exchange's mark. */
+export const microsoftDeliveryStamp = (
+  block: string,
+  filters: readonly SpamFilter[] | undefined,
+): string | undefined =>
+  filters?.includes('microsoft') ? belowMicrosoftMark(block, MS_DELIVERY_HEADER, MAX_VALUE) : undefined;

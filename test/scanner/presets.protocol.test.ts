@@ -138,6 +138,7 @@ const exchange = (
     auth: 'oauth2',
     loginCommand: /^AUTHENTICATE XOAUTH2 /,
     stamp: [
+      'X-MS-Exchange-Organization-Network-Message-Id: 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
       'X-MS-Exchange-Organization-SCL: 1',
       'X-Microsoft-Antispam-Mailbox-Delivery: ucf:0;jmr:0;auth:0;dest:%dest;ENG:(910001)(944506478)(944626604);',
     ],

@@ -49,7 +49,9 @@ const GMAIL = [
 /**
  * Outlook.com: the fields and forms Microsoft Learn's "Anti-spam message headers in Microsoft 365" documents
  * (Authentication-results without an authserv-id: spf, dkim, dmarc, compauth; X-Forefront-Antispam-Report with
- * CIP, CTRY, LANG, SCL, SRV, IPV, SFV, H, PTR, CAT, SFS, DIR; X-Microsoft-Antispam with BCL), Exchange's order.
+ * CIP, CTRY, LANG, SCL, SRV, IPV, SFV, H, PTR, CAT, SFS, DIR; X-Microsoft-Antispam with BCL), in the order public
+ * Outlook.com and Exchange Online copies show: Exchange prepends its Received lines and results above the message's
+ * own headers and appends its organization mark and verdict headers below them.
  */
 const outlook = (scl: number, sfv: string, cat: string, bcl: number) => [
   'Received: from DM6PR02MB1234.namprd02.prod.outlook.com (2603:10b6:5:1::1) by',
@@ -61,19 +63,25 @@ const outlook = (scl: number, sfv: string, cat: string, bcl: number) => [
   'Received-SPF: Pass (protection.outlook.com: domain of example.com designates',
   ' 192.0.2.10 as permitted sender) receiver=protection.outlook.com;',
   ' client-ip=192.0.2.10; helo=mail.example.com; pr=C',
-  `X-Forefront-Antispam-Report: CIP:192.0.2.10;CTRY:US;LANG:en;SCL:${scl};SRV:;IPV:NLI;SFV:${sfv};H:mail.example.com;PTR:mail.example.com;CAT:${cat};SFS:(13230031)(4636009);DIR:INB;`,
-  `X-Microsoft-Antispam: BCL:${bcl};ARA:13230031;`,
-  `X-Microsoft-Antispam-Mailbox-Delivery: ucf:0;jmr:0;auth:0;dest:${sfv === 'SPM' ? 'J' : 'I'};ENG:(910001)(944506478);`,
-  // The sender's: Microsoft prepends its own above anything the message arrived with.
+  'Received: from mail.example.com (192.0.2.10) by',
+  ' DM6NAM11FT012.mail.protection.outlook.com (10.13.172.10) with Microsoft SMTP Server; Tue, 24 Nov 2026 17:00:04 +0000',
+  // The sender's, all above Exchange's mark: Microsoft prepends its results and appends its verdicts.
   'Authentication-Results: spf=fail; dkim=fail; dmarc=fail',
   'X-Forefront-Antispam-Report: SCL:-1;SFV:SKN;',
+  'X-Microsoft-Antispam: BCL:9;',
+  'X-Microsoft-Antispam-Mailbox-Delivery: dest:J;',
   'X-Spam-Status: Yes, score=99.0 required=5.0 tests=FORGED',
   'Date: Tue, 24 Nov 2026 17:00:00 +0000',
+  'X-MS-Exchange-Organization-Network-Message-Id: 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+  `X-Forefront-Antispam-Report: CIP:192.0.2.10;CTRY:US;LANG:en;SCL:${scl};SRV:;IPV:NLI;SFV:${sfv};H:mail.example.com;PTR:mail.example.com;CAT:${cat};SFS:(13230031)(4636009);DIR:INB;`,
+  'X-MS-Exchange-Organization-SCL: 1',
+  `X-Microsoft-Antispam: BCL:${bcl};ARA:13230031;`,
+  `X-Microsoft-Antispam-Mailbox-Delivery: ucf:0;jmr:0;auth:0;dest:${sfv === 'SPM' ? 'J' : 'I'};ENG:(910001)(944506478);`,
 ];
 
 /**
  * Yahoo: a copy's headers in the form public Yahoo samples show (Yahoo documents none): the authserv-id is the
- * receiving host under .yahoo.com, DMARC's policy comment stuck to its result, a trailing semicolon.
+ * receiving host (trusted by its exact name), DMARC's policy comment stuck to its result, a trailing semicolon.
  */
 const YAHOO = [
   'Return-Path: <sender@example.com>',
@@ -181,7 +189,7 @@ describe('Outlook.com copy', () => {
 });
 
 describe('Yahoo copy', () => {
-  it("reads Yahoo's results by any host under .yahoo.com, not a look-alike", () => {
+  it("reads Yahoo's results by a host it is known to write, not a look-alike", () => {
     const evidence = evidenceOf(block(YAHOO), DELIVERED, presetTrust('yahoo'));
     expect(evidence.auth).toEqual({
       spf: 'pass',
@@ -218,12 +226,13 @@ describe('RFC 8601 forms', () => {
     expect(parseAuthResults('"quoted.example" ; spf/1 = softfail').results).toEqual({ spf: 'softfail' });
   });
 
-  it('merges iCloud-style headers (one per method, each with its own id), each id read once', () => {
+  it("reads iCloud's headers (one per method, each its own id) from its topmost run, each method from its own id", () => {
     const lines = [
       'Authentication-Results: bimi.icloud.com; bimi=none',
       'Authentication-Results: dmarc.icloud.com; dmarc=pass header.from=example.com',
       'Authentication-Results: dkim-verifier.icloud.com; dkim=pass (2048-bit key) header.d=example.com',
       'Authentication-Results: spf.icloud.com; spf=pass (spf.icloud.com: domain of sender@example.com designates 192.0.2.10 as permitted sender) smtp.mailfrom=sender@example.com',
+      // The sender's, below iCloud's run: a repeated id, and one iCloud writes above spf.icloud.com, never below.
       'Authentication-Results: dmarc.icloud.com; dmarc=fail',
       'Authentication-Results: arc.icloud.com; arc=pass',
     ];
@@ -231,7 +240,7 @@ describe('RFC 8601 forms', () => {
       spf: 'pass',
       dkim: 'pass',
       dmarc: 'pass',
-      arc: 'pass',
+      arc: null,
       authserv_id: 'dmarc.icloud.com',
       reasons: {
         spf: 'spf.icloud.com: domain of sender@example.com designates 192.0.2.10 as permitted sender',
@@ -312,12 +321,16 @@ describe("the receiving side's reasons", () => {
 });
 
 describe('hostile headers stay bounded', () => {
+  /** The receiver's own hop, below which SpamAssassin's header would not be its own. */
+  const RECEIVED = 'Received: from mail.example.com by mail.test with LMTP; Tue, 24 Nov 2026 17:00:04 +0000';
+
   const trust = { auth: { ids: ['mail.test'] }, spamFilters: ['spamassassin'] as const };
 
   it('caps rules in number and length and drops junk names', () => {
     const tests = Array.from({ length: 5000 }, (_, index) => `RULE_${index}`).join(',');
     const lines = [
       `X-Spam-Status: Yes, score=1e400 required=NaN tests=${'A'.repeat(MAX_RULE_LENGTH + 1)},<script>,${tests}`,
+      RECEIVED,
     ];
     const { spam } = evidenceOf(block(lines), DELIVERED, trust);
     expect(spam?.rules).toHaveLength(MAX_RULES);
@@ -328,14 +341,14 @@ describe('hostile headers stay bounded', () => {
   it('reads a bounded number of results headers, of bounded length, whatever the nesting', () => {
     const nested = `${'('.repeat(200_000)}${')'.repeat(10)}`;
     const lines = [
-      `Authentication-Results: ${'x'.repeat(300)}; dkim=pass`,
       `Authentication-Results: mail.test; ${nested}; dkim=pass`,
+      `Authentication-Results: ${'x'.repeat(300)}; dkim=pass`,
       ...Array.from({ length: 5000 }, () => 'Authentication-Results: other.example; spf=pass'),
       'Authentication-Results: mail.test; spf=pass',
       `Date: ${'Tue, 24 Nov 2026 17:00:00 +0000 '.repeat(50)}`,
     ];
     const evidence = evidenceOf(block(lines), DELIVERED, trust);
-    // The unclosed comment swallows the rest of the second header; the trusted one beyond the cap is not reached.
+    // The unclosed comment swallows the rest of the topmost header, the only one read: nothing below it counts.
     expect(evidence.auth).toEqual({
       spf: null,
       dkim: null,
@@ -355,6 +368,7 @@ describe('hostile headers stay bounded', () => {
       // Each reason at its cap in UTF-8 (four-byte characters, the most bytes per character).
       `Authentication-Results: ${'a'.repeat(127)}; ${['spf=temperror', 'dkim=permerror', 'dmarc=temperror', 'arc=permerror'].map((result) => `${result} (${'\u{1D11E}'.repeat(100)})`).join('; ')}`,
       `X-Spam-Status: Yes, score=-99999.9999 required=-99999.9999 tests=${rules.join(',')}`,
+      RECEIVED,
       'Date: Tue, 24 Nov 2026 17:00:00 +0000',
     ];
     const evidence = evidenceOf(block(lines), DELIVERED, {

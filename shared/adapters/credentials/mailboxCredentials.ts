@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { normaliseAccountEmail } from '../../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../../domain/categories';
 import { mayCarrySecrets } from '../../domain/loopback';
-import { SPAM_FILTERS, trustOf } from '../../domain/receivingTrust';
+import { authservIdProblem, SPAM_FILTERS, trustOf } from '../../domain/receivingTrust';
 import { isProvider, presetFor } from '../../providers/presets';
 import type { MailboxCredentials } from '../../scanner/ports';
 
@@ -41,7 +41,20 @@ export const mailboxCredentialsSchema = z.object({
     )
     .default({}),
   /** The authserv-ids of the Authentication-Results headers the account's receiving side writes (replaces the preset's). */
-  authservIds: z.array(z.string().min(1).max(128)).max(16).optional(),
+  authservIds: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(128)
+        .superRefine((id, context) => {
+          // Matched by exact name only: the message says what is wrong, never the value.
+          const problem = authservIdProblem(id);
+          if (problem) context.addIssue({ code: 'custom', message: problem });
+        }),
+    )
+    .max(16)
+    .optional(),
   /** The spam filters whose verdict header the receiving side writes (replaces the preset's). */
   spamFilters: z.array(z.enum(SPAM_FILTERS)).max(4).optional(),
 });
