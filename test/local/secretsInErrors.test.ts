@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountEntriesCredentialSource } from '../../shared/adapters/credentials/AccountEntriesCredentialSource';
-import { SecretAccountEntries } from '../../shared/adapters/credentials/accountEntries';
+import {
+  type AccountEntries,
+  FileAccountEntries,
+  SecretAccountEntries,
+} from '../../shared/adapters/credentials/accountEntries';
 import { parseLocalConfig } from '../../shared/adapters/credentials/accountEntrySchema';
 import { createScanner } from '../../shared/composition/scanner';
 import { createLogger } from '../../shared/log';
@@ -138,7 +142,7 @@ describe('a malformed config or secret', () => {
     }
   }, 60_000);
 
-  it('fails a scan of the Secrets Manager secret, logging where and what kind, and no piece of the password', async () => {
+  it('fails a scan of the secret or of the file npm start re-reads, logging where and what kind, and no piece of the password', async () => {
     const service = await startTestService();
     const lines: string[] = [];
     try {
@@ -152,30 +156,42 @@ describe('a malformed config or secret', () => {
         { accounts: service.deps.accounts, checks: service.deps.checks, clock: service.clock },
         { keyId: 'test', scope: 'default' },
       );
-      for (const [name, { text, at }] of Object.entries({ ...NOT_JSON, ...NOT_A_CONFIG })) {
-        const secret = new FakeSecretsManager(text);
-        const credentials = new AccountEntriesCredentialSource(
-          new SecretAccountEntries(secret.client, 'inbox-placement/accounts'),
-          service.clock,
-        );
-        const before = lines.length;
-        const { scanner } = createScanner({
-          client: service.client,
-          tableName: service.table,
-          credentials,
-          clock: service.clock,
-          log: createLogger('scan', 'debug', (line) => lines.push(line)),
-          timeouts: FAST_TIMEOUTS,
-          watch: false,
-        });
-        await scanner.tick(true);
-        await scanner.close(0);
-        const logged = lines.slice(before).join('\n');
-        expect(logged, name).toContain('account sweep failed');
-        expect(logged, name).toContain('secret inbox-placement/accounts');
-        expect(logged, name).toMatch(at);
-        expect({ name, leaked: leaked(logged) }).toEqual({ name, leaked: [] });
-      }
+      const file = join(dir, 'scanned.json');
+      // On AWS the scanner reads the secret; under npm start it re-reads the config file while it runs.
+      const sources: [label: string, open: (text: string) => AccountEntries][] = [
+        [
+          'secret inbox-placement/accounts',
+          (text) => new SecretAccountEntries(new FakeSecretsManager(text).client, 'inbox-placement/accounts'),
+        ],
+        [
+          file,
+          (text) => {
+            writeFileSync(file, text, { mode: 0o600 });
+            return new FileAccountEntries(file);
+          },
+        ],
+      ];
+      for (const [label, open] of sources)
+        for (const [name, { text, at }] of Object.entries({ ...NOT_JSON, ...NOT_A_CONFIG })) {
+          const credentials = new AccountEntriesCredentialSource(open(text), service.clock);
+          const before = lines.length;
+          const { scanner } = createScanner({
+            client: service.client,
+            tableName: service.table,
+            credentials,
+            clock: service.clock,
+            log: createLogger('scan', 'debug', (line) => lines.push(line)),
+            timeouts: FAST_TIMEOUTS,
+            watch: false,
+          });
+          await scanner.tick(true);
+          await scanner.close(0);
+          const logged = lines.slice(before).join('\n');
+          expect(logged, name).toContain('account sweep failed');
+          expect(logged, name).toContain(label);
+          expect(logged, name).toMatch(at);
+          expect({ name, leaked: leaked(logged) }).toEqual({ name, leaked: [] });
+        }
     } finally {
       await service.close();
     }
