@@ -223,6 +223,7 @@ export class Scanner {
             evidence,
             trust: credentials.trust,
             wanted: (checkId, message) => this.plan.mayWait(checkId, message.internalDate),
+            costOf: ({ uid }, cost) => this.deps.events?.parsed?.({ email, path: folder.path, uid, ...cost }),
           });
           if (!read.cursor) {
             // Read ahead of the cursor: a copy no tab search names yet is left to the read that reaches it in order.

@@ -36,6 +36,14 @@ export interface AttributionContext {
   trust?: ReceivingTrust;
   /** Whether a copy tagged for `checkId` may still be waited for; one that cannot is left out before any work. */
   wanted?: (checkId: string, message: FetchedHeaders) => boolean;
+  /** Told what reading each message's header block cost (the gmail tab search is not counted). */
+  costOf?: (message: FetchedHeaders, cost: ParseCost) => void;
+}
+
+/** Milliseconds spent on one message: by the wall clock, and of this process's CPU (other processes' load left out). */
+export interface ParseCost {
+  durationMs: number;
+  cpuMs: number;
 }
 
 /**
@@ -46,21 +54,37 @@ export interface AttributionContext {
  */
 export const attribute = async (
   messages: FetchedHeaders[],
-  { email, session, folderCategory, path, evidence, trust, wanted }: AttributionContext,
+  { email, session, folderCategory, path, evidence, trust, wanted, costOf }: AttributionContext,
 ): Promise<{ copies: AttributedCopy[]; untabbed: AttributedCopy[] }> => {
-  const tagged = messages.flatMap((message) => {
-    const block = headerBlockOf(message.headers);
-    return block === undefined
-      ? []
-      : [...tagsInBlock(block, email, evidence)]
-          .filter((checkId) => wanted?.(checkId, message) ?? true)
-          .map((checkId) => ({ checkId, message, block }));
-  });
+  const costs = new Map<FetchedHeaders, ParseCost>();
+  const timed = <T>(message: FetchedHeaders, work: () => T): T => {
+    const startedAt = performance.now();
+    const cpuAt = process.cpuUsage();
+    try {
+      return work();
+    } finally {
+      const cpu = process.cpuUsage(cpuAt);
+      const cost = costs.get(message) ?? { durationMs: 0, cpuMs: 0 };
+      cost.durationMs += performance.now() - startedAt;
+      cost.cpuMs += (cpu.user + cpu.system) / 1000;
+      costs.set(message, cost);
+    }
+  };
+  const tagged = messages.flatMap((message) =>
+    timed(message, () => {
+      const block = headerBlockOf(message.headers);
+      return block === undefined
+        ? []
+        : [...tagsInBlock(block, email, evidence)]
+            .filter((checkId) => wanted?.(checkId, message) ?? true)
+            .map((checkId) => ({ checkId, message, block }));
+    }),
+  );
   const evidenceByUid = new Map<number, CopyEvidence>();
   const evidenceOfCopy = (message: FetchedHeaders, block: string): CopyEvidence => {
     let found = evidenceByUid.get(message.uid);
     if (!found) {
-      found = evidenceOf(block, message.internalDate, trust);
+      found = timed(message, () => evidenceOf(block, message.internalDate, trust));
       evidenceByUid.set(message.uid, found);
     }
     return found;
@@ -73,7 +97,7 @@ export const attribute = async (
   const copies: AttributedCopy[] = [];
   const untabbed: AttributedCopy[] = [];
   for (const { checkId, message, block } of tagged) {
-    const verdict = msDeliveryOf(microsoftDeliveryStamp(block, trust?.spamFilters));
+    const verdict = timed(message, () => msDeliveryOf(microsoftDeliveryStamp(block, trust?.spamFilters)));
     const tab = tabs.get(message.uid);
     const category = byTab ? (tab ?? 'unknown') : folderCategory;
     const copy = {
@@ -85,5 +109,6 @@ export const attribute = async (
     };
     (byTab && tab === undefined ? untabbed : copies).push(copy);
   }
+  if (costOf) for (const [message, cost] of costs) costOf(message, cost);
   return { copies, untabbed };
 };

@@ -4,6 +4,7 @@ import type { DetectedCategory } from '../domain/categories';
 import type { RecordOutcome } from '../domain/ports';
 import type { AuthVerdict } from '../domain/report';
 import type { MsDelivery } from '../providers/msDelivery';
+import type { ParseCost } from './attributing';
 import type { SettledCheck } from './ports';
 
 export interface ScanEvents {
@@ -21,6 +22,15 @@ export interface ScanEvents {
   watched?(watch: { email: string; path: string; state: 'watching' | 'failed' | 'pushless' }): void;
   /** Every check this scanner settled as complete or timed out (each check is settled once, by one scanner). */
   settled?(check: SettledCheck): void;
+  /** Every message a sweep read, with what reading its header block cost (the scanner's time per hostile copy). */
+  parsed?(parse: MessageParse): void;
+}
+
+/** What reading one message's header block (tags, evidence, verdicts) cost, in milliseconds (see ParseCost). */
+export interface MessageParse extends ParseCost {
+  email: string;
+  path: string;
+  uid: number;
 }
 
 export interface Placement {
