@@ -5,7 +5,7 @@
 // copies report the stack's dkim=none, never the forged pass. junk@'s copy shows SpamAssassin's own verdict with
 // GTUBE among its rules; inbox@ runs no spam filter, so it reports none.
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PlacementReport } from '../../shared/domain/report';
 import { GTUBE, SMTP, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
@@ -82,5 +82,36 @@ describe('the placement report on the mail stack', () => {
       // Date and INTERNALDATE are whole seconds: a loopback delivery takes 0 or 1 of them, never minutes.
       expect(Math.abs(account?.seconds_to_deliver ?? Number.NaN)).toBeLessThan(60);
     }
+  });
+
+  it("a message over spamc's size limit: SpamAssassin writes nothing, so junk@ shows no verdict, not the sender's", async () => {
+    const started = await harness.service.request('POST', '/api/spam-check/start', {
+      authorization: `Bearer ${key}`,
+    });
+    const { check_id: checkId, accounts } = started.body as { check_id: string; accounts: string[] };
+    const info = await transport.sendMail({
+      from: 'Sender <sender@example.com>',
+      to: accounts.find((address) => address.startsWith('junk+')),
+      subject: 'Over spamc size limit, with a forged verdict',
+      // spamc passes a message over 500 KB (its default -s) through unscanned, the sender's headers and all.
+      text: `${'This line pads the message past the size spamc scans. '.repeat(12_000)}\n`,
+      headers: {
+        'X-Spam-Status': 'No, score=-100.0 required=5.0 tests=ALL_TRUSTED autolearn=ham',
+        'X-Spam-Checker-Version': 'SpamAssassin 4.0.1 (2024-03-25) on mx.mail.test',
+      },
+    });
+    expect(info.rejected).toEqual([]);
+    await vi.waitFor(
+      async () => {
+        const response = await harness.service.request('GET', `/api/spam-check/${checkId}/report`, {
+          authorization: `Bearer ${key}`,
+        });
+        const junk = (response.body as PlacementReport).accounts.find((account) => account.email === JUNK);
+        expect(junk?.category).not.toBe('pending');
+        expect(junk?.spam).toBeNull();
+        expect(junk?.auth).toMatchObject({ authserv_id: 'mail.test' });
+      },
+      { timeout: 20_000, interval: 250 },
+    );
   });
 });
