@@ -6,7 +6,7 @@ import { readSettings, type Settings } from './settings';
 import { DataStack } from './stacks/DataStack';
 import { ServiceStack } from './stacks/ServiceStack';
 
-export const STACK_IDS = { data: 'InboxPlacementData', service: 'InboxPlacementService' } as const;
+const STACK_IDS = { data: 'InboxPlacementData', service: 'InboxPlacementService' } as const;
 
 export interface InboxPlacementApp {
   app: App;

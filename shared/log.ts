@@ -5,7 +5,6 @@ import { LogFormatter, LogItem, Logger as PowertoolsLogger } from '@aws-lambda-p
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
-const LEVELS: readonly Level[] = ['debug', 'info', 'warn', 'error'];
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -71,6 +70,3 @@ export const createLogger = (
 /** The logger on Lambda: Powertools' own format, which CloudWatch and the Lambda context fields expect. */
 export const createLambdaLogger = (service: string, level: string): Logger =>
   wrap(new PowertoolsLogger({ serviceName: service, logLevel: level.toUpperCase() as 'INFO' }));
-
-export const parseLevel = (value: string | undefined): Level =>
-  LEVELS.includes(value as Level) ? (value as Level) : 'info';

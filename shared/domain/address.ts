@@ -2,7 +2,7 @@
 import { CHECK_ID_LENGTH } from './checkId';
 import { InvalidInputError } from './errors';
 
-export const TAG_PREFIX = '+tc_';
+const TAG_PREFIX = '+tc_';
 const MAX_LOCAL_PART = 64;
 /** The longest local part a test account may have so that its tagged form still fits in 64 characters. */
 export const MAX_ACCOUNT_LOCAL_PART = MAX_LOCAL_PART - TAG_PREFIX.length - CHECK_ID_LENGTH;

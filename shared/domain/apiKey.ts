@@ -59,7 +59,7 @@ export const validateScope = (scope: string): string => {
   return scope;
 };
 
-export const validateApiKey = (key: string): string => {
+const validateApiKey = (key: string): string => {
   if (key.length < 16 || key.length > MAX_KEY_LENGTH || !BEARER.test(`Bearer ${key}`)) {
     throw new InvalidInputError(
       'an API key must be 16-512 characters of [A-Za-z0-9-._~+/] (optionally ending in =)',

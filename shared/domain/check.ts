@@ -39,7 +39,7 @@ export const newCheck = (
   ...(providers ? { providers } : {}),
 });
 
-export const totalOf = (check: Check): number => check.results.length;
+const totalOf = (check: Check): number => check.results.length;
 
 /** Results may still be written while this holds: the spec's 5 active minutes. */
 export const isActive = (check: Pick<Check, 'createdAt'>, now: number): boolean =>

@@ -1,14 +1,8 @@
 // Owns reading JSON text that may hold secrets (config files, secrets, stored endpoints): a syntax error is told by
 // line, column and kind, found by a scan of our own, because JSON.parse's own message quotes the text around it.
 
-export interface JsonSyntaxProblem {
-  line: number;
-  column: number;
-  kind: string;
-}
-
 /** A file or secret that is not JSON; its message holds the source's name and a position, never the text. */
-export class JsonTextError extends Error {
+class JsonTextError extends Error {
   override name = 'JsonTextError';
 }
 

@@ -9,7 +9,7 @@ const unitOf = (origin: string) =>
   origin === 'string' ? ' characters' : origin === 'array' || origin === 'set' ? ' items' : '';
 
 /** What is wrong, in words that hold only what the schema says (types, limits, allowed options). */
-export const kindOf = (issue: $ZodIssue): string => {
+const kindOf = (issue: $ZodIssue): string => {
   switch (issue.code) {
     case 'invalid_type':
       return `expected ${issue.expected}`;

@@ -7,7 +7,7 @@ import type { PlacementDetails, RecordOutcome } from '../domain/ports';
 import type { ResultStore } from './ports';
 
 /** How long the first result of a check waits for others of the same tick. */
-export const BATCH_WINDOW_MS = 15;
+const BATCH_WINDOW_MS = 15;
 /** Well inside DynamoDB's 4 KB expression limit: each account's result is one placeholder, whatever it holds. */
 export const MAX_BATCH = 25;
 
@@ -20,7 +20,7 @@ interface Waiting {
 }
 
 /** Closed checks remembered (the oldest forgotten first): a loop's first sight of 10 minutes of mail meets a few hundred. */
-export const MAX_CLOSED_REMEMBERED = 10_000;
+const MAX_CLOSED_REMEMBERED = 10_000;
 
 export class ResultBatcher {
   private readonly open = new Map<string, Waiting[]>();

@@ -8,7 +8,7 @@ import type { MailboxConnector } from './ports';
  * machine shared): 24, 50, 100 and 200 at once all swept with no failure, the first sweep less its listing taking
  * 1.67-1.94, 1.93-2.17, 1.71-1.74 and 1.65-1.87 s (two runs each), so a higher bound buys nothing measurable.
  */
-export const LOGINS_AT_ONCE = 24;
+const LOGINS_AT_ONCE = 24;
 
 /** The same connector, with at most `limit` of its opens (connect, greeting, login) in flight. */
 export const boundedLogins = (connector: MailboxConnector, limit = LOGINS_AT_ONCE): MailboxConnector => {

@@ -20,7 +20,7 @@ const startPattern = (name: string): RegExp => {
 };
 
 /** Where the first field named `name` starts at or after `from` (0 or the start of a line), or -1. */
-export const fieldStartIn = (block: string, name: string, from = 0): number => {
+const fieldStartIn = (block: string, name: string, from = 0): number => {
   const pattern = startPattern(name);
   pattern.lastIndex = Math.max(0, from - 1);
   const found = pattern.exec(block);
@@ -29,7 +29,7 @@ export const fieldStartIn = (block: string, name: string, from = 0): number => {
 };
 
 /** The unfolded value of the first `name` field at or after `from`, at most `cap` raw characters of it. */
-export const valueFrom = (block: string, name: string, from: number, cap: number): string | undefined => {
+const valueFrom = (block: string, name: string, from: number, cap: number): string | undefined => {
   const start = fieldStartIn(block, name, from);
   if (start === -1) return undefined;
   const field = fieldAt(block, start);

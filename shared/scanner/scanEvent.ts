@@ -7,7 +7,7 @@ export type ScanWake = 'schedule' | 'new-check' | 'hand-over';
 const SOURCE = 'inbox-placement.scanner';
 
 /** The payload a loop that reaches its deadline sends to a fresh invocation of itself. */
-export const HAND_OVER_EVENT = { source: SOURCE, handOver: true } as const;
+const HAND_OVER_EVENT = { source: SOURCE, handOver: true } as const;
 
 /** What the first invocation sends each further shard: the shard, and what woke the first one. */
 export const shardEvent = (shard: Shard, wake: ScanWake) => ({ source: SOURCE, shard, wake });

@@ -11,7 +11,7 @@ import type { Scanner } from './Scanner';
 export const DEADLINE_MARGIN_MS = 20_000;
 
 /** The default of ScanLoopOptions.storeFailureGraceMs: the schedule's minute. */
-export const STORE_FAILURE_GRACE_MS = 60_000;
+const STORE_FAILURE_GRACE_MS = 60_000;
 
 export interface ScanLoopOptions {
   owner: string;
@@ -50,7 +50,7 @@ export interface ScanLoopOptions {
  * TTL keeps as much time for a slow or failing renewal as the TTL itself allows, and no other loop can take the lease
  * before it expires, so the loop sweeps only while its lease is surely its own.
  */
-export const renewalDue = (leftMs: number, options: Pick<ScanLoopOptions, 'leaseTtlMs' | 'intervalMs'>) =>
+const renewalDue = (leftMs: number, options: Pick<ScanLoopOptions, 'leaseTtlMs' | 'intervalMs'>) =>
   leftMs < options.leaseTtlMs / 2 || leftMs <= options.intervalMs;
 
 export interface ScanLoopReport {

@@ -13,7 +13,7 @@ import type { FolderWatch, MailboxConnector, MailboxCredentials } from './ports'
  */
 export const SAFETY_SWEEP_MS = 30_000;
 /** Watch connections opened at once across all accounts, so a loop's first sweep is not crowded out by them. */
-export const WATCH_OPENS_AT_ONCE = 8;
+const WATCH_OPENS_AT_ONCE = 8;
 
 /** The folders worth a connection each: INBOX and the junk folder, where nearly every copy lands. */
 export const watchedFolders = (folders: readonly ScanFolder[]): string[] => [

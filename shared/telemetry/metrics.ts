@@ -8,7 +8,7 @@ export const SERVICE_DIMENSION = 'service';
 
 export const SERVICES = { api: 'api', scan: 'scan' } as const;
 
-export const DIMENSIONS = {
+const DIMENSIONS = {
   category: 'Category',
   provider: 'Provider',
   account: 'Account',

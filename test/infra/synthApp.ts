@@ -14,7 +14,7 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 export const CDK_JSON_CONTEXT = cdkJson.context;
 
 /** Skips asset bundling for every stack: the templates are the same, and no esbuild run per test. */
-export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
 export interface SynthesizedApp extends InboxPlacementApp {
   dataTemplate: Template;

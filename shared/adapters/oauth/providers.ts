@@ -15,20 +15,20 @@ export interface OAuthEndpoints {
   scope: string;
 }
 
-export const GOOGLE_TOKEN_ENDPOINT = 'https://oauth2.googleapis.com/token';
-export const GOOGLE_AUTHORIZE_ENDPOINT = 'https://accounts.google.com/o/oauth2/v2/auth';
+const GOOGLE_TOKEN_ENDPOINT = 'https://oauth2.googleapis.com/token';
+const GOOGLE_AUTHORIZE_ENDPOINT = 'https://accounts.google.com/o/oauth2/v2/auth';
 /** Full mailbox access: the only Google scope that IMAP accepts. */
-export const GOOGLE_MAIL_SCOPE = 'https://mail.google.com/';
+const GOOGLE_MAIL_SCOPE = 'https://mail.google.com/';
 
 /** Personal Microsoft accounts (Outlook.com, Hotmail, Live). */
-export const MICROSOFT_CONSUMERS = 'consumers';
+const MICROSOFT_CONSUMERS = 'consumers';
 /** Work and school accounts of any Microsoft 365 organisation; a tenant id or domain narrows it to one. */
-export const MICROSOFT_ORGANIZATIONS = 'organizations';
+const MICROSOFT_ORGANIZATIONS = 'organizations';
 /** IMAP access plus offline_access, without which Microsoft issues no refresh token. */
-export const MICROSOFT_IMAP_SCOPE = 'https://outlook.office.com/IMAP.AccessAsUser.All offline_access';
-export const microsoftTokenEndpoint = (tenant: string) =>
+const MICROSOFT_IMAP_SCOPE = 'https://outlook.office.com/IMAP.AccessAsUser.All offline_access';
+const microsoftTokenEndpoint = (tenant: string) =>
   `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
-export const microsoftAuthorizeEndpoint = (tenant: string) =>
+const microsoftAuthorizeEndpoint = (tenant: string) =>
   `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/authorize`;
 
 export const GOOGLE: OAuthEndpoints = {
@@ -38,7 +38,7 @@ export const GOOGLE: OAuthEndpoints = {
 };
 
 /** Microsoft's identity platform at one tenant: `consumers`, `organizations`, or one organisation's id. */
-export const microsoft = (tenant: string): OAuthEndpoints => ({
+const microsoft = (tenant: string): OAuthEndpoints => ({
   authorizeEndpoint: microsoftAuthorizeEndpoint(tenant),
   tokenEndpoint: microsoftTokenEndpoint(tenant),
   scope: MICROSOFT_IMAP_SCOPE,

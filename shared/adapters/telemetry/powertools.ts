@@ -12,7 +12,7 @@ const unitOf = (key: MetricKey) =>
   METRICS[key].unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count;
 
 /** Adds one value of a metric; a metric with its own dimension goes out at once as its own EMF record. */
-export const emit = (metrics: Metrics, key: MetricKey, value: number, dimensionValue?: string): void => {
+const emit = (metrics: Metrics, key: MetricKey, value: number, dimensionValue?: string): void => {
   const spec = METRICS[key];
   if ('dimension' in spec && dimensionValue !== undefined) {
     metrics

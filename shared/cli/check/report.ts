@@ -8,7 +8,7 @@ export const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-export const summaryLine = (check: CheckView, elapsedMs: number): string => {
+const summaryLine = (check: CheckView, elapsedMs: number): string => {
   const inbox = check.results.filter((result) => isInbox(result.category)).length;
   const outcome =
     check.status === 'complete'

@@ -63,7 +63,7 @@ interface NodemailerError extends Error {
 
 const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
-export const describeSmtpError = (error: unknown, label: string): string => {
+const describeSmtpError = (error: unknown, label: string): string => {
   const failure = error as NodemailerError;
   if (failure.code === 'EAUTH')
     return `SMTP server ${label} refused the login: ${oneLine(failure.response ?? failure.message)}`;
