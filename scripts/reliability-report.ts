@@ -42,6 +42,7 @@ const AREAS: { area: string; files: string[] }[] = [
       'test/conformance/authorization.test.ts',
     ],
   },
+  { area: 'Hostile mail through the stack', files: ['test/mailstack/hostileCorpus.test.ts'] },
   {
     area: 'Access and abuse',
     files: [

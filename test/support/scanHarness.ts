@@ -6,6 +6,7 @@ import type { Principal } from '../../shared/domain/apiKey';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
+import type { MessageParse } from '../../shared/scanner/events';
 import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
 import type { Shard } from '../../shared/scanner/shards';
@@ -27,6 +28,8 @@ export interface ScanHarness {
   sweeps: { email: string; ok: boolean; at: number }[];
   watches: { email: string; path: string; state: string; at: number }[];
   ticks: number[];
+  /** Every message a sweep read, with what reading its header block cost. */
+  parses: MessageParse[];
   /** Everything the scanner logged, parsed, with the time it was written. */
   logs: { at: number; message: string; account?: string; error?: string }[];
   /**
@@ -62,6 +65,7 @@ export const startScanHarness = async (
   const sweeps: ScanHarness['sweeps'] = [];
   const watches: ScanHarness['watches'] = [];
   const ticks: number[] = [];
+  const parses: MessageParse[] = [];
   const logs: ScanHarness['logs'] = [];
   const log = createLogger('test-scan', 'debug', (line) =>
     logs.push({ at: Date.now(), ...JSON.parse(line) }),
@@ -83,6 +87,7 @@ export const startScanHarness = async (
         swept: ({ email, ok }) => sweeps.push({ email, ok, at: service.clock.now() }),
         watched: (watch) => watches.push({ ...watch, at: service.clock.now() }),
         ticked: () => ticks.push(service.clock.now()),
+        parsed: (parse) => parses.push(parse),
       },
     });
   return {
@@ -93,6 +98,7 @@ export const startScanHarness = async (
     sweeps,
     watches,
     ticks,
+    parses,
     logs,
     newScanner,
     startRunner: () => {
