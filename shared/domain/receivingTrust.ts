@@ -2,8 +2,8 @@
 // headers are its own (RFC 8601 section 5) and which spam filter's header is its own. Provider presets state it;
 // an account entry may state its own.
 
-export const AUTH_METHODS = ['spf', 'dkim', 'dmarc', 'arc'] as const;
-export type AuthMethod = (typeof AUTH_METHODS)[number];
+const AUTH_METHODS = ['spf', 'dkim', 'dmarc', 'arc'] as const;
+type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /**
  * Which Authentication-Results headers are the receiving side's own (RFC 8601 section 5). The receiving side
