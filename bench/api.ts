@@ -5,9 +5,9 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request, type Result } from 'autocannon';
+import { spawnEntry } from '../scripts/lib/process';
 import type { HandlerTimings } from '../shared/local/httpAdapter';
 import { HANDLER_TIMING_PATH } from '../shared/local/httpAdapter';
-import { spawnEntry } from '../test/support/process';
 import { summariseRun } from './autocannonSummary';
 import {
   type LocalServer,

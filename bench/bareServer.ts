@@ -7,12 +7,14 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
 import { LOCAL_REGION, LOCAL_TABLE } from '../shared/local/localStore';
 
 const dataDir = process.env.BENCH_DATA_DIR;
 if (!dataDir) throw new Error('BENCH_DATA_DIR (the DATA_DIR of a running npm start) is not set');
 const { endpoint } = JSON.parse(readFileSync(join(dataDir, 'dynalite.json'), 'utf8')) as { endpoint: string };
-const store = new DynamoCheckStore(createDocumentClient({ region: LOCAL_REGION, endpoint }), LOCAL_TABLE);
+const client = createDocumentClient({ region: LOCAL_REGION, endpoint });
+const store = new DynamoCheckStore(client, LOCAL_TABLE, new DynamoShardLayout(client, LOCAL_TABLE));
 
 const server = createServer((request, response) => {
   const id = /^\/api\/spam-check\/([^/?]+)$/.exec(request.url ?? '')?.[1];

@@ -8,9 +8,10 @@
 //   units, handler milliseconds, scanner-loop milliseconds), for checks where every account receives and for a check
 //   where one account never does and the check runs to its 5-minute timeout. While that account waits, a counting
 //   proxy in front of Dovecot's IMAP port (bench/imapCounter.ts) counts every command the scanner sends for it.
+
+import { connectStackAccount, deliverLmtp, GTUBE, sendOnce } from '../scripts/lib/mailStack';
 import { ACTIVE_MS } from '../shared/domain/limits';
 import type { AccountEntry } from '../shared/local/localConfig';
-import { connectStackAccount, deliverLmtp, GTUBE, sendOnce } from '../test/support/mailStack';
 import { takeHandlerTimings } from './api';
 import { type ImapCounter, startImapCounter } from './imapCounter';
 import { type BenchAccount, type LocalServer, percentile, round, startLocalServer } from './localServer';

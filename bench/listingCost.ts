@@ -4,6 +4,7 @@
 // Run: npx tsx bench/listingCost.ts
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
 import { newCheck } from '../shared/domain/check';
 import { newCheckId } from '../shared/domain/checkId';
 import { systemClock } from '../shared/domain/clock';
@@ -20,7 +21,7 @@ const main = async () => {
   const dynamo = await startDynalite({ port: 0 });
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
-  const store = new DynamoCheckStore(client, TABLE);
+  const store = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
   const emails = Array.from(
     { length: ACCOUNTS },
     (_, at) => `account${String(at).padStart(3, '0')}@mail.test`,

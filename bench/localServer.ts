@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawnNode } from '../test/support/process';
-import { type ScriptedImap, startScriptedImap } from '../test/support/scriptedImapServer';
+import { spawnNode } from '../scripts/lib/process';
+import { type ScriptedImap, startScriptedImap } from '../scripts/lib/scriptedImapServer';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -117,6 +117,8 @@ export const startLocalServer = async (
       // Per-key limits would turn a load test into a test of the limits; these keep them out of the way.
       START_RATE_LIMIT_PER_MINUTE: '1000000',
       MAX_CHECKS_IN_FLIGHT_PER_KEY: '0',
+      MAX_CHECKS_IN_FLIGHT_PER_SCOPE: '0',
+      READ_RATE_LIMIT_PER_SECOND: '0',
       ...env,
     },
     preload,

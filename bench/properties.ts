@@ -1,4 +1,4 @@
-// Benchmark: the header parsing and tag matching properties of test/support/headerProperties.ts over 100,000+
+// Benchmark: the header parsing and tag matching properties of scripts/lib/headerProperties.ts over 100,000+
 // generated messages (the vitest run does a few thousand), with the time the scanner's per-message work takes.
 // `npx tsx bench/properties.ts [--cases N] [--seed S]` prints one JSON summary.
 import { pathToFileURL } from 'node:url';
@@ -13,7 +13,7 @@ import {
   messageArb,
   problemsOf,
   scanOne,
-} from '../test/support/headerProperties';
+} from '../scripts/lib/headerProperties';
 
 /** The budget per message the issue sets; reported against, never asserted here. */
 const BUDGET_MS = 5;

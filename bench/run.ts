@@ -3,9 +3,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { takeRunStamp } from '../scripts/runStamp';
-import { MAILSTACK_DIR, mailStack, stackAccounts } from '../test/support/mailStack';
-import { goalsTable, runsHeading, type StampedSection } from './goals';
+import { goalsTable, runsHeading, type StampedSection } from '../scripts/lib/goals';
+import { MAILSTACK_DIR, mailStack, stackAccounts } from '../scripts/lib/mailStack';
+import { takeRunStamp } from '../scripts/lib/runStamp';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -128,7 +128,7 @@ const main = async () => {
     }
     if (wanted('kill-restart')) {
       // The long variant of test/mailstack/killRestart.test.ts (issue 8): three times the kills and checks.
-      const { runKillScenario } = await import('../test/support/killRestart');
+      const { runKillScenario } = await import('../scripts/lib/killRestart');
       const kills = Number(values.kills);
       say(`kill-restart: ${kills} SIGKILLs of the scanner during ${kills} checks`);
       results.killRestart = await runKillScenario({

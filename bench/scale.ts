@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { connectStackAccount, MAILSTACK_DIR } from '../scripts/lib/mailStack';
+import { StaticCredentialSource } from '../scripts/lib/StaticCredentialSource';
 import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
@@ -19,8 +21,6 @@ import { startDynaliteThread } from '../shared/local/dynalite';
 import type { AccountEntry } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
 import { runScanLoop } from '../shared/scanner/scanLoop';
-import { connectStackAccount, MAILSTACK_DIR } from '../test/support/mailStack';
-import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
 import { percentile, round } from './localServer';
 
 const TABLE = 'bench-scale';
@@ -60,7 +60,7 @@ const seedChecks = async (emails: string[], checks: number, shards = 1) => {
   const dynamo = await startDynaliteThread({ port: 0 });
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
-  const store = new DynamoCheckStore(client, TABLE);
+  const store = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
   const now = systemClock.now();
   await new DynamoShardLayout(client, TABLE).publish(shards, now - 3_600_000);
   const spreadMs = checks > 0 ? Math.floor(240_000 / checks) : 0;

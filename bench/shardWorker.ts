@@ -4,6 +4,7 @@
 // read units it spent (the listing). Driven by bench/scale.ts.
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { StaticCredentialSource } from '../scripts/lib/StaticCredentialSource';
 import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { createScanner } from '../shared/composition/scanner';
@@ -11,7 +12,6 @@ import { systemClock } from '../shared/domain/clock';
 import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
 import { isShard } from '../shared/scanner/shards';
-import { StaticCredentialSource } from '../test/support/StaticCredentialSource';
 import { UsageMeter } from './usageMeter';
 
 const env = (name: string) => {

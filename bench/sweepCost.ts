@@ -1,11 +1,12 @@
 // Benchmark: what a sweep costs for a mailbox holding years of mail versus one holding a single old message, in time
 // and in IMAP commands, on real Dovecot. Three phases, both mailboxes swept in the same ticks so they share the machine alike:
 // first sight (no cursor yet), idle (nothing new) and one new tagged message.
-import type { AccountEntry } from '../shared/local/localConfig';
+
+import { connectStackAccount, sendOnce } from '../scripts/lib/mailStack';
+import type { AccountEntry } from '../shared/adapters/credentials/accountEntrySchema';
 import type { AccountSweep } from '../shared/scanner/Scanner';
-import { connectStackAccount, sendOnce } from '../test/support/mailStack';
-import { startScanHarness } from '../test/support/scanHarness';
 import { percentile, round } from './localServer';
+import { startScanRig } from './scanRig';
 
 export interface SweepCostOptions {
   baseline: AccountEntry | undefined;
@@ -77,7 +78,7 @@ export const runSweepCostBench = async (options: SweepCostOptions) => {
   // The baseline holds one old message in the same folder: an empty folder is not opened at all (its STATUS says
   // MESSAGES 0), so against an empty mailbox first sight would differ by that folder's opening, not by history.
   await fill(baseline, 1, say);
-  const harness = await startScanHarness([
+  const harness = await startScanRig([
     { ...baseline, scope: 'baseline' },
     { ...full, scope: 'full' },
   ]);
@@ -186,21 +187,21 @@ export const runSweepCostBench = async (options: SweepCostOptions) => {
 };
 
 /** Deletes the accounts' folder cursors, so the next sweep is a first sight again. */
-const clearCursors = async (harness: Awaited<ReturnType<typeof startScanHarness>>, emails: string[]) => {
+const clearCursors = async (harness: Awaited<ReturnType<typeof startScanRig>>, emails: string[]) => {
   const { DeleteCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { cursorKey } = await import('../shared/adapters/dynamo/keys');
   for (const email of emails) {
     const { pk } = cursorKey(email, '');
-    const found = await harness.service.client.send(
+    const found = await harness.client.send(
       new QueryCommand({
-        TableName: harness.service.table,
+        TableName: harness.table,
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk },
       }),
     );
     for (const item of found.Items ?? [])
-      await harness.service.client.send(
-        new DeleteCommand({ TableName: harness.service.table, Key: { pk: item.pk, sk: item.sk } }),
+      await harness.client.send(
+        new DeleteCommand({ TableName: harness.table, Key: { pk: item.pk, sk: item.sk } }),
       );
   }
 };

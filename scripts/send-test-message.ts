@@ -1,7 +1,7 @@
 // Sends ONE message to the given addresses (all in BCC) through the loopback mail stack's Postfix, for trying
 // `npm start` by hand: `npm run send-test -- [--gtube] <address> …`.
 import { parseArgs } from 'node:util';
-import { GTUBE, sendOnce } from '../test/support/mailStack';
+import { GTUBE, sendOnce } from '../scripts/lib/mailStack';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

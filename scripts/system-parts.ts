@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { asRoot, currentPrivilege, type Privilege } from './lib/privilege';
 
 export type SystemPart = {
   name: string;
@@ -63,9 +64,6 @@ export const SYSTEM_PARTS: SystemPart[] = [
   },
 ];
 
-/** How this user may act as root: is root, may `sudo -n`, has a sudo that asks for a password, or has none. */
-export type Privilege = 'root' | 'passwordless-sudo' | 'sudo-asks-password' | 'no-sudo';
-
 export type Decision =
   | { kind: 'proceed' }
   | { kind: 'install'; parts: SystemPart[]; viaSudo: boolean; line: string }
@@ -111,23 +109,6 @@ export const decide = (
     kind: 'refuse',
     line: `${goal === 'test' ? 'npm test needs' : 'missing:'} ${missing.map((part) => part.name).join(', ')}, not installed, and this user may not install it: run ${asRootCommand('npm run system-parts -- install', privilege)} once`,
   };
-};
-
-/** The command prefix that runs a command as root: none for root, `sudo -n` for a user with passwordless sudo. */
-export const asRoot = (command: string[], privilege = currentPrivilege()): string[] =>
-  privilege === 'root' ? command : ['sudo', '-n', ...command];
-
-let privilegeSeen: Privilege | undefined;
-
-export const currentPrivilege = (): Privilege => {
-  if (privilegeSeen) return privilegeSeen;
-  if (process.getuid?.() === 0) privilegeSeen = 'root';
-  else {
-    const probe = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore', timeout: 5000 });
-    if (probe.error) privilegeSeen = 'no-sudo';
-    else privilegeSeen = probe.status === 0 ? 'passwordless-sudo' : 'sudo-asks-password';
-  }
-  return privilegeSeen;
 };
 
 /** Runs one command to completion with its output kept; on failure the output's tail goes into the error. */

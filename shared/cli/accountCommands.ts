@@ -2,6 +2,7 @@
 // and off, and proving over IMAP (and optionally SMTP) that one works before a check relies on it.
 
 import type { AccountEntries } from '../adapters/credentials/accountEntries';
+import type { AccountEntry } from '../adapters/credentials/accountEntrySchema';
 import { toMailboxCredentials } from '../adapters/credentials/mailboxCredentials';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
@@ -10,13 +11,10 @@ import { normaliseAccountEmail, tagAddress } from '../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../domain/categories';
 import { newCheckId } from '../domain/checkId';
 import { InvalidInputError } from '../domain/errors';
-import type { AccountEntry } from '../local/localConfig';
 import { createLogger } from '../log';
 import { applyPreset, presetFor } from '../providers/presets';
-import { scanFolders } from '../scanner/folders';
-import { headerBlockOf } from '../scanner/headers';
 import type { OAuth2Grant } from '../scanner/ports';
-import { evidenceSeen, tagsInBlock } from '../scanner/recipients';
+import { judgeProbeCopy, probeCopyOf, scanFolders } from '../scanner/probe';
 import { formatTable } from './table';
 
 export interface AccountContext {
@@ -209,9 +207,10 @@ export const testAccount = async (
         for (const folder of read) {
           const messages = await session.headersSince(folder.path, sentAt - 60_000);
           // The probe is found by its tag anywhere in its headers (its To names it), whatever the envelope says.
-          block = messages
-            .map((message) => headerBlockOf(message.headers))
-            .find((candidate) => candidate?.toLowerCase().includes(`+tc_${checkId}`));
+          block = probeCopyOf(
+            messages.map((message) => message.headers),
+            checkId,
+          );
           if (block !== undefined) {
             found = { folder: folder.path, category: folder.category };
             break;
@@ -221,18 +220,8 @@ export const testAccount = async (
       }
       report.plus_address = address;
       report.delivered = found ? { ...found, after_ms: Date.now() - sentAt } : null;
-      if (block !== undefined) {
-        const evidence = presetFor(credentials.provider).quirks.envelopeEvidence.value;
-        const seen = evidenceSeen(block, credentials.email).filter(({ header }) => evidence.includes(header));
-        report.envelope_evidence = seen.map(({ header, present, checkIds }) => ({
-          header,
-          present,
-          names_tag: checkIds.includes(checkId),
-        }));
-        // What the scanner will do with copies like this one: BCC works where the evidence names the tag.
-        report.bcc_works = seen.find(({ present }) => present)?.checkIds.includes(checkId) ?? false;
-        report.attributed = tagsInBlock(block, credentials.email, evidence).has(checkId);
-      }
+      // What the scanner will do with copies like this one: BCC works where the evidence names the tag.
+      if (block !== undefined) Object.assign(report, judgeProbeCopy(block, credentials, checkId));
       if (!found || report.attributed === false) {
         // No check may rely on a mailbox that does not receive plus-addressed mail.
         await setActive({ ...ctx, out: () => undefined }, credentials.email, false);

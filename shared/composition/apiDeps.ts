@@ -6,6 +6,7 @@ import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry'
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
+import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
 import { type ApiConfig, loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
@@ -43,7 +44,7 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
   const metrics = onLambda ? createMetrics(SERVICES.api) : undefined;
   return {
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
-    checks: new DynamoCheckStore(client, config.TABLE_NAME),
+    checks: new DynamoCheckStore(client, config.TABLE_NAME, new DynamoShardLayout(client, config.TABLE_NAME)),
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
     clock: systemClock,
     log,

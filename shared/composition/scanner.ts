@@ -4,6 +4,7 @@ import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry'
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoCursorStore } from '../adapters/dynamo/DynamoCursorStore';
 import { DynamoLease } from '../adapters/dynamo/DynamoLease';
+import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import {
   type CommandListener,
   DEFAULT_IMAP_TIMEOUTS,
@@ -46,7 +47,12 @@ export interface ScannerParts {
 
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
-    checks: new DynamoCheckStore(parts.client, parts.tableName, parts.shard),
+    checks: new DynamoCheckStore(
+      parts.client,
+      parts.tableName,
+      new DynamoShardLayout(parts.client, parts.tableName),
+      parts.shard,
+    ),
     cursors: new DynamoCursorStore(parts.client, parts.tableName),
     health: new DynamoAccountRegistry(parts.client, parts.tableName),
     ...(parts.unhealthyAfter === undefined ? {} : { unhealthyAfter: parts.unhealthyAfter }),

@@ -50,10 +50,19 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
   afterAll(async () => service.close());
 
   const shardStore = (index: number, count = SHARDS) =>
-    new DynamoCheckStore(service.client, service.table, { index, count });
+    new DynamoCheckStore(
+      service.client,
+      service.table,
+      new DynamoShardLayout(service.client, service.table),
+      { index, count },
+    );
   const create = async (emails: string[], createdAt = service.clock.now()) => {
     const check = newCheck(newCheckId(), 'default', emails, createdAt);
-    await new DynamoCheckStore(service.client, service.table).create(check);
+    await new DynamoCheckStore(
+      service.client,
+      service.table,
+      new DynamoShardLayout(service.client, service.table),
+    ).create(check);
     return check.checkId;
   };
   /** A shard's full listing once the index shows `expected` (the index is eventually consistent). */
@@ -123,12 +132,11 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
     // Published as 2 shards: this check is filed under the 2-shard layout, which the 4 shards below cannot read.
     await layout.publish(2, service.clock.now() - 10 * MINUTE_MS);
     const before = await create(accountsOf(0, 1, 2, 3));
-    await new DynamoCheckStore(service.client, service.table).recordResult(
-      before,
-      accountsOf(1)[0] as string,
-      'spam',
-      service.clock.now(),
-    );
+    await new DynamoCheckStore(
+      service.client,
+      service.table,
+      new DynamoShardLayout(service.client, service.table),
+    ).recordResult(before, accountsOf(1)[0] as string, 'spam', service.clock.now());
     expect(await layout.publish(SHARDS, service.clock.now())).toBe(true);
     // Publishing the same count again keeps the moment it changed.
     service.clock.advance(1000);
@@ -152,7 +160,11 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
       SHARDS,
       service.clock.now() - 10 * MINUTE_MS,
     );
-    const checks = new DynamoCheckStore(service.client, service.table);
+    const checks = new DynamoCheckStore(
+      service.client,
+      service.table,
+      new DynamoShardLayout(service.client, service.table),
+    );
     const id = await create(accountsOf(0, 3));
     for (const email of accountsOf(0, 3))
       await checks.recordResult(id, email, 'primary', service.clock.now());

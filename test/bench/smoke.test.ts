@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { runApiBench } from '../../bench/api';
 import { runColdStartBench } from '../../bench/coldStart';
-import { GOALS, goalRows } from '../../bench/goals';
 import { runLoadBench } from '../../bench/load';
 import { runPropertyBench } from '../../bench/properties';
+import { GOALS, goalRows } from '../../scripts/lib/goals';
 
 /** What each benchmark returned, for the goals table at the end. */
 const results: Record<string, unknown> = {};

@@ -9,9 +9,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEntry } from '../../scripts/lib/process';
 import { CHROMIUM_PATH } from '../../scripts/system-parts';
 import { HOSTILE_FOLDER, sampleReport } from '../support/placementReport';
-import { runEntry } from '../support/process';
 
 const KEY = 'stub-key';
 const CHECK_ID = 'chk1';

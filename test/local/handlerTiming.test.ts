@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pause } from '../../scripts/lib/poll';
 import { errorResponse, jsonResponse } from '../../shared/http/responses';
 import {
   createLocalServer,
@@ -11,7 +12,6 @@ import {
   type HandlerTimings,
 } from '../../shared/local/httpAdapter';
 import { createLogger } from '../../shared/log';
-import { pause } from '../support/poll';
 
 const log = createLogger('test', 'error', () => undefined);
 const HANDLER_MS = 30;

@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnEntry } from '../support/process';
+import { spawnEntry } from '../../scripts/lib/process';
 import { configKeysLedger } from '../../shared/local/configKeys';
 import { openLocalStore } from '../../shared/local/localStore';
 

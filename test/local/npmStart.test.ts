@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEntry, runEntryWithStdin, spawnEntry } from '../support/process';
+import { runEntry, runEntryWithStdin, spawnEntry } from '../../scripts/lib/process';
 
 const MAIN = 'shared/local/main.ts';
 const ADMIN = 'shared/cli/admin.ts';

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEntry } from '../../scripts/lib/process';
 import { AccountEntriesCredentialSource } from '../../shared/adapters/credentials/AccountEntriesCredentialSource';
 import {
   type AccountEntries,
@@ -16,7 +17,6 @@ import { createScanner } from '../../shared/composition/scanner';
 import { createLogger } from '../../shared/log';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { FakeSecretsManager } from '../support/FakeSecretsManager';
-import { runEntry } from '../support/process';
 import { FAST_TIMEOUTS } from '../support/scanHarness';
 import { startTestService } from '../support/testService';
 

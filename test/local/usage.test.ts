@@ -51,7 +51,7 @@ describe('UsageMeter on dynalite', () => {
   };
 
   it('bills an open check one small gsi2 write per KB of its entry, never its results', async () => {
-    const checks = new DynamoCheckStore(client, TABLE);
+    const checks = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
     const emails = Array.from({ length: 20 }, (_, at) => `account${at}@mail.test`);
     const created = await costOf(() => checks.create(newCheck('c'.repeat(20), 'default', emails, NOW)));
     // The item holds every address thrice (emails, results, pending): 2 KB in the table, 1 in the index.
@@ -82,7 +82,7 @@ describe('UsageMeter on dynalite', () => {
 
   it('bills a check started under 4 shards one gsi2 write more per shard it touches (its shard entries)', async () => {
     await new DynamoShardLayout(client, TABLE).publish(4, NOW - 3_600_000);
-    const checks = new DynamoCheckStore(client, TABLE);
+    const checks = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
     const emails = Array.from({ length: 20 }, (_, at) => `account${at}@mail.test`);
     const touched = new Set(emails.map((email) => shardIndexOf(email, 4))).size;
     const created = await costOf(() => checks.create(newCheck('e'.repeat(20), 'default', emails, NOW)));
@@ -96,7 +96,7 @@ describe('UsageMeter on dynalite', () => {
   });
 
   it('counts a larger entry per KB: 100 long addresses pending', async () => {
-    const checks = new DynamoCheckStore(client, TABLE);
+    const checks = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
     const emails = Array.from({ length: 100 }, (_, at) => `a-rather-long-test-address-${at}@mail.test`);
     const created = await costOf(() => checks.create(newCheck('d'.repeat(20), 'default', emails, NOW)));
     // 100 addresses of 38 or 39 bytes: 3,890 bytes pending, and the entry's keys and numbers under 4 KB with them.

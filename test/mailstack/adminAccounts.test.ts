@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEntryWithStdin } from '../../scripts/lib/process';
 import { startBlackholeSmtp } from '../support/blackholeSmtp';
 import { SMTP } from '../support/mailStack';
-import { runEntryWithStdin } from '../support/process';
 
 const ADMIN = 'shared/cli/admin.ts';
 let dir: string;

@@ -4,9 +4,9 @@
 // transaction, as a provider delivers each mailbox its own copy, so every copy carries Delivered-To.
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../scripts/lib/poll';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { connectStackAccount, SMTP, sendOnce, stackAccount } from '../support/mailStack';
-import { pollUntil } from '../support/poll';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
 const SCOPE = 'attribution';

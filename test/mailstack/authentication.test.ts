@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runEntry } from '../../scripts/lib/process';
 import { failureSentences, providerName } from '../../shared/cli/check/explain';
 import { reportProblem } from '../../shared/client';
 import type { PlacementReport } from '../../shared/domain/report';
 import { connectStackAccount, SMTP, stackAccount } from '../support/mailStack';
-import { runEntry } from '../support/process';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
 const ACCOUNT = 'user001@mail.test';

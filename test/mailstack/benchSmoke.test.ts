@@ -5,9 +5,9 @@
 // land in them.
 import { describe, expect, it } from 'vitest';
 import { runDetectionBench } from '../../bench/detection';
-import { GOALS, goalRows } from '../../bench/goals';
 import { runScaleBench, runShardBench } from '../../bench/scale';
 import { runSweepCostBench } from '../../bench/sweepCost';
+import { GOALS, goalRows } from '../../scripts/lib/goals';
 import { stackAccount } from '../support/mailStack';
 
 const OWN = ['user009', 'user010', 'user011', 'user012'].map((name) => stackAccount(`${name}@mail.test`));

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEntry, type Started, spawnEntry } from '../../scripts/lib/process';
 import { freePort } from '../support/freePort';
 import { GTUBE, SMTP, sendOnce, stackAccount } from '../support/mailStack';
-import { runEntry, type Started, spawnEntry } from '../support/process';
 
 const CHECK = 'shared/cli/check.ts';
 const ACCOUNTS = ['inbox@mail.test', 'junk@mail.test'];

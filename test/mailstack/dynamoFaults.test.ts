@@ -4,6 +4,8 @@
 // completes with each account recorded exactly once.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pause, pollUntil } from '../../scripts/lib/poll';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { indexCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { createScanner } from '../../shared/composition/scanner';
@@ -16,9 +18,7 @@ import type { Placement } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
 import type { ProxyMode } from '../support/dynamoProxy';
 import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
-import { pause, pollUntil } from '../support/poll';
 import { expectUnavailable, type ProxiedService, startProxiedService } from '../support/proxiedService';
-import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FAST_TIMEOUTS } from '../support/scanHarness';
 
 const SCOPE = 'dynamo-faults';

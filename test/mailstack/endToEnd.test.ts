@@ -4,10 +4,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../scripts/lib/poll';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { freePort } from '../support/freePort';
 import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
-import { pollUntil } from '../support/poll';
 import { FAST_TIMEOUTS, pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
 const MINUTE = 60_000;

@@ -3,10 +3,10 @@
 // The sessions come back with backoff, mail that arrived during the gap is found, nothing is counted twice, and the
 // account a server keeps cutting holds up no other.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { pause } from '../../scripts/lib/poll';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { mailStack, sendOnce, stackAccount } from '../support/mailStack';
-import { pause } from '../support/poll';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 

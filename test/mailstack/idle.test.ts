@@ -2,11 +2,11 @@
 // commands a minute (counted by a proxy in front of the server, logins included), and a delivered copy is recorded
 // on the server's IDLE announcement, before the safety sweep that would otherwise have found it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../scripts/lib/poll';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { createLogger } from '../../shared/log';
 import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
 import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
-import { pollUntil } from '../support/poll';
 import { type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { measureWaitingCommands } from '../support/waitingCommands';
 

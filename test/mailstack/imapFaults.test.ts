@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pause } from '../../scripts/lib/poll';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCursorStore } from '../../shared/adapters/dynamo/DynamoCursorStore';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { sendOnce, stackAccount } from '../support/mailStack';
-import { pause } from '../support/poll';
 import { FAST_TIMEOUTS, type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 

@@ -1,7 +1,7 @@
 // A scanner process killed with SIGKILL mid-sweep and restarted, 20 times, while one message per check arrives:
 // nothing is lost, nothing is counted twice, and every check completes. The long variant is bench/reliability.ts.
 import { describe, expect, it } from 'vitest';
-import { runKillScenario } from '../support/killRestart';
+import { runKillScenario } from '../../scripts/lib/killRestart';
 
 describe('a scanner killed and restarted during active checks', () => {
   it('loses nothing and doubles nothing over 20 SIGKILLs, and every check completes', async () => {

@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../scripts/lib/poll';
+import { spawnEntry } from '../../scripts/lib/process';
 import type { CheckView } from '../../shared/domain/check';
 import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
-import { pollUntil } from '../support/poll';
-import { spawnEntry } from '../support/process';
 
 const MAIN = 'shared/local/main.ts';
 const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];

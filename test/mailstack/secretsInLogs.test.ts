@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../scripts/lib/poll';
+import { type Started, spawnEntry } from '../../scripts/lib/process';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { sendOnce, stackAccount } from '../support/mailStack';
 import {
@@ -15,8 +17,6 @@ import {
   type OAuthTestServer,
   startOAuthServer,
 } from '../support/oauthServer';
-import { pollUntil } from '../support/poll';
-import { type Started, spawnEntry } from '../support/process';
 
 const ACCOUNTS = ['inbox@mail.test', 'junk@mail.test', OAUTH_ACCOUNT];
 const API_KEYS = ['ipk_logs-test-key-number-one-0123456789', 'ipk_logs-test-key-number-two-9876543210'];

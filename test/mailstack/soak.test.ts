@@ -7,10 +7,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pause } from '../../scripts/lib/poll';
+import { type Started, spawnEntry } from '../../scripts/lib/process';
 import type { CheckView } from '../../shared/domain/check';
 import { sendOnce, stackAccount } from '../support/mailStack';
-import { pause } from '../support/poll';
-import { type Started, spawnEntry } from '../support/process';
 
 const MAIN = 'shared/local/main.ts';
 const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];

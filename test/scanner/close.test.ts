@@ -3,12 +3,12 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { createLogger } from '../../shared/log';
 import type { MailboxCredentials } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { ManualClock } from '../support/manualClock';
-import { StaticCredentialSource } from '../support/StaticCredentialSource';
 
 const silent = createServer((socket) => sockets.push(socket));
 const sockets: Socket[] = [];

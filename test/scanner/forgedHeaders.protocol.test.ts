@@ -6,6 +6,8 @@
 // them may change what is credited, to which check, or the verdicts the report shows; a copy on which the receiver
 // wrote no verdict shows none, never the sender's.
 import { afterEach, describe, expect, it } from 'vitest';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
+import { type ScriptedImap, startScriptedImap } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import type { DetectedCategory } from '../../shared/domain/categories';
 import { newCheckId } from '../../shared/domain/checkId';
@@ -17,9 +19,7 @@ import { type Provider, presetFor } from '../../shared/providers/presets';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
 import { authResults } from '../support/placementReport';
-import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { MemoryCursors } from '../support/scannerFakes';
-import { type ScriptedImap, startScriptedImap } from '../support/scriptedImapServer';
 
 const clock = new OffsetClock();
 const cleanups: (() => Promise<void>)[] = [];

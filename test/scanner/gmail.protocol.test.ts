@@ -2,12 +2,13 @@
 // built from Google's IMAP extension documentation, because X-GM-EXT-1 (X-GM-RAW tab searches, Gmail's
 // folders) exists only at Gmail. Everything else about reading mailboxes is tested against a real Dovecot.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
+import { newsletterHeaders } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { newCheckId } from '../../shared/domain/checkId';
 import { createLogger } from '../../shared/log';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
 import { ManualClock } from '../support/manualClock';
-import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import {
   type GmailTabName,
@@ -16,7 +17,6 @@ import {
   type ScriptedMessage,
   startScriptedGmail,
 } from '../support/scriptedGmailServer';
-import { newsletterHeaders } from '../support/scriptedImapServer';
 
 const ACCOUNT = 'inboxseed@gmail.com';
 const PASSWORD = 'abcd efgh ijkl mnop';

@@ -10,6 +10,14 @@
 // The presets say 993 with TLS; a scripted server listens in plain text on loopback (where the connector asks for
 // no TLS), so each test overrides host, port and secure, which applyPreset lets explicit values do.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
+import {
+  newsletterHeaders,
+  type ScriptedFolder,
+  type ScriptedImap,
+  type ScriptedMessage,
+  startScriptedImap,
+} from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { tagAddress } from '../../shared/domain/address';
 import { newCheckId } from '../../shared/domain/checkId';
@@ -18,16 +26,8 @@ import { applyPreset, type Provider } from '../../shared/providers/presets';
 import type { AccessTokens, MailboxAuth, OAuth2Grant } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { OffsetClock } from '../support/clocks';
-import { StaticCredentialSource } from '../support/StaticCredentialSource';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import { gmailMailbox } from '../support/scriptedGmailServer';
-import {
-  newsletterHeaders,
-  type ScriptedFolder,
-  type ScriptedImap,
-  type ScriptedMessage,
-  startScriptedImap,
-} from '../support/scriptedImapServer';
 
 const MINUTE = 60_000;
 const APP_PASSWORD = 'abcd-efgh-ijkl-mnop';

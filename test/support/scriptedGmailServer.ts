@@ -7,7 +7,7 @@ import {
   type ScriptedMessage,
   type ScriptedTab,
   startScriptedImap,
-} from './scriptedImapServer';
+} from '../../scripts/lib/scriptedImapServer';
 
 export type { ScriptedFolder, ScriptedMessage };
 export type GmailTabName = ScriptedTab;

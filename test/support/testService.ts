@@ -18,6 +18,7 @@ import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccoun
 import { DynamoApiKeyStore } from '../../shared/adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
+import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import type { ApiDeps } from '../../shared/composition/apiDeps';
 import type { TestAccount } from '../../shared/domain/account';
 import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
@@ -117,7 +118,7 @@ export const startTestService = async <C extends TestClock = ManualClock>(
   const log = options.log ?? createLogger('test', 'error', () => undefined);
   const deps: ApiDeps = {
     keys: new DynamoApiKeyStore(client, TABLE),
-    checks: new DynamoCheckStore(client, TABLE),
+    checks: new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE)),
     accounts: new DynamoAccountRegistry(client, TABLE),
     clock,
     log,

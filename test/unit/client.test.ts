@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pause } from '../../scripts/lib/poll';
 import {
   ApiError,
   ApiKeyRejectedError,
@@ -19,7 +20,6 @@ import {
   pollIntervalOf,
   WaitTimeoutError,
 } from '../../shared/client';
-import { pause } from '../support/poll';
 
 interface Answer {
   status?: number;

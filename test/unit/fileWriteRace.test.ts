@@ -6,9 +6,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnNode } from '../../scripts/lib/process';
 import { FileAccountEntries } from '../../shared/adapters/credentials/accountEntries';
 import { type OAuthAccountEntry, oauthAccountEntry } from '../support/oauthAccountEntry';
-import { spawnNode } from '../support/process';
 
 const ENTRY = 'test/support/tokenRotatorEntry.ts';
 const ROTATIONS = 150;

@@ -3,10 +3,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseHeaderBlock } from '../../scripts/lib/referenceHeaders';
 import { isCheckId } from '../../shared/domain/checkId';
 import { headerValue, MS_DELIVERY_HEADER } from '../../shared/scanner/headers';
 import { tagsInMessage } from '../../shared/scanner/recipients';
-import { parseHeaderBlock } from '../support/referenceHeaders';
 
 const DIR = join(import.meta.dirname, '../fixtures/corpus');
 const corpus = readdirSync(DIR)

@@ -1,5 +1,5 @@
 // Property-based tests of header parsing and tag matching, on the shared generators of
-// test/support/headerProperties.ts (the oracle is described there). A short run; bench/properties.ts runs 100,000+.
+// scripts/lib/headerProperties.ts (the oracle is described there). A short run; bench/properties.ts runs 100,000+.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,7 +9,7 @@ import {
   messageArbs,
   problemsOf,
   scanOne,
-} from '../support/headerProperties';
+} from '../../scripts/lib/headerProperties';
 
 const RUNS: Record<MessageShape, number> = {
   model: 2000,

@@ -3,9 +3,9 @@
 // of them, in bench/properties.ts). parseHeaderBlock is the tests' reference parser, held to the same block rules.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseHeaderBlock } from '../../scripts/lib/referenceHeaders';
 import { headerValue, MAX_HEADER_BYTES, MAX_TAG_CANDIDATES } from '../../shared/scanner/headers';
 import { tagsInMessage } from '../../shared/scanner/recipients';
-import { parseHeaderBlock } from '../support/referenceHeaders';
 
 const ACCOUNT = 'inbox@mail.test';
 const tag = (id: string, local = 'inbox', domain = 'mail.test') => `${local}+tc_${id}@${domain}`;

@@ -1,12 +1,18 @@
-// Checks that the layers point one way: domain <- use cases <- adapters <- composition root <- entry points.
-import { readdirSync, readFileSync } from 'node:fs';
+// Checks that the arrows point one way over every source folder: the layers of docs/architecture.md, no cycle (type-only
+// imports included), entry points apart from each other, and only tests importing test/.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(__dirname, '../..');
+const DIRS = ['shared', 'functions', 'infra', 'scripts', 'bench', 'test'];
 
-/** Each folder's layer; a module may import only from its own layer or a lower one. The first match wins. */
-const LAYERS: [prefix: string, layer: number][] = [
+/**
+ * Each room and its layer, as docs/architecture.md's table has them; the first match wins. A module may import its own
+ * room and lower layers. Rooms of a SEALED layer may not import each other: each entry point (and each tool) runs on
+ * its own, so what two of them share belongs a layer down.
+ */
+const ROOMS: [prefix: string, layer: number][] = [
   ['shared/domain/', 0],
   ['shared/types/', 0],
   ['shared/log.ts', 0],
@@ -18,50 +24,142 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['shared/client/', 2],
   ['shared/adapters/', 2],
   ['shared/http/', 2],
+  ['shared/local/main.ts', 4],
+  // What npm start runs in place of AWS (dynalite, the config file, the in-process loop, the HTTP server, expiry).
+  ['shared/local/', 2],
   ['shared/composition/', 3],
-  ['shared/local/', 4],
   ['shared/cli/', 4],
   ['functions/', 4],
-  ['bench/', 4],
+  ['infra/', 4],
+  ['scripts/lib/', 5],
+  ['scripts/', 6],
+  ['bench/', 6],
+  ['test/', 7],
 ];
-const NAMES = ['domain', 'use cases', 'adapters', 'composition root', 'entry points'];
+const NAMES = [
+  'domain',
+  'use cases',
+  'adapters',
+  'composition root',
+  'entry points',
+  'tool support',
+  'tools',
+  'tests',
+];
+const SEALED = new Set([4, 6]);
 
-const layerOf = (file: string): number | undefined => LAYERS.find(([prefix]) => file.startsWith(prefix))?.[1];
+/** What the entry points may import of the scanner; the rest of shared/scanner/ is its own business. */
+const SCANNER_PUBLIC = ['ports', 'shards', 'Scanner', 'scanLoop', 'scanEvent', 'probe'].map(
+  (name) => `shared/scanner/${name}.ts`,
+);
+
+const roomOf = (file: string): [prefix: string, layer: number] | undefined =>
+  ROOMS.find(([prefix]) => file.startsWith(prefix));
 
 const sources = (dir: string): string[] =>
   readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return sources(path);
-    return /\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+    if (entry.isDirectory())
+      return ['node_modules', 'cdk.out', 'results'].includes(entry.name) ? [] : sources(path);
+    return /\.(ts|mts|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
   });
 
 const IMPORT =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
-/** Relative imports of a file, as repository paths of the modules they name. */
-const importsOf = (file: string, text: string): string[] =>
-  [...text.matchAll(IMPORT)].map((match) => {
-    const target = relative(ROOT, resolve(ROOT, dirname(file), match[1] ?? match[2] ?? ''));
-    return /\.(m?[jt]s|json)$/.test(target) ? target : `${target}.ts`;
-  });
+/** The repository path a relative specifier names: as written, else with `.ts`, else its folder's index.ts. */
+const resolved = (target: string, exists: (path: string) => boolean): string => {
+  if (/\.(m?[jt]s|json)$/.test(target)) return target;
+  if (exists(`${target}.ts`) || !exists(`${target}/index.ts`)) return `${target}.ts`;
+  return `${target}/index.ts`;
+};
 
-const upwardImports = (files: Record<string, string>): string[] =>
+/** Relative imports of a file (type-only ones too), as repository paths of the modules they name. */
+const importsOf = (file: string, text: string, exists = (path: string) => existsSync(join(ROOT, path))) =>
+  [...text.matchAll(IMPORT)].map((match) =>
+    resolved(relative(ROOT, resolve(ROOT, dirname(file), match[1] ?? match[2] ?? match[3] ?? '')), exists),
+  );
+
+type Files = Record<string, string>;
+
+const wrongArrows = (files: Files): string[] =>
   Object.entries(files).flatMap(([file, text]) => {
-    const from = layerOf(file);
+    const from = roomOf(file);
     return importsOf(file, text).flatMap((target) => {
-      const to = layerOf(target);
-      return from !== undefined && to !== undefined && to > from
-        ? [`${file} (${NAMES[from]}) imports ${target} (${NAMES[to]})`]
-        : [];
+      const to = roomOf(target);
+      if (!from || !to || from[0] === to[0]) return [];
+      if (to[1] > from[1]) return [`${file} (${NAMES[from[1]]}) imports ${target} (${NAMES[to[1]]})`];
+      if (to[1] === from[1] && SEALED.has(from[1]))
+        return [`${file} (${from[0]}) imports ${target} (${to[0]}): two ${NAMES[from[1]]} import each other`];
+      return [];
     });
   });
 
-const graph = (): Record<string, string> =>
-  Object.fromEntries(
-    ['shared', 'functions', 'bench']
-      .flatMap(sources)
-      .map((file) => [file, readFileSync(join(ROOT, file), 'utf8')]),
+/** Every strongly connected group of more than one module (or a module importing itself): each one a cycle. */
+const cycles = (files: Files): string[][] => {
+  const edges = new Map(Object.entries(files).map(([file, text]) => [file, importsOf(file, text)]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file) ?? []) {
+      if (!edges.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file) as number, low.get(target) as number));
+      } else if (onStack.has(target))
+        low.set(file, Math.min(low.get(file) as number, index.get(target) as number));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      group.push(member);
+      if (member === file) break;
+    }
+    if (group.length > 1 || edges.get(file)?.includes(file)) found.push(group.sort());
+  };
+  for (const file of edges.keys()) if (!index.has(file)) visit(file);
+  return found;
+};
+
+const importersOf = (
+  files: Files,
+  from: (file: string) => boolean,
+  to: (target: string) => boolean,
+): string[] =>
+  Object.entries(files)
+    .filter(([file]) => from(file))
+    .flatMap(([file, text]) =>
+      importsOf(file, text)
+        .filter(to)
+        .map((target) => `${file} imports ${target}`),
+    );
+
+const outsideTests = (files: Files) =>
+  importersOf(
+    files,
+    (file) => !file.startsWith('test/'),
+    (target) => target.startsWith('test/'),
   );
+
+const scannerInternals = (files: Files) =>
+  importersOf(
+    files,
+    (file) => roomOf(file)?.[1] === 4,
+    (target) => target.startsWith('shared/scanner/') && !SCANNER_PUBLIC.includes(target),
+  );
+
+const graph = (): Files =>
+  Object.fromEntries(DIRS.flatMap(sources).map((file) => [file, readFileSync(join(ROOT, file), 'utf8')]));
 
 describe('layers', () => {
   const files = graph();
@@ -69,31 +167,77 @@ describe('layers', () => {
   it('finds the imports it checks (the parse is not silently empty)', () => {
     const edges = Object.entries(files).flatMap(([file, text]) => importsOf(file, text));
     expect(edges).toContain('shared/domain/clock.ts');
-    expect(Object.keys(files)).toContain('shared/scanner/Scanner.ts');
-    expect(Object.keys(files).every((file) => layerOf(file) !== undefined)).toBe(true);
+    expect(edges).toContain('shared/local/levelIterators.mjs');
+    for (const dir of DIRS) expect(Object.keys(files).some((file) => file.startsWith(`${dir}/`))).toBe(true);
+    expect(Object.keys(files).filter((file) => roomOf(file) === undefined)).toEqual([]);
   });
 
-  it('reports an upward import when there is one', () => {
-    expect(upwardImports({ 'shared/adapters/x.ts': "import { a } from '../local/localConfig';\n" })).toEqual([
-      'shared/adapters/x.ts (adapters) imports shared/local/localConfig.ts (entry points)',
+  it('reports each kind of wrong arrow when there is one', () => {
+    expect(wrongArrows({ 'shared/adapters/x.ts': "import { a } from '../local/main';\n" })).toEqual([
+      'shared/adapters/x.ts (adapters) imports shared/local/main.ts (entry points)',
     ]);
+    expect(wrongArrows({ 'shared/cli/x.ts': "import type { A } from '../../functions/scan';\n" })).toEqual([
+      'shared/cli/x.ts (shared/cli/) imports functions/scan.ts (functions/): two entry points import each other',
+    ]);
+    expect(wrongArrows({ 'scripts/x.ts': "const m = await import('../bench/run');\n" })).toHaveLength(1);
+    expect(outsideTests({ 'bench/x.ts': "export * from '../test/support/poll';\n" })).toEqual([
+      'bench/x.ts imports test/support/poll.ts',
+    ]);
+    expect(scannerInternals({ 'shared/cli/x.ts': "import { a } from '../scanner/headers';\n" })).toHaveLength(
+      1,
+    );
+    expect(
+      cycles({
+        'shared/domain/a.ts': "import type { B } from './b';\n",
+        'shared/domain/b.ts': "import type { A } from './a';\n",
+        'shared/domain/c.ts': "import type { A } from './a';\n",
+      }),
+    ).toEqual([['shared/domain/a.ts', 'shared/domain/b.ts']]);
   });
 
-  it('no module imports from a higher layer', () => {
-    expect(upwardImports(files)).toEqual([]);
+  it('no module imports from a higher layer, and no entry point or tool from another', () => {
+    expect(wrongArrows(files)).toEqual([]);
   });
 
-  it('no adapter imports shared/local', () => {
-    const offending = Object.entries(files)
-      .filter(([file]) => file.startsWith('shared/adapters/'))
-      .filter(([file, text]) => importsOf(file, text).some((target) => target.startsWith('shared/local/')));
-    expect(offending.map(([file]) => file)).toEqual([]);
+  it('only tests import test/', () => {
+    expect(outsideTests(files)).toEqual([]);
+  });
+
+  it('no import cycle, type-only imports included', () => {
+    expect(cycles(files)).toEqual([]);
+  });
+
+  it('entry points use only the public modules of the scanner', () => {
+    expect(scannerInternals(files)).toEqual([]);
+  });
+
+  it('only the composition root wires the shard layout: starting a check reads it through its port', () => {
+    expect(
+      importersOf(
+        files,
+        (file) => file.startsWith('shared/') && !file.startsWith('shared/composition/'),
+        (target) => target === 'shared/adapters/dynamo/DynamoShardLayout.ts',
+      ),
+    ).toEqual([]);
+  });
+
+  it('no adapter imports the local stand-ins', () => {
+    expect(
+      importersOf(
+        files,
+        (file) => file.startsWith('shared/adapters/'),
+        (target) => target.startsWith('shared/local/'),
+      ),
+    ).toEqual([]);
   });
 
   it('the providers import nothing of the scanner, so the two have no cycle', () => {
-    const offending = Object.entries(files)
-      .filter(([file]) => file.startsWith('shared/providers/'))
-      .filter(([file, text]) => importsOf(file, text).some((target) => target.startsWith('shared/scanner/')));
-    expect(offending.map(([file]) => file)).toEqual([]);
+    expect(
+      importersOf(
+        files,
+        (file) => file.startsWith('shared/providers/'),
+        (target) => target.startsWith('shared/scanner/'),
+      ),
+    ).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pause } from '../../scripts/lib/poll';
 import { FileAccountEntries } from '../../shared/adapters/credentials/accountEntries';
 import {
   ConsentRequiredError,
@@ -39,7 +40,6 @@ import {
   startOAuthServer,
   VALID_CODE,
 } from '../support/oauthServer';
-import { pause } from '../support/poll';
 
 const EMAIL = 'oauth@mail.test';
 const HOUR_MS = 3_600_000;

@@ -2,6 +2,7 @@
 // an account's own settings override, and Microsoft's delivery verdict header.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseHeaderBlock } from '../../scripts/lib/referenceHeaders';
 import { InvalidInputError } from '../../shared/domain/errors';
 import {
   type AuthMethod,
@@ -11,7 +12,6 @@ import {
   type Provider,
   presetFor,
 } from '../../shared/providers/presets';
-import { parseHeaderBlock } from '../support/referenceHeaders';
 
 const RUNS = Number.parseInt(process.env.PROPERTY_RUNS ?? '', 10) || 300;
 

@@ -2,8 +2,8 @@
 // machine, and a table heading that names each run whose sections it shows.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runsHeading } from '../../bench/goals';
-import { describeStamp, type RunStamp, takeRunStamp } from '../../scripts/runStamp';
+import { runsHeading } from '../../scripts/lib/goals';
+import { describeStamp, type RunStamp, takeRunStamp } from '../../scripts/lib/runStamp';
 
 const stamp = (commit: string, at: string): RunStamp => ({
   at,

@@ -1,8 +1,8 @@
 // What `npm test` does first about the system parts, for every combination of present parts and privilege: the
 // decision is pure, so a machine that has everything still tests the paths of one that has nothing.
 import { describe, expect, it } from 'vitest';
+import { asRoot } from '../../scripts/lib/privilege';
 import {
-  asRoot,
   CHROMIUM_PATH,
   type Decision,
   decide,

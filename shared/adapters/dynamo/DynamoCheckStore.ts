@@ -5,6 +5,7 @@ import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check, isActive } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
 import type { CheckStore, PlacementDetails, RecordOutcome } from '../../domain/ports';
+import type { ShardLayout, ShardLayoutStore } from '../../domain/shardLayout';
 import type {
   ActiveChecks,
   PendingAccounts,
@@ -15,7 +16,6 @@ import type {
 import { type Shard, SINGLE_SHARD } from '../../scanner/shards';
 import { deleteRequest, putRequest, writeAll } from './batchWrite';
 import { isConditionFailed, putOnce, written } from './conditionalWrite';
-import { DynamoShardLayout, type ShardLayout } from './DynamoShardLayout';
 import {
   checkFromItem,
   checkKey,
@@ -42,18 +42,19 @@ export const LAYOUT_SETTLE_MS = 60_000;
 const SHARD_ENTRIES = 'shardEntries';
 
 export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
-  private readonly layout: DynamoShardLayout;
   /** The layout as this shard's last full listing read it. */
   private listedLayout: ShardLayout | undefined;
 
-  /** `shard`: the scanner loop this store lists open checks for (starting and reading checks ignore it). */
+  /**
+   * `layout`: the scanner's shard layout, which starting a check files it by; `shard`: the scanner loop this store lists
+   * open checks for (starting and reading checks ignore it).
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly layout: Pick<ShardLayoutStore, 'read'>,
     private readonly shard: Shard = SINGLE_SHARD,
-  ) {
-    this.layout = new DynamoShardLayout(client, tableName);
-  }
+  ) {}
 
   async create(check: Check): Promise<void> {
     // Read after the check's start time was stamped (see LAYOUT_SETTLE_MS). Under one shard there is nothing more.

@@ -1,16 +1,10 @@
-// Owns the scanner's shard layout in DynamoDB: how many loops split the accounts, and since when. The scanner
-// publishes it; starting a check reads it to file the check under each shard it touches (keys.ts shardEntryItems).
+// Owns the scanner's shard layout in DynamoDB (shared/domain/shardLayout.ts): one item, read strongly consistent.
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { ShardLayout, ShardLayoutStore } from '../../domain/shardLayout';
 import { written } from './conditionalWrite';
 import { type ItemType, shardLayoutKey } from './keys';
 
-export interface ShardLayout {
-  count: number;
-  /** When this count was first published (the scanner's clock). */
-  since: number;
-}
-
-export class DynamoShardLayout {
+export class DynamoShardLayout implements ShardLayoutStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,

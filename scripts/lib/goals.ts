@@ -1,7 +1,7 @@
 // Owns the goals of BENCHMARKS.md (issue 7 and the load and property goals of issue 8): each one's threshold, how
 // to read its figure from a benchmark run's results, and the command that reproduces it.
 
-import { describeStamp, type RunStamp } from '../scripts/runStamp';
+import { describeStamp, type RunStamp } from './runStamp';
 
 type Results = Record<string, unknown>;
 

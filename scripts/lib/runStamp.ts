@@ -13,7 +13,7 @@ export interface RunStamp {
   machine: { cpuModel: string; cores: number; memoryGiB: number; os: string; node: string };
 }
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '../..');
 
 const git = (args: string[]) => {
   const result = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });

@@ -4,16 +4,16 @@
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { accountEntrySchema } from '../../shared/adapters/credentials/accountEntrySchema';
 import { indexCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { createScanner } from '../../shared/composition/scanner';
 import { systemClock } from '../../shared/domain/clock';
-import { accountEntrySchema } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
+import { FAST_TIMEOUTS } from './loopbackTimeouts';
 import { pause } from './poll';
 import { StaticCredentialSource } from './StaticCredentialSource';
-import { FAST_TIMEOUTS } from './scanHarness';
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import { systemClock } from '../../shared/domain/clock';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
@@ -17,7 +18,7 @@ import { sendOnce, stackAccount } from './mailStack';
 import { pause, pollUntil } from './poll';
 import { spawnNode } from './process';
 
-const ENTRY = 'test/support/scannerEntry.ts';
+const ENTRY = 'scripts/lib/scannerEntry.ts';
 const TABLE = 'kill-table';
 const SCOPE = 'kill';
 
@@ -140,7 +141,7 @@ export const runKillScenario = async (options: KillScenarioOptions): Promise<Kil
   try {
     await ensureTable(client, TABLE);
     const registry = new DynamoAccountRegistry(client, TABLE);
-    const checks = new DynamoCheckStore(client, TABLE);
+    const checks = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
     const accounts = options.accounts.map((name) => ({ ...stackAccount(`${name}@mail.test`), scope: SCOPE }));
     for (const account of accounts) {
       await registry.put({ email: account.email, provider: account.provider, scope: SCOPE, active: true });
