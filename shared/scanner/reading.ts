@@ -143,13 +143,16 @@ export async function* readNew(
     return;
   }
   let done = cursor.lastUid;
+  // A folder holding no more than a batch (STATUS MESSAGES) has no more than that above its cursor, however far
+  // its UIDs spread: one fetch, where batches of UIDs would cost one per FETCH_BATCH of gaps.
+  const span = folder.messages !== undefined && folder.messages <= FETCH_BATCH ? high - done : FETCH_BATCH;
   const aheadOf = () => {
     const ahead = state.ahead?.get(path);
     if (ahead?.uidValidity === uidValidity && ahead.to > done) return ahead;
     state.ahead?.delete(path);
     return undefined;
   };
-  if (high - done > FETCH_BATCH) {
+  if (high - done > span) {
     const from = Math.max(done, aheadOf()?.to ?? done, high - FETCH_BATCH) + 1;
     if (from <= high) {
       const messages = await session.headersAfter(path, from - 1, high);
@@ -163,7 +166,7 @@ export async function* readNew(
       yield { messages: [], cursor: { uidValidity, lastUid: done }, partial: done < high };
       continue;
     }
-    const to = Math.min(done + FETCH_BATCH, high, ahead ? ahead.from - 1 : high);
+    const to = Math.min(done + span, high, ahead ? ahead.from - 1 : high);
     budget.batches--;
     fetched++;
     const messages = await session.headersAfter(path, done, to);
