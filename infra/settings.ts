@@ -3,6 +3,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../shared/config';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
+import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -17,6 +18,12 @@ export interface Settings {
   throttleRate: number;
   /** API burst of requests above the rate. */
   throttleBurst: number;
+  /** Steady-state requests per second of the start route alone, for every caller together. */
+  startThrottleRate: number;
+  startThrottleBurst: number;
+  /** The same for the get route, and (a limit of its own, the same size) for the report route. */
+  readThrottleRate: number;
+  readThrottleBurst: number;
   /** Subscribed (by email) to the service's alarm topic. */
   alarmEmail: string | undefined;
   /** An existing SNS topic every alarm notifies as well (a pager, a chat bridge, a shared ops topic). */
@@ -29,6 +36,12 @@ export interface Settings {
   startRateLimitPerMinute: number;
   /** Checks of one API key in flight at once (MAX_CHECKS_IN_FLIGHT_PER_KEY); 0 turns the cap off. */
   maxChecksInFlightPerKey: number;
+  /** Checks of one scope, over all of its keys, in flight at once (MAX_CHECKS_IN_FLIGHT_PER_SCOPE); 0: no ceiling. */
+  maxChecksInFlightPerScope: number;
+  /** Gets and reports per API key per second in each get function instance (READ_RATE_LIMIT_PER_SECOND); 0: none. */
+  readRateLimitPerSecond: number;
+  /** Reads per API key at once above that rate (READ_BURST_PER_KEY). */
+  readBurstPerKey: number;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -37,9 +50,18 @@ export const DEFAULT_SETTINGS = {
   scanShardSize: DEFAULT_SCAN_SHARD_SIZE,
   throttleRate: 50,
   throttleBurst: 100,
+  // Ten keys starting at their full per-key rate (one a second) at once.
+  startThrottleRate: 10,
+  startThrottleBurst: 20,
+  // Five keys reading at their full per-key rate at once: 500 checks polled every 5 s.
+  readThrottleRate: 5 * DEFAULT_READ_LIMITS.perSecond,
+  readThrottleBurst: 5 * DEFAULT_READ_LIMITS.burst,
   logLevel: 'info',
   startRateLimitPerMinute: DEFAULT_KEY_LIMITS.startsPerMinute,
   maxChecksInFlightPerKey: DEFAULT_KEY_LIMITS.maxInFlight,
+  maxChecksInFlightPerScope: DEFAULT_KEY_LIMITS.maxInFlightPerScope,
+  readRateLimitPerSecond: DEFAULT_READ_LIMITS.perSecond,
+  readBurstPerKey: DEFAULT_READ_LIMITS.burst,
   scannerConcurrency: 10,
 } as const satisfies Omit<Settings, 'alarmEmail' | 'alarmTopicArn'>;
 
@@ -134,6 +156,10 @@ export const readSettings = (read: ReadContext): Settings => ({
   scanShardSize: integerIn(read, 'scanShardSize', DEFAULT_SETTINGS.scanShardSize, 1, 1000),
   throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),
+  startThrottleRate: positiveNumber(read, 'startThrottleRate', DEFAULT_SETTINGS.startThrottleRate),
+  startThrottleBurst: integerIn(read, 'startThrottleBurst', DEFAULT_SETTINGS.startThrottleBurst, 1, 5000),
+  readThrottleRate: positiveNumber(read, 'readThrottleRate', DEFAULT_SETTINGS.readThrottleRate),
+  readThrottleBurst: integerIn(read, 'readThrottleBurst', DEFAULT_SETTINGS.readThrottleBurst, 1, 5000),
   alarmEmail: alarmEmail(read),
   alarmTopicArn: alarmTopicArn(read),
   // At least 2: a loop's hand-over overlaps its successor's start for a moment.
@@ -154,4 +180,19 @@ export const readSettings = (read: ReadContext): Settings => ({
     0,
     MAX_IN_FLIGHT_CAP,
   ),
+  maxChecksInFlightPerScope: integerIn(
+    read,
+    'maxChecksInFlightPerScope',
+    DEFAULT_SETTINGS.maxChecksInFlightPerScope,
+    0,
+    MAX_IN_FLIGHT_CAP,
+  ),
+  readRateLimitPerSecond: integerIn(
+    read,
+    'readRateLimitPerSecond',
+    DEFAULT_SETTINGS.readRateLimitPerSecond,
+    0,
+    MAX_READ_RATE,
+  ),
+  readBurstPerKey: integerIn(read, 'readBurstPerKey', DEFAULT_SETTINGS.readBurstPerKey, 1, MAX_READ_RATE),
 });

@@ -1,14 +1,19 @@
 // Owns reading configuration from the environment: validated once at load, failing with the variable's name.
 // zod's mini build (the same library, functional form): the API functions load this module at init, and the full
-// build's methods cost about 70 KB of bundle and 9 ms of CPU at a cold start (issue 19, BENCHMARKS.md).
+// build's methods cost bundle size and CPU at every cold start (BENCHMARKS.md, the cold-start goal).
 
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
-import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from './domain/authCache';
+import {
+  DEFAULT_AUTH_CACHE_TTL_MS,
+  DEFAULT_UNKNOWN_KEY_TTL_MS,
+  MAX_AUTH_CACHE_TTL_MS,
+} from './domain/authCache';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
 import { problemsOf } from './domain/problems';
+import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';
 
 // The mini build carries no messages of its own: the English ones name what is wrong with a setting.
 z.config(en());
@@ -29,8 +34,16 @@ const apiSettings = {
   START_RATE_LIMIT_PER_MINUTE: intSetting(0, 1_000_000, DEFAULT_KEY_LIMITS.startsPerMinute),
   /** Checks of one API key neither complete nor timed out at once; 0 turns the cap off. */
   MAX_CHECKS_IN_FLIGHT_PER_KEY: intSetting(0, MAX_IN_FLIGHT_CAP, DEFAULT_KEY_LIMITS.maxInFlight),
+  /** Checks of one scope, over all of its keys, neither complete nor timed out at once; 0 turns the ceiling off. */
+  MAX_CHECKS_IN_FLIGHT_PER_SCOPE: intSetting(0, MAX_IN_FLIGHT_CAP, DEFAULT_KEY_LIMITS.maxInFlightPerScope),
+  /** Gets and reports one API key may make per second in one API process; 0 turns the limit off. */
+  READ_RATE_LIMIT_PER_SECOND: intSetting(0, MAX_READ_RATE, DEFAULT_READ_LIMITS.perSecond),
+  /** Reads one API key may make at once above that rate, after being idle. */
+  READ_BURST_PER_KEY: intSetting(1, MAX_READ_RATE, DEFAULT_READ_LIMITS.burst),
   /** How long an API process trusts a key it has read (a revocation takes up to this long); 0 turns it off. */
   AUTH_CACHE_TTL_MS: intSetting(0, MAX_AUTH_CACHE_TTL_MS, DEFAULT_AUTH_CACHE_TTL_MS),
+  /** How long an API process remembers a key as unknown (a new key may answer 401 this long); 0 turns it off. */
+  UNKNOWN_KEY_CACHE_TTL_MS: intSetting(0, MAX_AUTH_CACHE_TTL_MS, DEFAULT_UNKNOWN_KEY_TTL_MS),
 };
 
 const apiEnv = z.object({

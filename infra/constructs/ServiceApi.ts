@@ -1,8 +1,9 @@
 // Owns the HTTP API: exactly the routes of shared/http/routes.ts, a $default route for everything else, and one
-// $default stage with throttling and JSON access logs.
+// $default stage with throttling (a limit of its own on each route) and JSON access logs.
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CfnStage,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -13,15 +14,22 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ROUTES, type RouteFunction } from '../../shared/http/routes';
+import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
 
 export interface ServiceApiProps {
   /** The Lambda behind each route's `function`. */
   routes: Record<RouteFunction, IFunction>;
   /** Answers every other method and path with a JSON 404 or 405. */
   fallback: IFunction;
-  throttle: { rateLimit: number; burstLimit: number };
+  throttle: Throttle;
+  /** Each route's own limit, by the function serving it: every route of that function gets one of this size. */
+  routeThrottles: Record<RouteFunction, Throttle>;
   logRetention: RetentionDays;
+}
+
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
 }
 
 /** One JSON object per request; the field names are what CloudWatch Logs Insights queries use. */
@@ -70,14 +78,17 @@ export class ServiceApi extends Construct {
       }
       return integration;
     };
+    const routeConstructs: HttpRoute[] = [];
     for (const route of ROUTES) {
       const [routeConstruct] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrationOf(route.function),
       });
-      if (routeConstruct)
+      if (routeConstruct) {
         Validations.of(routeConstruct).acknowledge({ id: 'AwsSolutions-APIG4', reason: AUTH_IN_HANDLER });
+        routeConstructs.push(routeConstruct);
+      }
     }
     const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
     if (!(defaultRoute instanceof HttpRoute)) {
@@ -102,5 +113,19 @@ export class ServiceApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+    // HttpStage takes one throttle for every route; per route is only in the CloudFormation resource. A route
+    // setting names its route by key, which must exist before the stage refers to it.
+    const cfnStage = this.stage.node.defaultChild;
+    if (!(cfnStage instanceof CfnStage)) throw new Error('HttpStage no longer wraps a CfnStage');
+    cfnStage.routeSettings = Object.fromEntries(
+      ROUTES.map((route) => {
+        const throttle = props.routeThrottles[route.function];
+        return [
+          routeKeyOf(route),
+          { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+        ];
+      }),
+    );
+    for (const route of routeConstructs) this.stage.node.addDependency(route);
   }
 }

@@ -77,6 +77,7 @@ export class ServiceStack extends Stack {
       environment: {
         START_RATE_LIMIT_PER_MINUTE: String(settings.startRateLimitPerMinute),
         MAX_CHECKS_IN_FLIGHT_PER_KEY: String(settings.maxChecksInFlightPerKey),
+        MAX_CHECKS_IN_FLIGHT_PER_SCOPE: String(settings.maxChecksInFlightPerScope),
       },
     }).bindTable(table, TABLE_ACCESS.start);
     const get = new ServiceFunction(this, 'Get', {
@@ -84,6 +85,10 @@ export class ServiceStack extends Stack {
       entry: functionEntry('get'),
       service: SERVICES.api,
       description: routesServedBy('get'),
+      environment: {
+        READ_RATE_LIMIT_PER_SECOND: String(settings.readRateLimitPerSecond),
+        READ_BURST_PER_KEY: String(settings.readBurstPerKey),
+      },
     }).bindTable(table, TABLE_ACCESS.get);
     const fallback = new ServiceFunction(this, 'Fallback', {
       ...common,
@@ -178,6 +183,10 @@ export class ServiceStack extends Stack {
       routes: { start, get },
       fallback,
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
+      routeThrottles: {
+        start: { rateLimit: settings.startThrottleRate, burstLimit: settings.startThrottleBurst },
+        get: { rateLimit: settings.readThrottleRate, burstLimit: settings.readThrottleBurst },
+      },
       logRetention: settings.logRetentionDays,
     });
 

@@ -11,6 +11,7 @@ import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
 import { type ApiConfig, loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
 import { systemClock } from '../domain/clock';
+import { ReadLimiter } from '../domain/readLimits';
 import type { ApiDeps } from '../http/deps';
 import { createLambdaLogger, createLogger } from '../log';
 import { SERVICES } from '../telemetry/metrics';
@@ -48,14 +49,19 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
     clock: systemClock,
     log,
-    authCache: new AuthCache(config.AUTH_CACHE_TTL_MS),
+    authCache: new AuthCache(config.AUTH_CACHE_TTL_MS, { unknownTtlMs: config.UNKNOWN_KEY_CACHE_TTL_MS }),
     keyLimits: {
       usage: new DynamoKeyUsage(client, config.TABLE_NAME),
       limits: {
         startsPerMinute: config.START_RATE_LIMIT_PER_MINUTE,
         maxInFlight: config.MAX_CHECKS_IN_FLIGHT_PER_KEY,
+        maxInFlightPerScope: config.MAX_CHECKS_IN_FLIGHT_PER_SCOPE,
       },
     },
+    readLimiter: new ReadLimiter({
+      perSecond: config.READ_RATE_LIMIT_PER_SECOND,
+      burst: config.READ_BURST_PER_KEY,
+    }),
     onStarted: metrics && (() => emitNow(metrics, 'checksStarted', 1)),
   };
 };

@@ -1,44 +1,94 @@
 // Owns the per-process cache of stored API keys, keyed by the key's SHA-256 (never the key), so most requests
 // skip the table; a revocation therefore takes effect within `ttlMs`, while expiry is checked on every request.
+// Unknown keys are remembered apart, for a shorter time and in a bounded set of their own, so a flood of made-up
+// keys reads the table at most once per key per `unknownTtlMs` and can never push a real key out.
 import type { ApiKey } from './apiKey';
 
 /** The default lifetime of a cached key record: a revoked key stops working within this long. */
 export const DEFAULT_AUTH_CACHE_TTL_MS = 30_000;
 /** The longest lifetime the configuration accepts. */
 export const MAX_AUTH_CACHE_TTL_MS = 60_000;
+/** The default lifetime of "no such key": a key issued a moment ago may answer 401 for this long. */
+export const DEFAULT_UNKNOWN_KEY_TTL_MS = 5000;
+/** Entries each of the two sets (known keys, unknown keys) holds at most; past it the oldest goes first. */
+export const MAX_AUTH_CACHE_ENTRIES = 10_000;
 
-export class AuthCache {
-  private readonly entries = new Map<string, { key: ApiKey; until: number }>();
+export interface AuthCacheOptions {
+  /** How long an unknown key is remembered as unknown; 0 turns that off. */
+  unknownTtlMs?: number;
+  maxEntries?: number;
+}
 
-  /** `ttlMs` 0 turns caching off: every request reads the store. */
-  constructor(
-    readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {
-    if (!Number.isInteger(ttlMs) || ttlMs < 0 || ttlMs > MAX_AUTH_CACHE_TTL_MS) {
-      throw new RangeError(`auth cache lifetime must be 0 to ${MAX_AUTH_CACHE_TTL_MS} ms, got ${ttlMs}`);
-    }
+/** A Map that holds at most `max` entries, dropping the oldest inserted (a Map iterates in insertion order). */
+class BoundedExpiring<V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
+  constructor(private readonly max: number) {}
+
+  get(key: string, now: number): { value: V } | undefined {
+    const entry = this.entries.get(key);
+    if (entry && now < entry.until) return entry;
+    if (entry) this.entries.delete(key);
+    return undefined;
   }
 
-  /**
-   * The stored key for `keyHash`, from the cache while fresh, else from `load`. Unknown keys are not cached, so
-   * a key issued a moment ago works on its first request.
-   */
+  set(key: string, value: V, until: number): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { value, until });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+const checkTtl = (name: string, ms: number) => {
+  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_AUTH_CACHE_TTL_MS) {
+    throw new RangeError(`${name} must be 0 to ${MAX_AUTH_CACHE_TTL_MS} ms, got ${ms}`);
+  }
+};
+
+export class AuthCache {
+  private readonly known: BoundedExpiring<ApiKey>;
+  private readonly unknown: BoundedExpiring<true>;
+  /** Reads under way, so requests arriving together with one key share one read. */
+  private readonly loading = new Map<string, Promise<ApiKey | undefined>>();
+  readonly unknownTtlMs: number;
+
+  /** `ttlMs` 0 turns caching of known keys off: every request with a real key reads the store. */
+  constructor(
+    readonly ttlMs: number,
+    options: AuthCacheOptions = {},
+  ) {
+    checkTtl('auth cache lifetime', ttlMs);
+    this.unknownTtlMs = options.unknownTtlMs ?? DEFAULT_UNKNOWN_KEY_TTL_MS;
+    checkTtl('unknown key lifetime', this.unknownTtlMs);
+    const max = options.maxEntries ?? MAX_AUTH_CACHE_ENTRIES;
+    this.known = new BoundedExpiring(max);
+    this.unknown = new BoundedExpiring(max);
+  }
+
+  /** The stored key for `keyHash`, from memory while fresh (known or unknown), else from `load`. */
   async lookup(
     keyHash: string,
     now: number,
     load: () => Promise<ApiKey | undefined>,
   ): Promise<ApiKey | undefined> {
-    const cached = this.entries.get(keyHash);
-    if (cached && now < cached.until) return cached.key;
-    this.entries.delete(keyHash);
-    const key = await load();
-    if (key && this.ttlMs > 0) {
-      // Oldest first out: a Map iterates in insertion order.
-      if (this.entries.size >= this.maxEntries)
-        this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(keyHash, { key, until: now + this.ttlMs });
-    }
+    const cached = this.known.get(keyHash, now);
+    if (cached) return cached.value;
+    if (this.unknown.get(keyHash, now)) return undefined;
+    const pending = this.loading.get(keyHash);
+    if (pending) return pending;
+    const loaded = load().finally(() => this.loading.delete(keyHash));
+    this.loading.set(keyHash, loaded);
+    const key = await loaded;
+    if (key && this.ttlMs > 0) this.known.set(keyHash, key, now + this.ttlMs);
+    if (!key && this.unknownTtlMs > 0) this.unknown.set(keyHash, true, now + this.unknownTtlMs);
     return key;
+  }
+
+  /** Entries held, for tests of the bound. */
+  get sizes(): { known: number; unknown: number } {
+    return { known: this.known.size, unknown: this.unknown.size };
   }
 }

@@ -40,6 +40,20 @@ export class TooManyChecksInFlightError extends TooManyRequestsError {
   }
 }
 
+/** The scope's ceiling, over all of its keys together. */
+export class TooManyScopeChecksInFlightError extends TooManyRequestsError {
+  get detail(): string {
+    return `Too many checks in flight for this scope; retry after ${this.retryAfterSeconds} seconds`;
+  }
+}
+
+/** Get and the report, per key. */
+export class TooManyReadsError extends TooManyRequestsError {
+  get detail(): string {
+    return `Too many requests with this API key; retry after ${this.retryAfterSeconds} seconds`;
+  }
+}
+
 /**
  * The store is unreachable, throttling or failing after the client's own retries (an addition: docs/contract.md,
  * "Additions"): the request may be retried after `retryAfterSeconds`. It is never an account's fault.

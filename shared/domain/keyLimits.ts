@@ -1,5 +1,6 @@
-// Owns the per-key limits on starting checks: how many starts a key may make per minute, how many of its checks
-// may be in flight (neither complete nor timed out) at once, and the Retry-After each refusal carries.
+// Owns the limits on starting checks: how many starts a key may make per minute, how many of its checks (and of its
+// scope's, over all of the scope's keys) may be in flight (neither complete nor timed out) at once, and the
+// Retry-After each refusal carries.
 import type { Check } from './check';
 import { ACTIVE_MS } from './limits';
 
@@ -8,9 +9,18 @@ export interface KeyLimits {
   startsPerMinute: number;
   /** Checks per key that are neither complete nor timed out; 0 means no limit. */
   maxInFlight: number;
+  /** The same over every key of a scope together; 0 or absent means no ceiling. */
+  maxInFlightPerScope?: number;
 }
 
-export const DEFAULT_KEY_LIMITS: KeyLimits = { startsPerMinute: 60, maxInFlight: 100 };
+export const DEFAULT_KEY_LIMITS = {
+  startsPerMinute: 60,
+  maxInFlight: 100,
+  maxInFlightPerScope: 1000,
+} as const satisfies Required<KeyLimits>;
+
+/** Whose in-flight checks a set counts: one key's, or one scope's over all of its keys. */
+export type InFlightHolder = { keyId: string } | { scope: string };
 
 /**
  * The largest in-flight cap: the key's in-flight checks live in one item (a map of check id to start time), and

@@ -3,7 +3,7 @@ import type { RegisteredAccount, TestAccount } from './account';
 import type { ApiKey } from './apiKey';
 import type { DetectedCategory } from './categories';
 import type { Check } from './check';
-import type { CheckProgress, InFlightEntry } from './keyLimits';
+import type { CheckProgress, InFlightEntry, InFlightHolder } from './keyLimits';
 import type { PlacementDetails } from './placement';
 
 export type { PlacementDetails, RecordedDetails } from './placement';
@@ -53,12 +53,12 @@ export interface ScanTrigger {
 export interface KeyUsageStore {
   /** Counts one start in the minute starting at `windowStart`; false, counting nothing, once `limit` are counted. */
   countStart(keyId: string, windowStart: number, limit: number): Promise<boolean>;
-  /** Adds a check to the key's in-flight set unless the set already holds `max`; false when full. */
-  addInFlight(keyId: string, entry: InFlightEntry, max: number): Promise<boolean>;
-  /** The key's in-flight set, and when its checks were last read (see removeInFlight). */
-  inFlight(keyId: string): Promise<{ entries: InFlightEntry[]; checkedAt: number | undefined }>;
+  /** Adds a check to the holder's in-flight set unless the set already holds `max`; false when full. */
+  addInFlight(holder: InFlightHolder, entry: InFlightEntry, max: number): Promise<boolean>;
+  /** The holder's in-flight set, and when its checks were last read (see removeInFlight). */
+  inFlight(holder: InFlightHolder): Promise<{ entries: InFlightEntry[]; checkedAt: number | undefined }>;
   /** Drops these checks from the set; with `checkedAt`, also records that the set's checks were read then. */
-  removeInFlight(keyId: string, checkIds: readonly string[], checkedAt?: number): Promise<void>;
+  removeInFlight(holder: InFlightHolder, checkIds: readonly string[], checkedAt?: number): Promise<void>;
   /** Progress of those of these checks that exist. */
   progressOf(checkIds: readonly string[]): Promise<Map<string, CheckProgress>>;
 }

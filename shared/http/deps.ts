@@ -2,6 +2,7 @@
 import type { AuthCache } from '../domain/authCache';
 import type { Clock } from '../domain/clock';
 import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
+import type { ReadLimiter } from '../domain/readLimits';
 import type { Logger } from '../log';
 import type { KeyLimitDeps } from '../usecases/keyLimits';
 
@@ -13,8 +14,10 @@ export interface ApiDeps {
   log: Logger;
   /** Created once per process (container), so a warm Lambda rarely reads a key from the table. */
   authCache?: AuthCache | undefined;
-  /** Per-key limits on start; absent means none. */
+  /** Per-key (and per-scope in-flight) limits on start; absent means none. */
   keyLimits?: KeyLimitDeps | undefined;
+  /** Per-key limit on get and the report, per process like authCache; absent means none. */
+  readLimiter?: ReadLimiter | undefined;
   /**
    * Set by `npm start` to wake its in-process scanner. On AWS it stays unset: the table's stream wakes the scanner
    * on every new check, so start needs no permission beyond the table.

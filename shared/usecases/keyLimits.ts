@@ -1,9 +1,14 @@
-// Owns enforcing the per-key limits on start (shared/domain/keyLimits.ts) through the shared counters, so they hold
-// across every API process at once.
+// Owns enforcing the limits on start (shared/domain/keyLimits.ts) through the shared counters, so they hold across
+// every API process at once: the key's starts per minute, its checks in flight, and its scope's checks in flight.
 import type { Principal } from '../domain/apiKey';
-import { TooManyChecksInFlightError, TooManyStartsError } from '../domain/errors';
+import {
+  TooManyChecksInFlightError,
+  TooManyScopeChecksInFlightError,
+  TooManyStartsError,
+} from '../domain/errors';
 import {
   firstSlotFreeAt,
+  type InFlightHolder,
   isInFlight,
   type KeyLimits,
   RECHECK_MS,
@@ -27,24 +32,23 @@ export const countStart = async (deps: KeyLimitDeps, principal: Principal, now: 
 };
 
 /**
- * Takes an in-flight slot for a new check, or throws TooManyChecksInFlightError. A full set is first cleared of
- * checks that timed out, and (at most every RECHECK_MS) of checks that completed or were never written, so slots
- * come back without any other process's help.
+ * Takes a slot in one in-flight set, or answers when one frees. A full set is first cleared of checks that timed
+ * out, and (at most every RECHECK_MS) of checks that completed or were never written, so slots come back without
+ * any other process's help.
  */
-export const reserveInFlight = async (
-  deps: KeyLimitDeps,
-  principal: Principal,
+const takeSlot = async (
+  usage: KeyUsageStore,
+  holder: InFlightHolder,
+  max: number,
   checkId: string,
   now: number,
-): Promise<void> => {
-  const max = deps.limits.maxInFlight;
-  if (max === 0) return;
+): Promise<{ retryAfter: number } | undefined> => {
   const entry = { checkId, startedAt: now };
-  if (await deps.usage.addInFlight(principal.keyId, entry, max)) return;
-  const { entries, checkedAt } = await deps.usage.inFlight(principal.keyId);
+  if (await usage.addInFlight(holder, entry, max)) return undefined;
+  const { entries, checkedAt } = await usage.inFlight(holder);
   const readChecks = checkedAt === undefined || now - checkedAt >= RECHECK_MS || now < checkedAt;
   const progress = readChecks
-    ? await deps.usage.progressOf(entries.map((candidate) => candidate.checkId))
+    ? await usage.progressOf(entries.map((candidate) => candidate.checkId))
     : undefined;
   // Between reads only time can end a check; a reserved slot is given the benefit of the doubt.
   const still = entries.filter((candidate) =>
@@ -55,22 +59,47 @@ export const reserveInFlight = async (
   if (still.length < entries.length || readChecks) {
     const stillIds = new Set(still.map((candidate) => candidate.checkId));
     const done = entries.filter((candidate) => !stillIds.has(candidate.checkId));
-    await deps.usage.removeInFlight(
-      principal.keyId,
+    await usage.removeInFlight(
+      holder,
       done.map((candidate) => candidate.checkId),
       readChecks ? now : undefined,
     );
-    if (done.length > 0 && (await deps.usage.addInFlight(principal.keyId, entry, max))) return;
+    if (done.length > 0 && (await usage.addInFlight(holder, entry, max))) return undefined;
   }
-  throw new TooManyChecksInFlightError(retryAfterSeconds(firstSlotFreeAt(still, now), now));
+  return { retryAfter: retryAfterSeconds(firstSlotFreeAt(still, now), now) };
 };
 
-/** Gives back a slot taken for a check that was never created. */
+/**
+ * Takes an in-flight slot for a new check in the key's set, then in its scope's, or throws
+ * TooManyChecksInFlightError or TooManyScopeChecksInFlightError (giving back the key's slot).
+ */
+export const reserveInFlight = async (
+  deps: KeyLimitDeps,
+  principal: Principal,
+  checkId: string,
+  now: number,
+): Promise<void> => {
+  const { maxInFlight, maxInFlightPerScope = 0 } = deps.limits;
+  if (maxInFlight > 0) {
+    const refused = await takeSlot(deps.usage, { keyId: principal.keyId }, maxInFlight, checkId, now);
+    if (refused) throw new TooManyChecksInFlightError(refused.retryAfter);
+  }
+  if (maxInFlightPerScope > 0) {
+    const refused = await takeSlot(deps.usage, { scope: principal.scope }, maxInFlightPerScope, checkId, now);
+    if (refused) {
+      if (maxInFlight > 0) await deps.usage.removeInFlight({ keyId: principal.keyId }, [checkId]);
+      throw new TooManyScopeChecksInFlightError(refused.retryAfter);
+    }
+  }
+};
+
+/** Gives back the slots taken for a check that was never created. */
 export const releaseInFlight = async (
   deps: KeyLimitDeps,
   principal: Principal,
   checkId: string,
 ): Promise<void> => {
-  if (deps.limits.maxInFlight === 0) return;
-  await deps.usage.removeInFlight(principal.keyId, [checkId]);
+  const { maxInFlight, maxInFlightPerScope = 0 } = deps.limits;
+  if (maxInFlight > 0) await deps.usage.removeInFlight({ keyId: principal.keyId }, [checkId]);
+  if (maxInFlightPerScope > 0) await deps.usage.removeInFlight({ scope: principal.scope }, [checkId]);
 };

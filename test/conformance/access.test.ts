@@ -10,7 +10,11 @@ import { createHandler as createGet } from '../../functions/get';
 import { createHandler as createStart } from '../../functions/start';
 import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
 import { hashApiKey, keyIdOf, newApiKeyRecord } from '../../shared/domain/apiKey';
-import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
+import {
+  AuthCache,
+  DEFAULT_AUTH_CACHE_TTL_MS,
+  DEFAULT_UNKNOWN_KEY_TTL_MS,
+} from '../../shared/domain/authCache';
 import { type KeyLimits, RECHECK_MS } from '../../shared/domain/keyLimits';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import { createLocalServer } from '../../shared/local/httpAdapter';
@@ -176,12 +180,21 @@ describe('API keys', () => {
     expect((await service.request('POST', START, bearer(expiring))).status).toBe(401);
   });
 
-  it('a key issued a moment ago works on its first request (unknown keys are not cached)', async () => {
+  it('a key issued a moment ago works at once if never tried, else within the unknown-key lifetime', async () => {
+    const fresh = 'a-key-chosen-by-the-operator-0002';
+    await service.deps.keys.create(
+      newApiKeyRecord(fresh, { scope: 'default', label: 'new' }, service.clock.now()),
+    );
+    expect((await service.request('POST', START, bearer(fresh))).status).toBe(200);
+
     const key = 'a-key-chosen-by-the-operator-0001';
     expect((await service.request('POST', START, bearer(key))).status).toBe(401);
     await service.deps.keys.create(
       newApiKeyRecord(key, { scope: 'default', label: 'late' }, service.clock.now()),
     );
+    service.clock.advance(DEFAULT_UNKNOWN_KEY_TTL_MS - 1);
+    expect((await service.request('POST', START, bearer(key))).status).toBe(401);
+    service.clock.advance(1);
     expect((await service.request('POST', START, bearer(key))).status).toBe(200);
   });
 });

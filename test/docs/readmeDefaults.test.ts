@@ -16,9 +16,15 @@ import { DEFAULT_TIMEOUT_S } from '../../shared/cli/check/options';
 import { POLL_INTERVAL_MS } from '../../shared/client';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../../shared/config';
 import { DEFAULT_UNHEALTHY_AFTER } from '../../shared/domain/account';
-import { DEFAULT_AUTH_CACHE_TTL_MS, MAX_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
+import {
+  DEFAULT_AUTH_CACHE_TTL_MS,
+  DEFAULT_UNKNOWN_KEY_TTL_MS,
+  MAX_AUTH_CACHE_ENTRIES,
+  MAX_AUTH_CACHE_TTL_MS,
+} from '../../shared/domain/authCache';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../../shared/domain/keyLimits';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
+import { DEFAULT_READ_LIMITS, MAX_READ_BUCKETS } from '../../shared/domain/readLimits';
 import { LOOKBACK_MS } from '../../shared/scanner/Scanner';
 import { DEFAULT_TAB_GRACE_MS, TIMEOUT_MARGIN_MS } from '../../shared/scanner/tabGrace';
 import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
@@ -123,6 +129,44 @@ describe('the README and the docs pages state the defaults the code has', () => 
       'CDK key limits',
       `\`startRateLimitPerMinute\` (default ${DEFAULT_SETTINGS.startRateLimitPerMinute}) and \`maxChecksInFlightPerKey\` (default ${DEFAULT_SETTINGS.maxChecksInFlightPerKey})`,
     ],
+    [
+      OPERATING,
+      'CDK scope ceiling and read limits',
+      `\`maxChecksInFlightPerScope\` (default ${DEFAULT_SETTINGS.maxChecksInFlightPerScope}) per scope, \`readRateLimitPerSecond\` (default ${DEFAULT_SETTINGS.readRateLimitPerSecond}) and \`readBurstPerKey\` (default ${DEFAULT_SETTINGS.readBurstPerKey})`,
+    ],
+    [
+      OPERATING,
+      'CDK route throttles',
+      `\`startThrottleRate\` (default ${DEFAULT_SETTINGS.startThrottleRate} requests/s) and \`startThrottleBurst\` (default ${DEFAULT_SETTINGS.startThrottleBurst}) for start`,
+    ],
+    [
+      OPERATING,
+      'CDK read route throttles',
+      `\`readThrottleRate\` (default ${DEFAULT_SETTINGS.readThrottleRate} requests/s) and \`readThrottleBurst\` (default ${DEFAULT_SETTINGS.readThrottleBurst}) for get`,
+    ],
+    [
+      OPERATING,
+      'scope ceiling',
+      `(\`maxChecksInFlightPerScope\`, at most ${MAX_IN_FLIGHT_CAP}) | ${DEFAULT_KEY_LIMITS.maxInFlightPerScope} |`,
+    ],
+    [
+      OPERATING,
+      'read rate',
+      `\`READ_RATE_LIMIT_PER_SECOND\` (\`readRateLimitPerSecond\`) | ${DEFAULT_READ_LIMITS.perSecond} |`,
+    ],
+    [
+      OPERATING,
+      'read burst',
+      `\`READ_BURST_PER_KEY\` (\`readBurstPerKey\`) | ${DEFAULT_READ_LIMITS.burst} |`,
+    ],
+    [OPERATING, 'read buckets', `(at most ${MAX_READ_BUCKETS} keys' buckets`],
+    [
+      OPERATING,
+      'unknown-key cache',
+      `\`UNKNOWN_KEY_CACHE_TTL_MS\` (default ${DEFAULT_UNKNOWN_KEY_TTL_MS}, at most ${MAX_AUTH_CACHE_TTL_MS}`,
+    ],
+    [OPERATING, 'unknown-key set', `of its own of at most ${MAX_AUTH_CACHE_ENTRIES} hashes`],
+    [OPERATING, 'new key delay', `unless someone tried it in the last ${s(DEFAULT_UNKNOWN_KEY_TTL_MS)} s`],
   ];
 
   it.each(phrases)('%s: %s', (path, _name, phrase) => {

@@ -54,6 +54,11 @@ describe('readSettings', () => {
     [{ logLevel: 'verbose' }, /"logLevel" must be debug \| info \| warn \| error/],
     [{ startRateLimitPerMinute: -1 }, /"startRateLimitPerMinute" must be an integer from 0 to 1000000/],
     [{ maxChecksInFlightPerKey: 10_001 }, /"maxChecksInFlightPerKey" must be an integer from 0 to 10000/],
+    [{ maxChecksInFlightPerScope: -1 }, /"maxChecksInFlightPerScope" must be an integer from 0 to 10000/],
+    [{ readRateLimitPerSecond: 'many' }, /"readRateLimitPerSecond" must be an integer from 0 to 100000/],
+    [{ readBurstPerKey: 0 }, /"readBurstPerKey" must be an integer from 1 to 100000/],
+    [{ startThrottleRate: 0 }, /"startThrottleRate" must be a positive number/],
+    [{ readThrottleBurst: 5001 }, /"readThrottleBurst" must be an integer from 1 to 5000/],
   ])('refuses %j', (context, message) => {
     expect(() => fromContext(context)).toThrow(SettingsError);
     expect(() => fromContext(context)).toThrow(message);
@@ -79,6 +84,13 @@ describe('settings in the templates', () => {
       logLevel: 'debug',
       startRateLimitPerMinute: 0,
       maxChecksInFlightPerKey: 7,
+      maxChecksInFlightPerScope: 70,
+      readRateLimitPerSecond: 3,
+      readBurstPerKey: 6,
+      startThrottleRate: 2,
+      startThrottleBurst: 4,
+      readThrottleRate: 30,
+      readThrottleBurst: 60,
       scannerConcurrency: 4,
     });
     defaults = synthApp();
@@ -122,15 +134,47 @@ describe('settings in the templates', () => {
     defaults.serviceTemplate.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
-  it('passes the per-key limits to start: 60 a minute and 100 in flight unless set', () => {
-    for (const [app, rate, inFlight] of [
-      [custom, '0', '7'],
-      [defaults, '60', '100'],
+  it('passes the limits to start (60 a minute, 100 in flight, 1000 per scope) and get (20/s, burst 40) unless set', () => {
+    for (const [app, rate, inFlight, perScope, reads, burst] of [
+      [custom, '0', '7', '70', '3', '6'],
+      [defaults, '60', '100', '1000', '20', '40'],
     ] as const) {
       const start = resourcesOf(app.serviceTemplate)[logicalIdOf(app.service.functions.start)];
       expect(start?.Properties?.Environment).toMatchObject({
-        Variables: { START_RATE_LIMIT_PER_MINUTE: rate, MAX_CHECKS_IN_FLIGHT_PER_KEY: inFlight },
+        Variables: {
+          START_RATE_LIMIT_PER_MINUTE: rate,
+          MAX_CHECKS_IN_FLIGHT_PER_KEY: inFlight,
+          MAX_CHECKS_IN_FLIGHT_PER_SCOPE: perScope,
+        },
       });
+      const get = resourcesOf(app.serviceTemplate)[logicalIdOf(app.service.functions.get)];
+      expect(get?.Properties?.Environment).toMatchObject({
+        Variables: { READ_RATE_LIMIT_PER_SECOND: reads, READ_BURST_PER_KEY: burst },
+      });
+    }
+  });
+
+  it('gives each route a throttle of its own: start its own, get and the report the read one each', () => {
+    const throttle = (rate: number, burst: number) => ({
+      ThrottlingRateLimit: rate,
+      ThrottlingBurstLimit: burst,
+    });
+    for (const [app, start, read] of [
+      [custom, throttle(2, 4), throttle(30, 60)],
+      [defaults, throttle(10, 20), throttle(100, 200)],
+    ] as const) {
+      const [stage] = Object.values(resourcesOf(app.serviceTemplate, 'AWS::ApiGatewayV2::Stage'));
+      expect(stage?.Properties?.RouteSettings).toEqual({
+        'POST /api/spam-check/start': start,
+        'GET /api/spam-check/{check_id}': read,
+        'GET /api/spam-check/{check_id}/report': read,
+      });
+      // A route setting may only name a route that exists when the stage is deployed.
+      const routes = Object.entries(resourcesOf(app.serviceTemplate, 'AWS::ApiGatewayV2::Route'))
+        .filter(([, route]) => route.Properties?.RouteKey !== '$default')
+        .map(([id]) => id);
+      expect(routes).toHaveLength(3);
+      expect(stage?.DependsOn).toEqual(expect.arrayContaining(routes));
     }
   });
 

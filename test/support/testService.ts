@@ -25,6 +25,7 @@ import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
 import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCache';
 import type { Clock } from '../../shared/domain/clock';
 import type { KeyLimits } from '../../shared/domain/keyLimits';
+import { ReadLimiter, type ReadLimits } from '../../shared/domain/readLimits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
@@ -67,6 +68,8 @@ export interface TestServiceOptions {
   keyLimits?: KeyLimits;
   /** The auth cache's lifetime; the production default unless given. */
   authCacheTtlMs?: number;
+  /** The per-key limit on get and the report; off unless given, like keyLimits. */
+  readLimits?: ReadLimits;
   /** Where the handlers log; nowhere unless given. */
   log?: Logger;
   /** Something every part reaches the store through (a proxy the test controls), closed with the service. */
@@ -124,6 +127,7 @@ export const startTestService = async <C extends TestClock = ManualClock>(
     log,
     authCache: new AuthCache(options.authCacheTtlMs ?? DEFAULT_AUTH_CACHE_TTL_MS),
     keyLimits: options.keyLimits && { usage: new DynamoKeyUsage(client, TABLE), limits: options.keyLimits },
+    readLimiter: options.readLimits && new ReadLimiter(options.readLimits),
   };
   const server = createLocalServer(
     { start: createStart(deps), get: createGet(deps), fallback: createFallback(deps) },

@@ -56,10 +56,10 @@ describe('AuthCache', () => {
     expect(reads).toBe(2);
   });
 
-  it('does not cache an unknown key, and a lifetime of 0 caches nothing', async () => {
+  it('with both lifetimes 0 caches nothing, known or unknown', async () => {
     const clock = new ManualClock();
     for (const [cache, found] of [
-      [new AuthCache(DEFAULT_AUTH_CACHE_TTL_MS), undefined],
+      [new AuthCache(DEFAULT_AUTH_CACHE_TTL_MS, { unknownTtlMs: 0 }), undefined],
       [new AuthCache(0), record],
     ] as const) {
       let reads = 0;
@@ -80,7 +80,7 @@ describe('AuthCache', () => {
   });
 
   it('keeps at most its maximum number of entries, dropping the oldest', async () => {
-    const cache = new AuthCache(DEFAULT_AUTH_CACHE_TTL_MS, 2);
+    const cache = new AuthCache(DEFAULT_AUTH_CACHE_TTL_MS, { maxEntries: 2 });
     let reads = 0;
     const load = async () => {
       reads++;
@@ -124,11 +124,15 @@ describe('per-key limits', () => {
 describe('configuration of the limits and the auth cache', () => {
   const base = { TABLE_NAME: 't', AWS_REGION: 'local' };
 
-  it('defaults to 60 starts per minute, 100 checks in flight and a 30 s auth cache; 0 is accepted', () => {
+  it('defaults to 60 starts per minute, 100 checks in flight (1000 per scope), 20 reads/s (burst 40) and a 30 s auth cache (5 s for unknown keys); 0 is accepted', () => {
     expect(loadApiConfig(base)).toMatchObject({
       START_RATE_LIMIT_PER_MINUTE: 60,
       MAX_CHECKS_IN_FLIGHT_PER_KEY: 100,
+      MAX_CHECKS_IN_FLIGHT_PER_SCOPE: 1000,
+      READ_RATE_LIMIT_PER_SECOND: 20,
+      READ_BURST_PER_KEY: 40,
       AUTH_CACHE_TTL_MS: 30_000,
+      UNKNOWN_KEY_CACHE_TTL_MS: 5000,
     });
     expect(
       loadApiConfig({ ...base, START_RATE_LIMIT_PER_MINUTE: '0', MAX_CHECKS_IN_FLIGHT_PER_KEY: '0' }),
@@ -142,6 +146,10 @@ describe('configuration of the limits and the auth cache', () => {
       ['MAX_CHECKS_IN_FLIGHT_PER_KEY', '1.5'],
       ['MAX_CHECKS_IN_FLIGHT_PER_KEY', '10001'],
       ['AUTH_CACHE_TTL_MS', '60001'],
+      ['MAX_CHECKS_IN_FLIGHT_PER_SCOPE', '-1'],
+      ['READ_RATE_LIMIT_PER_SECOND', 'fast'],
+      ['READ_BURST_PER_KEY', '0'],
+      ['UNKNOWN_KEY_CACHE_TTL_MS', '60001'],
     ] as const) {
       expect(() => loadApiConfig({ ...base, [name]: value })).toThrow(new RegExp(name));
     }

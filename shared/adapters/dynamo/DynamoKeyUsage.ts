@@ -1,7 +1,7 @@
-// Owns the per-key limit counters in DynamoDB: every change is one conditional write, so concurrent API processes
+// Owns the per-key (and per-scope in-flight) limit counters in DynamoDB: every change is one conditional write, so concurrent API processes
 // can never together pass a limit.
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CheckProgress, InFlightEntry } from '../../domain/keyLimits';
+import type { CheckProgress, InFlightEntry, InFlightHolder } from '../../domain/keyLimits';
 import { RETENTION_MS } from '../../domain/limits';
 import type { KeyUsageStore } from '../../domain/ports';
 import { written } from './conditionalWrite';
@@ -39,16 +39,16 @@ export class DynamoKeyUsage implements KeyUsageStore {
     );
   }
 
-  async addInFlight(keyId: string, entry: InFlightEntry, max: number): Promise<boolean> {
+  async addInFlight(holder: InFlightHolder, entry: InFlightEntry, max: number): Promise<boolean> {
     // The set's item may not exist yet, and a map entry cannot be set inside a missing map: add to an existing
     // set, else create the set holding just this entry, else (someone created it meanwhile) add once more.
-    if (await this.addToExisting(keyId, entry, max)) return true;
+    if (await this.addToExisting(holder, entry, max)) return true;
     const created = await written(
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            ...inFlightKey(keyId),
+            ...inFlightKey(holder),
             type: 'inflight' satisfies ItemType,
             checks: { [entry.checkId]: entry.startedAt },
             purgeAt: toEpochSeconds(entry.startedAt + RETENTION_MS),
@@ -57,15 +57,15 @@ export class DynamoKeyUsage implements KeyUsageStore {
         }),
       ),
     );
-    return created || this.addToExisting(keyId, entry, max);
+    return created || this.addToExisting(holder, entry, max);
   }
 
-  private async addToExisting(keyId: string, entry: InFlightEntry, max: number): Promise<boolean> {
+  private async addToExisting(holder: InFlightHolder, entry: InFlightEntry, max: number): Promise<boolean> {
     return written(
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: inFlightKey(keyId),
+          Key: inFlightKey(holder),
           // An idle key's set outlives its last check by the retention time, then TTL removes it.
           UpdateExpression: 'SET checks.#checkId = :startedAt, purgeAt = :purgeAt',
           ConditionExpression: 'attribute_exists(checks) AND size(checks) < :max',
@@ -80,9 +80,11 @@ export class DynamoKeyUsage implements KeyUsageStore {
     );
   }
 
-  async inFlight(keyId: string): Promise<{ entries: InFlightEntry[]; checkedAt: number | undefined }> {
+  async inFlight(
+    holder: InFlightHolder,
+  ): Promise<{ entries: InFlightEntry[]; checkedAt: number | undefined }> {
     const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: inFlightKey(keyId), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: inFlightKey(holder), ConsistentRead: true }),
     );
     const checks = (Item?.checks ?? {}) as Record<string, unknown>;
     const entries = Object.entries(checks)
@@ -91,7 +93,11 @@ export class DynamoKeyUsage implements KeyUsageStore {
     return { entries, checkedAt: typeof Item?.checkedAt === 'number' ? Item.checkedAt : undefined };
   }
 
-  async removeInFlight(keyId: string, checkIds: readonly string[], checkedAt?: number): Promise<void> {
+  async removeInFlight(
+    holder: InFlightHolder,
+    checkIds: readonly string[],
+    checkedAt?: number,
+  ): Promise<void> {
     // DynamoDB allows a few hundred paths per expression; chunks keep every update well inside that.
     const chunks: string[][] = [];
     for (let from = 0; from < checkIds.length; from += REMOVE_CHUNK) {
@@ -106,7 +112,7 @@ export class DynamoKeyUsage implements KeyUsageStore {
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: inFlightKey(keyId),
+            Key: inFlightKey(holder),
             UpdateExpression: [mark ? 'SET checkedAt = :checkedAt' : '', remove ? `REMOVE ${remove}` : '']
               .filter(Boolean)
               .join(' '),

@@ -3,6 +3,7 @@ import type { RegisteredAccount, TestAccount } from '../../domain/account';
 import type { ApiKey } from '../../domain/apiKey';
 import { type Category, isCategory } from '../../domain/categories';
 import type { Check } from '../../domain/check';
+import type { InFlightHolder } from '../../domain/keyLimits';
 import { RETENTION_MS } from '../../domain/limits';
 import type { PlacementDetails, RecordedDetails } from '../../domain/ports';
 import { type Shard, shardIndexOf } from '../../scanner/shards';
@@ -34,8 +35,14 @@ export const startWindowKey = (keyId: string, windowStart: number) => ({
 });
 /** The scanner's shard layout: how many loops split the accounts, and since when (DynamoShardLayout). */
 export const shardLayoutKey = () => ({ pk: 'LAYOUT#scanner', sk: 'LAYOUT' });
-/** One item per API key holding its in-flight checks as a map of check id to start time. */
-export const inFlightKey = (keyId: string) => ({ pk: `INFLIGHT#${keyId}`, sk: 'INFLIGHT' });
+/**
+ * One item per API key, and one per scope, holding its in-flight checks as a map of check id to start time. A scope
+ * is operator text: it sits after a prefix no key id can take, so the two kinds never share an item.
+ */
+export const inFlightKey = (holder: InFlightHolder) =>
+  'keyId' in holder
+    ? { pk: `INFLIGHT#${holder.keyId}`, sk: 'INFLIGHT' }
+    : { pk: `SCOPEINFLIGHT#${holder.scope}`, sk: 'INFLIGHT' };
 
 /**
  * Every unsettled check sits in one partition of the open-checks index (table.ts), sorted by creation time, so
