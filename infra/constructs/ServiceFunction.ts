@@ -82,11 +82,8 @@ export type TableAccess = (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS];
  * PutSecretValue and UpdateSecretVersionStage behaving as the tested client sends them). test/infra/bundling.test.ts
  * asserts no `@aws-sdk/*` import is left and the client version string in each bundle.
  *
- * The price is size: about 335 KB more per API function (149 -> 483 KB) and 425 KB for the scanner (1284 ->
- * 1708 KB), which breaks the 300 KB and 1.5 MB bundle goals. (The API bundles are 416-419 KB since their settings
- * moved to zod's mini build, issue 19: `npm run bench -- --only cold-start`, BENCHMARKS.md.) Init barely moves: `npm run bench -- --only
- * cold-start` loaded the bundled API functions in 144-146 ms median against 135-155 ms with the SDK resolved from
- * node_modules file by file, as the runtime's is (BENCHMARKS.md).
+ * The price is size, which breaks the bundle goals; init barely moves against the SDK resolved from node_modules
+ * file by file, as the runtime's is. `npm run bench -- --only cold-start` measures both (BENCHMARKS.md).
  */
 const BUNDLE_AWS_SDK = true;
 

@@ -43,10 +43,10 @@ export const startDynaliteThread = async (options: { path?: string; port?: numbe
   const host = options.host ?? '127.0.0.1';
   const worker = new Worker(new URL('./dynaliteWorker.mjs', import.meta.url), {
     workerData: { options: options.path ? { path: options.path } : {}, port: options.port ?? 0, host },
-    // V8 grows a busy thread's young generation step by step to its default maximum (16 MB semi-spaces) and keeps
-    // it: under the soak's one check a second that was most of `npm start`'s resident growth, this thread's heap
-    // 15 -> 48 MB in 4 minutes for ~10 MB live. Capped at 12 MB it stayed at 21-24 MB; its short-lived request
-    // garbage costs more, cheap, scavenges instead. test/mailstack/soak.test.ts watches the process's RSS.
+    // V8 grows a busy thread's young generation step by step to its default maximum and keeps it: under the soak's
+    // one check a second that was most of `npm start`'s resident growth, for little live data. Capped, the heap stays
+    // flat; its short-lived request garbage costs more, cheap, scavenges instead (BENCHMARKS.md, "Design changes the
+    // goals made"). test/mailstack/soak.test.ts watches the process's RSS.
     resourceLimits: { maxYoungGenerationSizeMb: 12 },
   });
   const [ready] = (await Promise.race([

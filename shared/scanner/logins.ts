@@ -3,10 +3,8 @@ import type { MailboxConnector } from './ports';
 
 /**
  * Connections a scanner opens at once. Two hundred at once made the server's login processes and this process's
- * TLS and parsing queue up until greeting timeouts failed sweeps; a bounded queue keeps each login short. Measured
- * again on 2026-11-25 (scale bench, 200 accounts, loopback Dovecot with long-lived imap processes, the 2-core
- * machine shared): 24, 50, 100 and 200 at once all swept with no failure, the first sweep less its listing taking
- * 1.67-1.94, 1.93-2.17, 1.71-1.74 and 1.65-1.87 s (two runs each), so a higher bound buys nothing measurable.
+ * TLS and parsing queue up until greeting timeouts failed sweeps; a bounded queue keeps each login short, and a
+ * higher bound bought nothing measurable on the scale bench (BENCHMARKS.md, "Design changes the goals made").
  */
 const LOGINS_AT_ONCE = 24;
 

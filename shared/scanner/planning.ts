@@ -9,7 +9,7 @@ export const SETTLE_EVERY_MS = 15_000;
 /**
  * Between full listings of the active checks, a tick lists only the checks started since the newest it knows, less
  * this much for the index's lag and the API's clock: every tick reading every active check with all its results
- * cost 1 s and 1,250 read units per tick at 1,000 checks of 200 accounts.
+ * cost time and read units for every result of every check (BENCHMARKS.md, "Design changes the goals made").
  */
 export const INDEX_LAG_MS = 10_000;
 /**
@@ -117,9 +117,8 @@ export class ActiveCheckPlan {
    * Not when this scanner has nothing more to wait for in the check, nor when the check is unknown and the copy
    * arrived well before the latest listing: a check waiting for it would have been listed (its start is no later
    * than its copy's delivery). A loop's first sweep reads the last 10 minutes of every folder again; without this,
-   * every copy of an ended check there cost a refused write and a read (on the scale bench after the detection
-   * section, 1,500 such copies: a first sweep of 6.1 s, 5.7 s for each of the 15 accounts holding them). A check
-   * started after the listing, whose copy an announcement brings first, is still recorded.
+   * every copy of an ended check there cost a refused write and a read (BENCHMARKS.md traces what that did to a
+   * first sweep). A check started after the listing, whose copy an announcement brings first, is still recorded.
    */
   mayWait(checkId: string, deliveredAt: number): boolean {
     if (this.active.has(checkId)) return true;

@@ -27,7 +27,7 @@ export interface AccessTokens {
 
 export interface MailboxCredentials {
   email: string;
-  /** gmail, outlook, imap, …: for metrics by provider and, later, provider presets. */
+  /** gmail, outlook, imap, …: the provider preset it uses, and the provider dimension of metrics. */
   provider: string;
   imap: MailboxServer;
   auth: MailboxAuth;
@@ -88,7 +88,7 @@ export interface MailboxConnector {
   /**
    * Connects, opens `path` read-only and holds IDLE on it, calling `onNews` whenever the server announces a change
    * in the folder's message count. Undefined when the server offers no IDLE (the scanner polls such accounts).
-   * A connector without this method makes the scanner poll every account, as before IDLE.
+   * A connector without this method makes the scanner poll every account at every tick.
    */
   watch?(
     credentials: MailboxCredentials,

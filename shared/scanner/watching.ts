@@ -38,7 +38,7 @@ interface AccountWatches {
   folders: Map<string, FolderWatchState>;
   /** Whether the server watches every folder on one connection (NOTIFY); undefined until tried. */
   notify?: boolean;
-  /** The server has no IDLE: the account is polled every tick, as before IDLE. */
+  /** The server has no IDLE: the account is polled every tick. */
   pushless: boolean;
   /** Something may be new that no sweep has read yet (an announcement, a watch just opened, a failed sweep). */
   news: boolean;
@@ -66,7 +66,7 @@ export class Watches {
 
   /**
    * Whether `email` is due a sweep at `now`: when something may be new, while any folder it should watch has no
-   * live watch (it is polled, as before IDLE), and every SAFETY_SWEEP_MS.
+   * live watch (it is polled at every tick), and every SAFETY_SWEEP_MS.
    */
   due(email: string, now: number): boolean {
     const account = this.accounts.get(email);

@@ -125,8 +125,8 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
 
   async listFailing(): Promise<{ email: string; unhealthy: boolean }[]> {
     // A Scan of the accounts index, not of the table: the index holds account items only, so the scanner's probe
-    // (once a minute while checks are active) no longer reads every check with its results (73.6 read units per
-    // check in the detection bench). An index is read eventually consistent; a failure recorded a moment ago is
+    // (once a minute while checks are active) does not read every check with its results (BENCHMARKS.md, "Design
+    // changes the goals made"). An index is read eventually consistent; a failure recorded a moment ago is
     // seen at the next probe, and the scanner knows its own failures anyway.
     const index = TABLE_SCHEMA.accountsByScope;
     const failing: { email: string; unhealthy: boolean }[] = [];

@@ -319,8 +319,8 @@ class ImapSession implements MailboxSession {
       // day granularity in the server's time zone, so ask a day more, keep the newest, and filter on INTERNALDATE.
       const exact = this.client.capabilities.has('WITHIN');
       // Only the newest MAX_FIRST_SIGHT_MESSAGES UIDs can hold the newest candidates (UIDs grow with arrival), so the
-      // search stays off the rest of a long history: over 10,000 old messages, searching them all by date made a
-      // first sight 35 % slower than in a mailbox without that history, with the same commands (sweep-cost bench).
+      // search stays off the rest of a long history: searching a long history by date made a first sight slower
+      // than in a mailbox without it, with the same commands (the sweep-cost bench; BENCHMARKS.md).
       const uidNext = this.client.mailbox ? Number(this.client.mailbox.uidNext) : 0;
       const from = Math.max(1, uidNext - MAX_FIRST_SIGHT_MESSAGES);
       const found = refusedIfFalse(
