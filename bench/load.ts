@@ -1,4 +1,4 @@
-// Load test of issue 8 on the local server (`npm start` as its own process; autocannon, bounded, on loopback): many
+// Load test of the local server (`npm start` as its own process; autocannon, bounded, on loopback): many
 // clients each start a check and poll it, then every check a start returned must still be readable by the same key.
 // `npx tsx bench/load.ts [--duration 60] [--connections 200]` prints the summary as JSON.
 import { parseArgs } from 'node:util';

@@ -71,7 +71,7 @@ describe('a synth with bundling', () => {
     }
   });
 
-  it("gives the API functions zod's mini build only: the full build's methods cost their cold start (issue 19)", () => {
+  it("gives the API functions zod's mini build only: the full build's methods cost their cold start", () => {
     for (const bundle of bundles.filter((b) => b.name !== 'scanner')) {
       // A method only the full build defines on every schema.
       expect(bundle.code.includes('superRefine'), bundle.name).toBe(false);

@@ -1,4 +1,4 @@
-// Scanner shards on the real mail stack (issue 19): under a layout of 3 shards, each shard lists only its own
+// Scanner shards on the real mail stack: under a layout of 3 shards, each shard lists only its own
 // partition of the open-checks index, sweeps only its own accounts, and together they record every account of every
 // check exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
