@@ -37,7 +37,7 @@ export interface ApiBenchOptions {
   connectionSteps?: number[];
   /** Seconds of the one-connection phases that show a request's own cost without queueing (default 5; 0 skips). */
   serialSec?: number;
-  /** GET phases at these connection counts are each followed by the bare baseline's (default 10 and 200, issue 19). */
+  /** GET phases at these connection counts are each followed by the bare baseline's (default 10 and 200). */
   ratioConnections?: number[];
 }
 

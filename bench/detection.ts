@@ -1,5 +1,5 @@
 // Benchmark: detection latency, the IMAP commands a waiting account costs, and cost per check, over real `npm start`
-// and the real loopback mail stack (issue 19).
+// and the real loopback mail stack.
 // - From LMTP: each copy is handed straight to Dovecot's LMTP, one transaction per account as Postfix does; the clock
 //   runs from that account's transaction returning (the copy is in its mailbox) to the first GET showing its category.
 // - From SMTP: one message through Postfix, BCC to every account; from the SMTP client's send returning to the first

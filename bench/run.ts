@@ -127,7 +127,7 @@ const main = async () => {
       });
     }
     if (wanted('kill-restart')) {
-      // The long variant of test/mailstack/killRestart.test.ts (issue 8): three times the kills and checks.
+      // The long variant of test/mailstack/killRestart.test.ts: three times the kills and checks.
       const { runKillScenario } = await import('../scripts/lib/killRestart');
       const kills = Number(values.kills);
       say(`kill-restart: ${kills} SIGKILLs of the scanner during ${kills} checks`);

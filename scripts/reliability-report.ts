@@ -1,4 +1,4 @@
-// `npm run reliability`: runs the reliability suites of issue 8 once (the same files `npm test` runs) and writes
+// `npm run reliability`: runs the reliability suites (faults, restarts, hostile input, access, load) once (the same files `npm test` runs) and writes
 // RELIABILITY.md's table from that run: each test, its result and time, and the figures it printed. The long variants
 // (npm run bench) are added from bench/results/latest.json, with the time they ran.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, '..');
 /** The soak's length here (npm test runs it for 2 minutes); SOAK_MINUTES overrides it for a shorter try. */
 const SOAK_MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 
-/** Each suite of issue 8 and the files that prove it. */
+/** Each reliability suite and the files that prove it. */
 const AREAS: { area: string; files: string[] }[] = [
   {
     area: 'Exactly-once results',

@@ -1,4 +1,4 @@
-// Shard-aware listing (issue 19), on AWS's own DynamoDB Local and on dynalite: under a layout of several scanner
+// Shard-aware listing, on AWS's own DynamoDB Local and on dynalite: under a layout of several scanner
 // shards a check is filed under each shard its accounts fall in, and a shard's listing reads only its own partition
 // of the open-checks index (plus the shared one for checks started before the layout settled).
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
