@@ -3,7 +3,7 @@
 #
 # Usage: scripts/mail-stack.sh start|stop|status|missing
 #
-# The Debian packages are installed by `npm run system-parts -- install` (scripts/system-parts.ts), which asks
+# The Debian packages are installed by `npm run system-packages -- install` (scripts/system-parts.ts), which asks
 # `missing` whether any binary below is absent; `npm test` does it first.
 #
 #   SMTP  (Postfix)        127.0.0.1:2525   mail for @mail.test, no auth from loopback
@@ -330,7 +330,7 @@ cmd_start() {
   need_root
   local missing t0=$SECONDS
   missing="$(missing_binaries)"
-  [[ -z "$missing" ]] || die "missing $missing; run: npm run system-parts -- install (as root)"
+  [[ -z "$missing" ]] || die "missing $missing; run: npm run system-packages -- install (as root)"
   [[ -n "$NODE_BIN" && -d "$REPO_DIR/node_modules/mailauth" ]] || die "auth-filter needs node and node_modules: run npm ci"
   take_lock
   stop_daemons || die "cannot start: something else is listening on our ports"

@@ -3,7 +3,7 @@
 // naming the command to run. `npm test` runs `ensure` first, before the typecheck and the suites spend time.
 //
 //   tsx scripts/system-parts.ts ensure    install what is missing if allowed, else one line and exit 1
-//   tsx scripts/system-parts.ts install   the same, for `sudo npm run system-parts -- install`
+//   tsx scripts/system-parts.ts install   the same, for `sudo npm run system-packages -- install`
 //   tsx scripts/system-parts.ts status    one line per part: present or missing
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -107,7 +107,7 @@ export const decide = (
   if (missing.length === 0) return { kind: 'proceed' };
   return {
     kind: 'refuse',
-    line: `${goal === 'test' ? 'npm test needs' : 'missing:'} ${missing.map((part) => part.name).join(', ')}, not installed, and this user may not install it: run ${asRootCommand('npm run system-parts -- install', privilege)} once`,
+    line: `${goal === 'test' ? 'npm test needs' : 'missing:'} ${missing.map((part) => part.name).join(', ')}, not installed, and this user may not install it: run ${asRootCommand('npm run system-packages -- install', privilege)} once`,
   };
 };
 

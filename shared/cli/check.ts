@@ -1,4 +1,4 @@
-// Owns `npm run check -- …` (and `inbox-placement check …`): start a check, send ONE message to all its addresses,
+// Owns `npm run placement -- …` (and `inbox-placement check …`): start a check, send ONE message to all its addresses,
 // poll at the spec's interval until it settles, print where the message landed and exit by the inbox rate.
 
 import { writeFile } from 'node:fs/promises';
@@ -29,7 +29,7 @@ import { createProgress, jsonReport, type ProgressStream, percent, tableReport }
 import { reportTable } from './check/reportTable';
 import { createSender, parseSmtpUrl, SmtpError, type SmtpTarget } from './check/smtp';
 
-export const USAGE = `usage: npm run check -- [options]        (or: npx inbox-placement check [options])
+export const USAGE = `usage: npm run placement -- [options]        (or: npx inbox-placement check [options])
 
 Starts a check, sends ONE message to all of its test addresses, polls until every account has it (or the check
 times out), then prints each account's category and the inbox rate (primary and updates count as inbox), and the placement

@@ -62,7 +62,7 @@ const send = (subject: string, text: string) => [
 
 const lines = (text: string) => text.trim().split('\n');
 
-describe('npm run check', () => {
+describe('npm run placement', () => {
   it('sends one GTUBE message in BCC: junk@ spam, inbox@ primary, inbox rate 50%, below --min-inbox 0.8 → exit 3', async () => {
     const run = await check([
       ...send('GTUBE through the check CLI', `A test message.\n${GTUBE}\n`),

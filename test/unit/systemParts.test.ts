@@ -62,13 +62,13 @@ describe('system parts: the decision npm test takes before spending time', () =>
   it('for parts that run as any user, a user without root proceeds when they are installed', () => {
     expect(decide([java], present('java'), 'sudo-asks-password')).toEqual({ kind: 'proceed' });
     expect(refusal(decide([java], present(), 'sudo-asks-password'))).toMatch(
-      /run sudo npm run system-parts -- install once$/,
+      /run sudo npm run system-packages -- install once$/,
     );
   });
 
   it('install (not test) without root names the install command, never npm test', () => {
     expect(refusal(decide([mail], present(), 'sudo-asks-password', 'install'))).toMatch(
-      /run sudo npm run system-parts -- install once$/,
+      /run sudo npm run system-packages -- install once$/,
     );
     expect(decide([mail], present('mail'), 'sudo-asks-password', 'install')).toEqual({ kind: 'proceed' });
   });
@@ -85,6 +85,6 @@ describe('system parts: the decision npm test takes before spending time', () =>
     expect(CHROMIUM_PATH).toBe('/usr/bin/chromium');
     // Missing and no right to install: one line naming the install command, as for any part.
     const line = refusal(decide([chromium as SystemPart], present(), 'sudo-asks-password'));
-    expect(line).toMatch(/^npm test needs Chromium .* run sudo npm run system-parts -- install once$/);
+    expect(line).toMatch(/^npm test needs Chromium .* run sudo npm run system-packages -- install once$/);
   });
 });
