@@ -36,7 +36,7 @@ export const startDynalite = async (options: {
 
 /**
  * The same dynalite on a worker thread: its request parsing and leveldb work no longer share the event loop with the
- * handlers (a third or more of a request's CPU time, profiled under `bench/api.ts`), so the API serves more and
+ * handlers (a large share of a request's CPU time when profiled under `bench/api.ts`), so the API serves more and
  * waits less. One process still owns the data folder, as leveldb requires.
  */
 export const startDynaliteThread = async (options: { path?: string; port?: number; host?: string }) => {
