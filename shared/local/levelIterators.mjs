@@ -3,9 +3,9 @@
 // abstract-level 3 (classic-level on disk, memory-level in memory) have `close()` and no `return()`. So no iterator
 // was ever closed: each read left a native leveldb iterator (its read-ahead buffer, the memtable and files it pins)
 // and its JavaScript object in the database's open resources until the database closed. Under `npm start`'s
-// steady load that was most of the resident growth (soak: +42% floor in 10 minutes; heaptrack: 37 MB held by
-// iterator read buffers after 5). Giving the iterators the `return()` dynalite asks for closes each one when its
-// stream ends or is cut short, as dynalite meant. Plain JavaScript: dynalite's worker thread loads it without tsx.
+// steady load that was most of the resident growth (RELIABILITY.md, the soak). Giving the iterators the `return()`
+// dynalite asks for closes each one when its stream ends or is cut short, as dynalite meant. Plain JavaScript:
+// dynalite's worker thread loads it without tsx.
 import { AbstractIterator, AbstractKeyIterator, AbstractValueIterator } from 'abstract-level';
 
 for (const Iterator of [AbstractIterator, AbstractKeyIterator, AbstractValueIterator]) {
