@@ -1,0 +1,214 @@
+// Bounded sweeps at the protocol level: the real Scanner, ImapConnector and imapflow against the scripted IMAP
+// server, over a folder whose backlog is many batches long. Every fetch spans at most FETCH_BATCH UIDs, the newest
+// batch is read first, the cursor is written after each batch, and a failure mid-drain resumes from the last one.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
+import {
+  newsletterHeaders,
+  type ScriptedFolder,
+  type ScriptedImap,
+  type ScriptedMessage,
+  startScriptedImap,
+} from '../../scripts/lib/scriptedImapServer';
+import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
+import { newCheckId } from '../../shared/domain/checkId';
+import { createLogger } from '../../shared/log';
+import type { FolderCursor } from '../../shared/scanner/ports';
+import { FETCH_BATCH, SWEEP_BATCHES } from '../../shared/scanner/reading';
+import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
+import { ManualClock } from '../support/manualClock';
+import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
+
+const ACCOUNT = 'seed@mail.test';
+const PASSWORD = 'secret';
+const BACKLOG = 3000;
+const UIDVALIDITY = 77;
+
+const clock = new ManualClock();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const message = (uid: number, checkId?: string): ScriptedMessage => {
+  const to = checkId ? `seed+tc_${checkId}@mail.test` : ACCOUNT;
+  return {
+    uid,
+    internalDate: clock.now() - 60_000,
+    headers: newsletterHeaders(uid, to, [`Delivered-To: ${to}`]),
+  };
+};
+
+/** Cursor writes of INBOX in order, and the INBOX cursor in the store when each result was written. */
+class WatchedCursors extends MemoryCursors {
+  readonly inboxWrites: number[] = [];
+  override async putAll(email: string, cursors: ReadonlyMap<string, FolderCursor>) {
+    const inbox = cursors.get('INBOX');
+    if (inbox) this.inboxWrites.push(inbox.lastUid);
+    await super.putAll(email, cursors);
+  }
+  inbox(): number | undefined {
+    return this.byKey.get(`${ACCOUNT} INBOX`)?.lastUid;
+  }
+}
+
+/**
+ * A Dovecot-like scripted server whose INBOX holds `BACKLOG` messages above a cursor at 0 (they arrived while nothing
+ * read it), tagged for the given checks at the given UIDs, and a Scanner over it that polls (no IDLE).
+ */
+const setUp = async (
+  tagged: Record<number, string>,
+  uids = Array.from({ length: BACKLOG }, (_, index) => index + 1),
+) => {
+  const inbox: ScriptedFolder = {
+    path: 'INBOX',
+    attributes: ['\\HasNoChildren'],
+    uidValidity: UIDVALIDITY,
+    messages: uids.map((uid) => message(uid, tagged[uid])),
+  };
+  const server = await startScriptedImap({
+    greeting: '* OK [CAPABILITY IMAP4rev1 LITERAL+ AUTH=PLAIN] ready',
+    capabilities: {
+      beforeLogin: ['IMAP4rev1', 'LITERAL+', 'AUTH=PLAIN'],
+      afterLogin: ['IMAP4rev1', 'LITERAL+', 'LIST-EXTENDED', 'LIST-STATUS', 'SPECIAL-USE', 'UNSELECT'],
+    },
+    login: { user: ACCOUNT, pass: PASSWORD },
+    folders: [
+      inbox,
+      { path: 'Junk', attributes: ['\\HasNoChildren', '\\Junk'], uidValidity: 78, messages: [] },
+    ],
+  });
+  const checks = new FakeChecks(
+    [...new Set(Object.values(tagged))].map((checkId) => ({ checkId, accounts: [ACCOUNT] })),
+  );
+  const cursors = new WatchedCursors();
+  await cursors.put(ACCOUNT, 'INBOX', { uidValidity: String(UIDVALIDITY), lastUid: 0 });
+  const recordedAt = new Map<string, number | undefined>();
+  const record = checks.recordResult.bind(checks);
+  checks.recordResult = async (checkId, email, category, now) => {
+    recordedAt.set(checkId, cursors.inbox());
+    return record(checkId, email, category, now);
+  };
+  const sweeps: AccountSweep[] = [];
+  const onSwept: ((sweep: AccountSweep) => void)[] = [];
+  const log = createLogger('test', 'error', () => undefined);
+  const scanner = new Scanner({
+    checks,
+    cursors,
+    credentials: new StaticCredentialSource(
+      new Map([
+        [
+          ACCOUNT,
+          {
+            email: ACCOUNT,
+            provider: 'imap',
+            imap: { host: server.host, port: server.port, secure: false },
+            auth: { user: ACCOUNT, pass: PASSWORD },
+            folders: {},
+          },
+        ],
+      ]),
+    ),
+    connector: new ImapConnector(log, { connectMs: 2000, greetingMs: 2000, socketMs: 5000 }),
+    clock,
+    log,
+    events: {
+      swept: (sweep) => {
+        sweeps.push(sweep);
+        onSwept.shift()?.(sweep);
+      },
+    },
+  });
+  cleanups.push(
+    () => server.close(),
+    () => scanner.close(),
+  );
+  return { server, inbox, scanner, checks, cursors, recordedAt, sweeps, onSwept };
+};
+
+/** The UID ranges of every header fetch, in order. */
+const fetched = (server: ScriptedImap) =>
+  server.commands.flatMap((command) => {
+    const range = /^UID FETCH (\d+):(\d+) /i.exec(command);
+    return range ? [{ from: Number(range[1]), to: Number(range[2]) }] : [];
+  });
+
+describe('a backlog many batches long', () => {
+  it('is fetched in batches, newest first, with the cursor written after each; a copy delivered meanwhile is read before the rest', async () => {
+    const [early, newest, during] = [newCheckId(), newCheckId(), newCheckId()];
+    const { server, inbox, scanner, checks, cursors, recordedAt, sweeps, onSwept } = await setUp({
+      10: early,
+      2990: newest,
+    });
+    // A new check's copy lands while the first sweep drains: it is there for the next one.
+    onSwept.push(() => inbox.messages.push(message(BACKLOG + 1, during)));
+
+    const [first] = await scanner.sweepOnce();
+    // One sweep is bounded: the newest batch and SWEEP_BATCHES oldest-first ones, then the next sweep follows.
+    expect(first).toMatchObject({ ok: true, messagesFetched: FETCH_BATCH * (SWEEP_BATCHES + 1) });
+    expect(cursors.inbox()).toBe(FETCH_BATCH * SWEEP_BATCHES);
+    await vi.waitFor(() => expect(cursors.inbox()).toBe(BACKLOG + 1), { timeout: 10_000, interval: 20 });
+
+    const ranges = fetched(server);
+    expect(ranges.every(({ from, to }) => to - from + 1 <= FETCH_BATCH)).toBe(true);
+    expect(ranges[0]).toEqual({ from: BACKLOG - FETCH_BATCH + 1, to: BACKLOG });
+    // Every UID fetched exactly once: what was read ahead is stepped over, not read again.
+    const uids = ranges.flatMap(({ from, to }) => Array.from({ length: to - from + 1 }, (_, i) => from + i));
+    expect(uids.sort((a, b) => a - b)).toEqual(Array.from({ length: BACKLOG + 1 }, (_, i) => i + 1));
+    // The copy delivered during the drain came first in the next sweep, before the backlog's remaining batches.
+    const second = ranges.findIndex(({ from }) => from === BACKLOG + 1);
+    const rest = ranges.findIndex(({ from }) => from === FETCH_BATCH * SWEEP_BATCHES + 1);
+    expect(second).toBeGreaterThan(0);
+    expect(second).toBeLessThan(rest);
+
+    // The cursor moved batch by batch, each write after that batch's results.
+    const steps = Array.from(
+      { length: (BACKLOG - FETCH_BATCH) / FETCH_BATCH },
+      (_, i) => (i + 1) * FETCH_BATCH,
+    );
+    expect(cursors.inboxWrites).toEqual([...steps, BACKLOG + 1]);
+    // Each copy recorded once; the newest ones while the backlog below them was still unread.
+    expect(checks.calls.map(({ checkId }) => checkId).sort()).toEqual([early, newest, during].sort());
+    expect(recordedAt.get(newest)).toBe(0);
+    expect(recordedAt.get(during)).toBe(FETCH_BATCH * SWEEP_BATCHES);
+    expect(recordedAt.get(early)).toBe(0);
+    expect(sweeps.every((sweep) => sweep.ok)).toBe(true);
+    expect(sweeps.length).toBeGreaterThan(1);
+  });
+
+  it('resumes from the last batch written after a failure mid-drain, reading no batch twice', async () => {
+    const [low, middle] = [newCheckId(), newCheckId()];
+    const { server, scanner, checks, cursors, sweeps } = await setUp({ 5: low, 1100: middle });
+    // The fifth oldest-first batch is refused, as a briefly failing server would.
+    server.refuse = /^UID FETCH 1001:/i;
+
+    const [failed] = await scanner.sweepOnce();
+    expect(failed?.ok).toBe(false);
+    expect(cursors.inbox()).toBe(1000);
+    expect(checks.calls.map(({ checkId }) => checkId)).toEqual([low]);
+
+    server.refuse = undefined;
+    const before = fetched(server).length;
+    // Past the backoff of one failure, on the injected clock.
+    clock.advance(1000);
+    await scanner.sweepOnce();
+    await vi.waitFor(() => expect(cursors.inbox()).toBe(BACKLOG), { timeout: 10_000, interval: 20 });
+    const after = fetched(server).slice(before);
+    // From the last batch written, not from the start; the newest batch, read before the failure, not again.
+    expect(after[0]).toEqual({ from: 1001, to: 1250 });
+    expect(after.every(({ from, to }) => from > 1000 && to <= BACKLOG - FETCH_BATCH)).toBe(true);
+    expect(checks.calls.map(({ checkId }) => checkId).sort()).toEqual([low, middle].sort());
+    expect(sweeps.filter((sweep) => !sweep.ok)).toHaveLength(1);
+  });
+
+  it('reads a folder holding no more than a batch in one fetch, however far apart its UIDs are', async () => {
+    const check = newCheckId();
+    const { server, scanner, checks, cursors } = await setUp({ 90000: check }, [7, 40_000, 90_000]);
+    const [sweep] = await scanner.sweepOnce();
+    expect(sweep?.ok).toBe(true);
+    // STATUS MESSAGES says 3: one fetch over the whole range instead of one per FETCH_BATCH UIDs of gaps.
+    expect(fetched(server)).toEqual([{ from: 1, to: 90_000 }]);
+    expect(cursors.inbox()).toBe(90_000);
+    expect(checks.calls.map(({ checkId }) => checkId)).toEqual([check]);
+  });
+});
