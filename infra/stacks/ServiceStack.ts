@@ -47,7 +47,7 @@ if (SCANNER_TIMEOUT.toMilliseconds() <= DEADLINE_MARGIN_MS * 2) {
 const SCANNER_MAX_EVENT_AGE = Duration.minutes(5);
 
 /** The id of the synth warning printed when the alarms have no destination (NO_ALARM_DESTINATION). */
-export const NO_ALARM_DESTINATION_WARNING = 'inbox-placement:noAlarmDestination';
+const NO_ALARM_DESTINATION_WARNING = 'inbox-placement:noAlarmDestination';
 
 const LATEST_RUNTIME_REASON =
   'nodejs22.x is the runtime the service is built (esbuild target node22) and tested for; moving to a newer ' +
