@@ -48,6 +48,9 @@ const AREAS: { area: string; files: string[] }[] = [
     files: [
       'test/conformance/access.test.ts',
       'test/local/accessLimits.test.ts',
+      'test/conformance/fairLimits.test.ts',
+      'test/unit/fairLimits.test.ts',
+      'test/local/fairLoad.test.ts',
       'test/unit/keyAccess.test.ts',
       'test/mailstack/secretsInLogs.test.ts',
     ],
