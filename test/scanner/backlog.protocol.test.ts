@@ -13,7 +13,7 @@ import {
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { newCheckId } from '../../shared/domain/checkId';
 import { createLogger } from '../../shared/log';
-import type { FolderCursor } from '../../shared/scanner/ports';
+import type { FolderCursor, MailboxConnector, MailboxSession } from '../../shared/scanner/ports';
 import { FETCH_BATCH, SWEEP_BATCHES } from '../../shared/scanner/reading';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
 import { ManualClock } from '../support/manualClock';
@@ -54,11 +54,12 @@ class WatchedCursors extends MemoryCursors {
 
 /**
  * A Dovecot-like scripted server whose INBOX holds `BACKLOG` messages above a cursor at 0 (they arrived while nothing
- * read it), tagged for the given checks at the given UIDs, and a Scanner over it that polls (no IDLE).
+ * read it), tagged for the given checks at the given UIDs, and a Scanner over it that polls; with `watch`, it also
+ * holds a watch whose announcements the test makes (`announce`). `afterFetch` runs one step after each header fetch.
  */
 const setUp = async (
   tagged: Record<number, string>,
-  uids = Array.from({ length: BACKLOG }, (_, index) => index + 1),
+  { uids = Array.from({ length: BACKLOG }, (_, index) => index + 1), watch = false } = {},
 ) => {
   const inbox: ScriptedFolder = {
     path: 'INBOX',
@@ -92,6 +93,38 @@ const setUp = async (
   const sweeps: AccountSweep[] = [];
   const onSwept: ((sweep: AccountSweep) => void)[] = [];
   const log = createLogger('test', 'error', () => undefined);
+  const imap = new ImapConnector(log, { connectMs: 2000, greetingMs: 2000, socketMs: 5000 });
+  const afterFetch: (() => void)[] = [];
+  const watching = { announce: (): void => undefined, end: (): void => undefined };
+  const connector: MailboxConnector = {
+    async open(credentials, signal) {
+      const session = await imap.open(credentials, signal);
+      const stepped: MailboxSession = {
+        gmail: session.gmail,
+        folders: () => session.folders(),
+        headersAfter: async (path, afterUid, upToUid) => {
+          const found = await session.headersAfter(path, afterUid, upToUid);
+          afterFetch.shift()?.();
+          return found;
+        },
+        headersSince: (path, since) => session.headersSince(path, since),
+        tabsOf: (path, uids) => session.tabsOf(path, uids),
+        close: () => session.close(),
+      };
+      return stepped;
+    },
+    // Announcements come when the test says; the watch never goes live, so nothing else sets news.
+    ...(watch
+      ? {
+          watchAll: (_credentials, onNews) => {
+            watching.announce = onNews;
+            return new Promise((resolve) => {
+              watching.end = () => resolve(undefined);
+            });
+          },
+        }
+      : {}),
+  };
   const scanner = new Scanner({
     checks,
     cursors,
@@ -109,9 +142,10 @@ const setUp = async (
         ],
       ]),
     ),
-    connector: new ImapConnector(log, { connectMs: 2000, greetingMs: 2000, socketMs: 5000 }),
+    connector,
     clock,
     log,
+    watch,
     events: {
       swept: (sweep) => {
         sweeps.push(sweep);
@@ -122,8 +156,9 @@ const setUp = async (
   cleanups.push(
     () => server.close(),
     () => scanner.close(),
+    async () => watching.end(),
   );
-  return { server, inbox, scanner, checks, cursors, recordedAt, sweeps, onSwept };
+  return { server, inbox, scanner, checks, cursors, recordedAt, sweeps, onSwept, afterFetch, watching };
 };
 
 /** The UID ranges of every header fetch, in order. */
@@ -203,12 +238,36 @@ describe('a backlog many batches long', () => {
 
   it('reads a folder holding no more than a batch in one fetch, however far apart its UIDs are', async () => {
     const check = newCheckId();
-    const { server, scanner, checks, cursors } = await setUp({ 90000: check }, [7, 40_000, 90_000]);
+    const { server, scanner, checks, cursors } = await setUp({ 90000: check }, { uids: [7, 40_000, 90_000] });
     const [sweep] = await scanner.sweepOnce();
     expect(sweep?.ok).toBe(true);
     // STATUS MESSAGES says 3: one fetch over the whole range instead of one per FETCH_BATCH UIDs of gaps.
     expect(fetched(server)).toEqual([{ from: 1, to: 90_000 }]);
     expect(cursors.inbox()).toBe(90_000);
     expect(checks.calls.map(({ checkId }) => checkId)).toEqual([check]);
+  });
+
+  it('ends the oldest-first batches at an announcement; the next sweep follows at once and reads the newest first', async () => {
+    const [waiting, late] = [newCheckId(), newCheckId()];
+    // Both checks wait for the account; the late one's copy is not in the mailbox yet.
+    const { server, inbox, scanner, cursors, recordedAt, afterFetch, watching } = await setUp(
+      { 5: waiting, [BACKLOG + 1]: late },
+      { watch: true },
+    );
+    // After the newest batch and two oldest-first ones, a new check's copy lands and the server announces it.
+    const nothing = () => undefined;
+    afterFetch.push(nothing, nothing, () => {
+      inbox.messages.push(message(BACKLOG + 1, late));
+      watching.announce();
+    });
+
+    const [first] = await scanner.sweepOnce();
+    // The batch in flight finished and was written; the other SWEEP_BATCHES - 2 were left for the next sweeps.
+    expect(first).toMatchObject({ ok: true, messagesFetched: 3 * FETCH_BATCH });
+    expect(cursors.inbox()).toBe(2 * FETCH_BATCH);
+    await vi.waitFor(() => expect(cursors.inbox()).toBe(BACKLOG + 1), { timeout: 10_000, interval: 20 });
+    const ranges = fetched(server);
+    expect(ranges[3]).toEqual({ from: BACKLOG + 1, to: BACKLOG + 1 });
+    expect(recordedAt.get(late)).toBe(2 * FETCH_BATCH);
   });
 });
