@@ -9,12 +9,14 @@
 export type MsDelivery = 'inbox' | 'junk';
 
 const DESTINATIONS: Readonly<Record<string, MsDelivery>> = { I: 'inbox', J: 'junk' };
+/** Characters of a value read: a real one is a few hundred, and the rest is split for nothing. */
+const MAX_VALUE = 4096;
 
 /** Where Microsoft says it put the copy, or undefined when the header is absent, unclear or says neither. */
 export const msDeliveryOf = (headerValue: string | undefined): MsDelivery | undefined => {
   if (!headerValue) return undefined;
   const destinations = new Set<string>();
-  for (const field of headerValue.split(';')) {
+  for (const field of headerValue.slice(0, MAX_VALUE).split(';')) {
     const colon = field.indexOf(':');
     if (colon === -1 || field.slice(0, colon).trim().toLowerCase() !== 'dest') continue;
     destinations.add(

@@ -52,23 +52,24 @@ export const FETCHED_HEADERS = [
 export const headerBlockOf = (raw: Buffer | string): string | undefined => {
   if (typeof raw !== 'string') {
     if (raw.length > MAX_HEADER_BYTES) return undefined;
-    // Only the block is decoded, not a body that may follow it.
-    return raw.toString('latin1', 0, blockEnd(raw));
+    // Decoded whole (imapflow hands over the header block alone), then searched once: a native search of the bytes
+    // for each form of empty line would cost two passes more.
+    return blockOf(raw.toString('latin1'));
   }
   // UTF-8 needs 1 to 3 bytes per UTF-16 unit: only a string in between needs its bytes counted.
   if (raw.length > MAX_HEADER_BYTES) return undefined;
   if (raw.length * 3 > MAX_HEADER_BYTES && Buffer.byteLength(raw) > MAX_HEADER_BYTES) return undefined;
-  return raw.slice(0, blockEnd(raw));
+  return blockOf(raw);
 };
 
-/** Where the first empty line (`\r?\n\r?\n`) starts, or the end: two native searches instead of a regex pass. */
-const blockEnd = (raw: Buffer | string): number => {
-  const bare = raw.indexOf('\n\n');
-  const crlf = raw.indexOf('\n\r\n');
-  const first = bare === -1 ? crlf : crlf === -1 ? bare : Math.min(bare, crlf);
-  if (first === -1) return raw.length;
-  const before = typeof raw === 'string' ? raw.charCodeAt(first - 1) : raw[first - 1];
-  return before === 0x0d ? first - 1 : first;
+/** Each attempt looks at most two characters past a newline: one linear pass. */
+const EMPTY_LINE = /\n\r?\n/;
+
+/** The text up to its first empty line (`\r?\n\r?\n`), or all of it. */
+const blockOf = (text: string): string => {
+  const found = text.search(EMPTY_LINE);
+  if (found === -1) return text;
+  return text.slice(0, text.charCodeAt(found - 1) === 0x0d ? found - 1 : found);
 };
 
 export const isFoldStart = (block: string, at: number): boolean => {
@@ -139,8 +140,10 @@ export const headerValue = (raw: Buffer | string, name: string): string | undefi
 };
 
 /**
- * Raw (folded) characters read of a field that has no reason to be long: a date (RFC 5322's line limit) and the
- * receiving side's verdicts. The rest is never unfolded nor parsed; other fields are bounded by the block's cap.
+ * Raw (folded) characters read of a field that has no reason to be long: a date (RFC 5322's line limit), the
+ * receiving side's verdicts, and its envelope evidence (an address, or a Received line of a few hundred characters;
+ * generously, as a Received cut before its `for` clause names no recipient). The rest is never scanned, unfolded nor
+ * parsed; other fields are bounded by the block's cap.
  */
 const VALUE_CAPS: ReadonlyMap<string, number> = new Map([
   ['date', 998],
@@ -149,6 +152,7 @@ const VALUE_CAPS: ReadonlyMap<string, number> = new Map([
   ['x-spam-status', 4096],
   ['x-forefront-antispam-report', 4096],
   ['x-microsoft-antispam', 4096],
+  ...EVIDENCE_HEADERS.map((name) => [name, 65_536] as const),
 ]);
 
 /** headerValue over a block from headerBlockOf (a capped field: only its first VALUE_CAPS characters). */
@@ -164,8 +168,10 @@ export const valueInBlock = (block: string, name: string): string | undefined =>
   const found = pattern.exec(block);
   if (!found) return undefined;
   const start = found.index + (block[found.index] === '\n' ? 1 : 0);
-  const field = fieldAt(block, start);
-  if (field.name === undefined) return undefined;
   const max = VALUE_CAPS.get(name.toLowerCase()) ?? MAX_HEADER_BYTES;
+  // The field's end is looked for no further than the cap, so a capped read costs the same however long the field.
+  const limit = found.index + found[0].length + max + 1;
+  const field = fieldAt(limit < block.length ? block.slice(0, limit) : block, start);
+  if (field.name === undefined) return undefined;
   return unfolded(block, { ...field, valueEnd: Math.min(field.valueEnd, field.valueStart + max) });
 };

@@ -45,23 +45,25 @@ const isDelimiter = (code: number): boolean => {
   return WIDE_SPACE.test(String.fromCharCode(code));
 };
 
-const OUTSIDE = /["(]/g;
-
 /**
  * Removes quoted strings (display names) and comments, each replaced by one space; an unterminated one runs to the
- * end. Linear: outside them it jumps to the next `"` or `(` instead of walking every character.
+ * end. Linear: outside them it jumps to the next `"` or `(`, each found by indexOf and searched again only once
+ * passed (a regex exec per region would allocate a match each time: slow on a value of many short comments).
  */
 const withoutQuotedAndComments = (value: string): string => {
   let out = '';
   let at = 0;
+  let quote = value.indexOf('"');
+  let paren = value.indexOf('(');
   for (;;) {
-    OUTSIDE.lastIndex = at;
-    const open = OUTSIDE.exec(value);
-    if (!open) return out + value.slice(at);
-    out += value.slice(at, open.index);
-    const quoted = value.charCodeAt(open.index) === 0x22;
+    if (quote !== -1 && quote < at) quote = value.indexOf('"', at);
+    if (paren !== -1 && paren < at) paren = value.indexOf('(', at);
+    const open = quote === -1 ? paren : paren === -1 ? quote : Math.min(quote, paren);
+    if (open === -1) return at === 0 ? value : out + value.slice(at);
+    out += value.slice(at, open);
+    const quoted = open === quote;
     let depth = 1;
-    let index = open.index + 1;
+    let index = open + 1;
     for (; depth > 0 && index < value.length; index++) {
       const char = value.charCodeAt(index);
       if (char === 0x5c) index++;
