@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../../scripts/lib/poll';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
+import { emptyAccounts, storedCounts, subjectOf } from '../support/accountMail';
 import {
   type CorpusMessage,
   closeTransports,
@@ -19,7 +20,7 @@ import {
   SUBJECT_PREFIX,
   sendRaw,
 } from '../support/hostileCorpus';
-import { connectStackAccount, MAILSTACK_DIR, sendOnce, stackAccount } from '../support/mailStack';
+import { MAILSTACK_DIR, sendOnce, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
 const SCOPE = 'corpus';
@@ -76,21 +77,6 @@ const get = async (checkId: string) => pollUntilDone(harness.service, key, check
 const categories = (body: CheckBody) =>
   Object.fromEntries(body.results.map(({ email, category }) => [email, category]));
 
-/** Every message in every folder of each account, by IMAP STATUS. */
-const storedCounts = async (): Promise<Record<string, number>> => {
-  const counts: Record<string, number> = {};
-  for (const email of ACCOUNTS) {
-    const client = await connectStackAccount(stackAccount(email));
-    try {
-      const folders = await client.list({ statusQuery: { messages: true } });
-      counts[email] = folders.reduce((sum, folder) => sum + (folder.status?.messages ?? 0), 0);
-    } finally {
-      await client.logout();
-    }
-  }
-  return counts;
-};
-
 /** The distinct messages the scanner read in each account (a message read again after a failed sweep counts once). */
 const readCounts = (): Record<string, number> =>
   Object.fromEntries(
@@ -100,17 +86,9 @@ const readCounts = (): Record<string, number> =>
     ]),
   );
 
-/** The corpus name of a stored message (its Subject), for saying which one was slow. */
-const nameOf = async (email: string, path: string, uid: number): Promise<string> => {
-  const client = await connectStackAccount(stackAccount(email));
-  try {
-    await client.mailboxOpen(path, { readOnly: true });
-    const found = await client.fetchOne(String(uid), { envelope: true }, { uid: true });
-    return (found || undefined)?.envelope?.subject?.replace(SUBJECT_PREFIX, '') ?? `${path}/${uid}`;
-  } finally {
-    await client.logout();
-  }
-};
+/** The corpus name of a stored message, for saying which one was slow. */
+const nameOf = async (email: string, path: string, uid: number) =>
+  (await subjectOf(email, path, uid)).replace(SUBJECT_PREFIX, '');
 
 /** Postfix's log lines about mail it did not deliver, for a failure message. */
 const undelivered = () => {
@@ -125,6 +103,7 @@ const undelivered = () => {
 };
 
 beforeAll(async () => {
+  await emptyAccounts(ACCOUNTS);
   harness = await startScanHarness(ACCOUNTS.map((email) => ({ ...stackAccount(email), scope: SCOPE })));
   key = await harness.service.issueKey(SCOPE);
   harness.startRunner();
@@ -156,10 +135,14 @@ beforeAll(async () => {
   await direct;
 
   const expected = 2 + corpus.length + corpus.filter((message) => message.lmtp).length;
-  stored = await pollUntil(storedCounts, (counts) => ACCOUNTS.every((email) => counts[email] === expected), {
-    timeoutMs: 90_000,
-    intervalMs: 500,
-  });
+  stored = await pollUntil(
+    () => storedCounts(ACCOUNTS),
+    (counts) => ACCOUNTS.every((email) => counts[email] === expected),
+    {
+      timeoutMs: 90_000,
+      intervalMs: 500,
+    },
+  );
   expect(stored, `undelivered: ${undelivered().join('\n')}`).toEqual(
     Object.fromEntries(ACCOUNTS.map((email) => [email, expected])),
   );
@@ -173,6 +156,7 @@ beforeAll(async () => {
 afterAll(async () => {
   closeTransports();
   await harness?.close();
+  await emptyAccounts(ACCOUNTS);
 });
 
 /** The corpus's scale, for the tests' names (the addresses it forges change nothing of it; not kept). */
