@@ -6,15 +6,19 @@ import type { AccountEntry } from '../adapters/credentials/accountEntrySchema';
 import { toMailboxCredentials } from '../adapters/credentials/mailboxCredentials';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
-import { validateAccount } from '../domain/account';
+import { type AccountHealth, isHealthy, validateAccount } from '../domain/account';
 import { normaliseAccountEmail, tagAddress } from '../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../domain/categories';
 import { newCheckId } from '../domain/checkId';
 import { InvalidInputError } from '../domain/errors';
+import { syncAccounts } from '../local/bootstrap';
+import { readLocalConfig } from '../local/localConfig';
 import { createLogger } from '../log';
 import { applyPreset, presetFor } from '../providers/presets';
 import type { OAuth2Grant } from '../scanner/ports';
 import { judgeProbeCopy, probeCopyOf, scanFolders } from '../scanner/probe';
+import { type OAuthOptions, obtainGrant } from './oauthConsent';
+import { readSecret } from './prompt';
 import { formatTable } from './table';
 
 export interface AccountContext {
@@ -146,6 +150,74 @@ export const removeAccount = async (ctx: AccountContext, emailArg: string): Prom
     accounts.filter((account) => normaliseAccountEmail(account.email) !== email),
   );
   ctx.out(ctx.json ? JSON.stringify({ email, removed: true }) : `removed ${email} and its credentials`);
+  return 0;
+};
+
+/** Where `accounts add` gets the secret: an OAuth2 grant (consent page or stdin), else a hidden password prompt. */
+export type CredentialSource = { oauth: OAuthOptions } | { passwordFromStdin: boolean };
+
+/** Checks the settings before asking for any secret, then asks for it and registers the account. */
+export const registerAccount = async (
+  ctx: AccountContext,
+  emailArg: string,
+  options: Omit<AddOptions, 'credential'>,
+  source: CredentialSource,
+): Promise<number> => {
+  const { takesPassword } = planAccount(emailArg, options);
+  if ('oauth' in source) {
+    const oauth2 = await obtainGrant(source.oauth, (text) => process.stderr.write(`${text}\n`));
+    return await addAccount(ctx, emailArg, { ...options, credential: { oauth2 } });
+  }
+  if (!takesPassword) {
+    throw new InvalidInputError(
+      `${options.provider} accepts only OAuth2 for IMAP: add the account with --oauth`,
+    );
+  }
+  const pass = await readSecret(`IMAP (app) password for ${emailArg}: `, source.passwordFromStdin);
+  return await addAccount(ctx, emailArg, { ...options, credential: { pass } });
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const healthText = (health: AccountHealth): string => {
+  if (health.unhealthySince !== undefined) {
+    return `UNHEALTHY since ${iso(health.unhealthySince)} (${health.failures} failures): ${health.lastError ?? ''}`;
+  }
+  return health.failures > 0 ? `ok, ${health.failures} recent failure(s): ${health.lastError ?? ''}` : 'ok';
+};
+
+export const listAccounts = async (ctx: AccountContext): Promise<number> => {
+  const registered = await ctx.registry.list();
+  const rows = registered.map(({ health, ...account }) => ({
+    ...account,
+    active: String(account.active),
+    health: healthText(health),
+  }));
+  ctx.out(
+    ctx.json
+      ? JSON.stringify(
+          registered.map(({ health, ...account }) => ({
+            ...account,
+            healthy: isHealthy(health),
+            failures: health.failures,
+            unhealthy_since: health.unhealthySince === undefined ? null : iso(health.unhealthySince),
+            last_error: health.lastError ?? null,
+          })),
+        )
+      : formatTable(rows, ['email', 'provider', 'scope', 'active', 'health']),
+  );
+  return 0;
+};
+
+/** Makes the registry hold exactly the accounts of a config file; its secrets are not stored. */
+export const syncAccountFile = async (ctx: AccountContext, file: string | undefined): Promise<number> => {
+  if (!file) throw new InvalidInputError('accounts sync needs a file ({"accounts": [...]})');
+  const count = await syncAccounts(ctx.registry, readLocalConfig(file));
+  ctx.out(
+    ctx.json
+      ? JSON.stringify({ accounts: count })
+      : `the registry now holds the ${count} account(s) of ${file}`,
+  );
   return 0;
 };
 
