@@ -1,22 +1,17 @@
-// Owns the operator's `accounts …` commands: registering test mailboxes with their credentials, switching them on
-// and off, and proving over IMAP (and optionally SMTP) that one works before a check relies on it.
+// Owns the operator's `accounts …` registry commands: registering test mailboxes with their credentials, listing
+// them, switching them on and off, removing them, syncing from a file (`accounts test` is accountTest.ts).
 
 import type { AccountEntries } from '../adapters/credentials/accountEntries';
 import type { AccountEntry } from '../adapters/credentials/accountEntrySchema';
-import { toMailboxCredentials } from '../adapters/credentials/mailboxCredentials';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
-import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
 import { type AccountHealth, isHealthy, validateAccount } from '../domain/account';
-import { normaliseAccountEmail, tagAddress } from '../domain/address';
+import { normaliseAccountEmail } from '../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../domain/categories';
-import { newCheckId } from '../domain/checkId';
 import { InvalidInputError } from '../domain/errors';
 import { syncAccounts } from '../local/bootstrap';
 import { readLocalConfig } from '../local/localConfig';
-import { createLogger } from '../log';
 import { applyPreset, presetFor } from '../providers/presets';
 import type { OAuth2Grant } from '../scanner/ports';
-import { judgeProbeCopy, probeCopyOf, scanFolders } from '../scanner/probe';
 import { type OAuthOptions, obtainGrant } from './oauthConsent';
 import { readSecret } from './prompt';
 import { formatTable } from './table';
@@ -122,13 +117,6 @@ export const addAccount = async (
   return 0;
 };
 
-const findEntry = async (ctx: AccountContext, emailArg: string): Promise<AccountEntry> => {
-  const email = normaliseAccountEmail(emailArg);
-  const entry = (await ctx.entries.read()).find((account) => normaliseAccountEmail(account.email) === email);
-  if (!entry) throw new InvalidInputError(`no account ${email} in the credentials store`);
-  return entry;
-};
-
 export const setActive = async (ctx: AccountContext, emailArg: string, active: boolean): Promise<number> => {
   const email = normaliseAccountEmail(emailArg);
   const registered = (await ctx.registry.list()).find((account) => account.email === email);
@@ -219,172 +207,4 @@ export const syncAccountFile = async (ctx: AccountContext, file: string | undefi
       : `the registry now holds the ${count} account(s) of ${file}`,
   );
   return 0;
-};
-
-export interface TestOptions {
-  sendVia: string | undefined;
-  waitMs: number;
-  /** SMTP_PASSWORD, for a --send-via URL that names a user but no password. */
-  smtpPassword: string | undefined;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Logs in, lists what each folder means, and with --send-via delivers one tagged message and watches for it.
- * An account whose mailbox never shows the tagged copy cannot serve checks, so it is switched off.
- */
-export const testAccount = async (
-  ctx: AccountContext,
-  emailArg: string,
-  options: TestOptions,
-): Promise<number> => {
-  const entry = await findEntry(ctx, emailArg);
-  const credentials = toMailboxCredentials(entry);
-  const log = createLogger('accounts-test', 'error', () => undefined);
-  const connector = new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS);
-  const loginStarted = Date.now();
-  const session = await connector.open(credentials).catch((error: unknown) => {
-    throw new Error(
-      `IMAP login to ${entry.imap.host}:${entry.imap.port} as ${entry.auth.user} failed: ${(error as Error).message}`,
-    );
-  });
-  try {
-    const loginMs = Date.now() - loginStarted;
-    const listStarted = Date.now();
-    const folders = await session.folders();
-    const roundTripMs = Date.now() - listStarted;
-    const read = scanFolders(folders, credentials.folders);
-    const folderRows = folders.map((folder) => ({
-      folder: folder.path,
-      special_use: folder.specialUse ?? '',
-      category: read.find((candidate) => candidate.path === folder.path)?.category ?? '(not read)',
-    }));
-    const report: Record<string, unknown> = {
-      email: credentials.email,
-      login_ms: loginMs,
-      round_trip_ms: roundTripMs,
-      gmail_extension: session.gmail,
-      folders: folderRows,
-    };
-    let exitCode = 0;
-    if (options.sendVia) {
-      const checkId = newCheckId();
-      const address = tagAddress(credentials.email, checkId);
-      const sentAt = Date.now();
-      await sendProbe(options.sendVia, address, checkId, options.smtpPassword);
-      let found: { folder: string; category: string } | undefined;
-      let block: string | undefined;
-      while (!found && Date.now() - sentAt < options.waitMs) {
-        for (const folder of read) {
-          const messages = await session.headersSince(folder.path, sentAt - 60_000);
-          // The probe is found by its tag anywhere in its headers (its To names it), whatever the envelope says.
-          block = probeCopyOf(
-            messages.map((message) => message.headers),
-            checkId,
-          );
-          if (block !== undefined) {
-            found = { folder: folder.path, category: folder.category };
-            break;
-          }
-        }
-        if (!found) await sleep(1000);
-      }
-      report.plus_address = address;
-      report.delivered = found ? { ...found, after_ms: Date.now() - sentAt } : null;
-      // What the scanner will do with copies like this one: BCC works where the evidence names the tag.
-      if (block !== undefined) Object.assign(report, judgeProbeCopy(block, credentials, checkId));
-      if (!found || report.attributed === false) {
-        // No check may rely on a mailbox that does not receive plus-addressed mail.
-        await setActive({ ...ctx, out: () => undefined }, credentials.email, false);
-        report.active = false;
-        exitCode = 4;
-      }
-    }
-    if (ctx.json) ctx.out(JSON.stringify(report));
-    else {
-      const lines = [
-        `${credentials.email}: logged in over IMAP in ${loginMs} ms; one round trip (LIST) ${roundTripMs} ms`,
-        `Gmail extension (X-GM-EXT-1): ${session.gmail ? 'yes, INBOX tabs come from X-GM-RAW' : 'no'}`,
-        '',
-        formatTable(folderRows, ['folder', 'special_use', 'category']),
-      ];
-      if (options.sendVia) {
-        const delivered = report.delivered as { folder: string; category: string; after_ms: number } | null;
-        lines.push(
-          '',
-          delivered
-            ? `a message to ${report.plus_address} arrived in ${delivered.folder} (${delivered.category}) after ${delivered.after_ms} ms`
-            : `no message to ${report.plus_address} arrived within ${options.waitMs} ms: this mailbox does not take plus addresses, so it is now inactive`,
-        );
-        if (delivered) lines.push(...evidenceLines(report));
-      }
-      ctx.out(lines.join('\n'));
-    }
-    return exitCode;
-  } finally {
-    await session.close();
-  }
-};
-
-/** The probe's envelope evidence in words: which headers arrived, and what that means for BCC. */
-const evidenceLines = (report: Record<string, unknown>): string[] => {
-  const seen = report.envelope_evidence as { header: string; present: boolean; names_tag: boolean }[];
-  const described = seen.map(({ header, present, names_tag }) =>
-    present
-      ? `${header} ${names_tag ? 'names the tagged address' : 'names another address'}`
-      : `${header} absent`,
-  );
-  return [
-    `envelope evidence: ${described.join('; ')}`,
-    report.attributed === false
-      ? 'the envelope evidence names another address, so no copy can be credited to a check: this mailbox is now inactive'
-      : report.bcc_works
-        ? 'BCC works: copies are credited from the envelope, whatever To says'
-        : 'no envelope evidence: copies are credited from To and Cc only, so send with the tagged addresses in To (BCC copies stay pending)',
-  ];
-};
-
-const smtpPassword = (url: URL, fromEnvironment: string | undefined): string => {
-  const password = url.password ? decodeURIComponent(url.password) : fromEnvironment;
-  if (!password)
-    throw new InvalidInputError(
-      `no SMTP password for ${url.username}: put it in the URL or in SMTP_PASSWORD`,
-    );
-  return password;
-};
-
-/** The probe goes out through the check CLI's sender: one SMTP client, one TLS policy, one way to word a refusal. */
-const sendProbe = async (
-  smtpUrl: string,
-  to: string,
-  checkId: string,
-  envPassword: string | undefined,
-): Promise<void> => {
-  let url: URL;
-  try {
-    url = new URL(smtpUrl);
-  } catch {
-    throw new InvalidInputError(
-      `--send-via takes smtp://[user:pass@]host:port or smtps://…; got "${smtpUrl}"`,
-    );
-  }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
-    throw new InvalidInputError('--send-via must be smtp:// or smtps://');
-  const password = url.username ? smtpPassword(url, envPassword) : undefined;
-  // Loaded on use, as nodemailer was: the other account commands never send.
-  const { createSender, parseSmtpUrl } = await import('./check/smtp');
-  const sender = createSender(parseSmtpUrl(smtpUrl, password));
-  try {
-    await sender.send({
-      from: 'inbox-placement account test <postmaster@localhost>',
-      to,
-      subject: `Account test ${checkId}`,
-      text: 'This message checks that the mailbox receives plus-addressed mail. It can be deleted.',
-    });
-  } catch (error) {
-    throw new Error(`SMTP refused the test message: ${(error as Error).message}`);
-  } finally {
-    sender.close();
-  }
 };

@@ -14,9 +14,8 @@ import {
   removeAccount,
   setActive,
   syncAccountFile,
-  type TestOptions,
-  testAccount,
 } from './accountCommands';
+import { type TestOptions, testAccount } from './accountTest';
 import { openAdminStore } from './adminStore';
 import { createKey, listKeys, revokeKey } from './keyCommands';
 
