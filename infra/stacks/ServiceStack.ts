@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { checkKey } from '../../shared/adapters/dynamo/keys';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
-import { DEADLINE_MARGIN_MS } from '../../shared/scanner/scanLoop';
+import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
@@ -166,7 +166,7 @@ export class ServiceStack extends Stack {
     // And every minute, for checks whose wake-up was lost and for the loop's hand-over failing.
     new Rule(this, 'ScanSchedule', {
       description: 'Runs the scanner every minute',
-      schedule: Schedule.rate(Duration.minutes(1)),
+      schedule: Schedule.rate(Duration.millis(SCAN_SCHEDULE_MS)),
       // An event EventBridge could not hand to Lambda at all goes to the same dead-letter queue.
       targets: [
         new LambdaFunction(this.scanner, { retryAttempts: 0, deadLetterQueue: this.scannerDeadLetters }),

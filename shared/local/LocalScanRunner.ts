@@ -5,7 +5,7 @@ import type { ScanTrigger } from '../domain/ports';
 import type { Logger } from '../log';
 import type { Lease } from '../scanner/ports';
 import type { Scanner } from '../scanner/Scanner';
-import { runScanLoop, type ScanLoopOptions } from '../scanner/scanLoop';
+import { runScanLoop, SCAN_SCHEDULE_MS, type ScanLoopOptions } from '../scanner/scanLoop';
 
 export class LocalScanRunner implements ScanTrigger {
   private running: Promise<void> | undefined;
@@ -25,7 +25,7 @@ export class LocalScanRunner implements ScanTrigger {
       'intervalMs' | 'leaseTtlMs' | 'idleGraceMs' | 'lingerMs' | 'acquireWaitMs'
     >,
     /** Stands in for the EventBridge schedule. */
-    private readonly scheduleMs = 60_000,
+    private readonly scheduleMs = SCAN_SCHEDULE_MS,
   ) {}
 
   start(): void {

@@ -48,6 +48,8 @@ export const startDynaliteThread = async (options: { path?: string; port?: numbe
     // flat; its short-lived request garbage costs more, cheap, scavenges instead (BENCHMARKS.md, "Design changes the
     // goals made"). test/mailstack/soak.test.ts watches the process's RSS.
     resourceLimits: { maxYoungGenerationSizeMb: 12 },
+    // Plain JavaScript: none of the process's loaders or preloads (tsx, a benchmark's hook) belong on this thread.
+    execArgv: [],
   });
   const [ready] = (await Promise.race([
     once(worker, 'message'),

@@ -10,8 +10,11 @@ import type { Scanner } from './Scanner';
  */
 export const DEADLINE_MARGIN_MS = 20_000;
 
+/** How often the schedule wakes a loop when nothing kicks it: EventBridge on AWS, a timer under npm start. */
+export const SCAN_SCHEDULE_MS = 60_000;
+
 /** The default of ScanLoopOptions.storeFailureGraceMs: the schedule's minute. */
-const STORE_FAILURE_GRACE_MS = 60_000;
+const STORE_FAILURE_GRACE_MS = SCAN_SCHEDULE_MS;
 
 export interface ScanLoopOptions {
   owner: string;
