@@ -1,9 +1,9 @@
-// The fast loop (`npm run test:unit`, `npm run test:watch`): every test that needs no real peer, so no root, no
-// Java, no mail stack, no browser and no network. `npm test` runs vitest.config.ts, the full suite, which has these too.
+// The fast loop (`npm run test:unit`, `npm run test:watch`): every test that needs no real peer and fits the minute,
+// so no root, no Java, no mail stack, no browser and no network. `npm test` runs vitest.config.ts, the full suite.
 import { defineConfig } from 'vitest/config';
-import { env } from './vitest.config';
+import { env } from './vitest.config.js';
 
-/** The files that need a real peer: each names it, and test/docs/unitSuite.test.ts holds the list to the files. */
+/** The files that need a real peer, each with the peer: test/docs/unitSuite.test.ts holds the list to the files. */
 export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/mailstack/**': 'the loopback mail stack (Postfix, Dovecot, SpamAssassin), started as root',
   'test/adapters/checkStore.test.ts': "AWS's DynamoDB Local, on Java",
@@ -13,11 +13,26 @@ export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/cli/reportHtml.test.ts': "Debian's Chromium",
 };
 
+/** The files that need no peer but most of the loop's minute each: the full suite runs them. */
+export const TOO_SLOW_FOR_THE_LOOP: Record<string, string> = {
+  'test/local/npmStart.test.ts': 'starts npm start and the admin CLI as processes of their own',
+  'test/local/accessLimits.test.ts': 'starts npm start as a process of its own',
+  'test/local/localTrust.test.ts': 'starts npm start as a process of its own',
+  'test/local/secretsInErrors.test.ts': 'starts npm start and the admin CLI as processes of their own',
+  'test/local/fairLoad.test.ts': 'a load test: floods npm start from processes of their own',
+  'test/unit/linearity.test.ts': 'times the parsers over inputs large enough to show a quadratic cost',
+  'test/bench/smoke.test.ts': 'runs every benchmark, smoke-sized',
+  'test/infra/bundling.test.ts': 'synthesizes the app with bundling',
+  'test/infra/nag.test.ts': 'synthesizes the app and runs cdk-nag over it',
+  'test/infra/settings.test.ts': 'synthesizes the app once per setting',
+  'test/infra/observability.test.ts': 'synthesizes the app for its dashboard and alarms',
+};
+
 export default defineConfig({
   test: {
     name: 'unit',
     include: ['test/**/*.test.ts'],
-    exclude: Object.keys(NEEDS_A_REAL_PEER),
+    exclude: [...Object.keys(NEEDS_A_REAL_PEER), ...Object.keys(TOO_SLOW_FOR_THE_LOOP)],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     env,

@@ -1,10 +1,11 @@
-// `npm run test:unit` runs what docs/testing.md says it runs: every test file but those that need a real peer,
-// and each of those is on NEEDS_A_REAL_PEER with the peer it needs, so the fast loop never reaches for root, Java,
-// the mail stack or a browser, and the list never keeps a file that no longer needs one.
+// `npm run test:unit` runs what docs/testing.md says it runs: every test file but those that need a real peer (each
+// on NEEDS_A_REAL_PEER with the peer it needs) and those too slow for the loop (each on TOO_SLOW_FOR_THE_LOOP with
+// why), so the fast loop never reaches for root, Java, the mail stack or a browser, never starts the service as a
+// process of its own, and neither list keeps a file that no longer needs to be on it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NEEDS_A_REAL_PEER } from '../../vitest.unit.config';
+import { NEEDS_A_REAL_PEER, TOO_SLOW_FOR_THE_LOOP } from '../../vitest.unit.config';
 
 const root = resolve(import.meta.dirname, '../..');
 const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<
@@ -25,18 +26,20 @@ const PEERS: [string, RegExp][] = [
   ['DynamoDB Local', /'dynamodb-local'|support\/dynamoLocal/],
   ['Chromium', /from 'playwright-core'/],
 ];
+/** What says a file starts the repository's own entry points (npm start, the CLIs) as processes. */
+const ENTRY_PROCESSES = /\b(?:runEntry|runEntryWithStdin|spawnEntry)\b|floodProcess/;
 
 // This file names the patterns without reaching for anything.
+const textOf = (file: string) =>
+  file === relative(root, import.meta.filename) ? '' : readFileSync(join(root, file), 'utf8');
 const peersOf = (file: string) =>
-  file === relative(root, import.meta.filename)
-    ? []
-    : PEERS.filter(([, pattern]) => pattern.test(readFileSync(join(root, file), 'utf8'))).map(
-        ([peer]) => peer,
-      );
+  PEERS.filter(([, pattern]) => pattern.test(textOf(file))).map(([peer]) => peer);
 
 const matches = (entry: string, file: string) =>
   entry.endsWith('/**') ? file.startsWith(entry.slice(0, -2)) : file === entry;
-const excluded = (file: string) => Object.keys(NEEDS_A_REAL_PEER).some((entry) => matches(entry, file));
+const onList = (list: Record<string, string>, file: string) =>
+  Object.keys(list).some((entry) => matches(entry, file));
+const excluded = (file: string) => onList(NEEDS_A_REAL_PEER, file) || onList(TOO_SLOW_FOR_THE_LOOP, file);
 
 describe('the unit suite', () => {
   const files = testFiles(join(root, 'test'));
@@ -46,11 +49,17 @@ describe('the unit suite', () => {
     expect(reaching).toEqual([]);
   });
 
-  it('leaves out only files that need one', () => {
+  it('leaves out every file that starts the service or a CLI as a process', () => {
+    const starting = files.filter((file) => !excluded(file) && ENTRY_PROCESSES.test(textOf(file)));
+    expect(starting).toEqual([]);
+  });
+
+  it('leaves out for a peer only files that need one, and for time only files that exist', () => {
     const stale = Object.keys(NEEDS_A_REAL_PEER).filter(
       (entry) => !files.some((file) => matches(entry, file) && peersOf(file).length > 0),
     );
     expect(stale).toEqual([]);
+    expect(Object.keys(TOO_SLOW_FOR_THE_LOOP).filter((entry) => !files.includes(entry))).toEqual([]);
   });
 
   it('runs most of the tests', () => {
