@@ -18,7 +18,7 @@ describe('quiet while waiting', () => {
       accounts: ['user004@mail.test', 'user005@mail.test', 'user006@mail.test'].map(stackAccount),
       windowMs: 60_000,
     });
-    // The figure for the report and the README, as imapFaults.test.ts prints its own.
+    // The figure for the report (docs/scanner.md says what it counts), as imapFaults.test.ts prints its own.
     console.info(`waiting commands ${JSON.stringify(measured)}`);
     expect(measured.windowMs).toBeGreaterThanOrEqual(60_000);
     expect(measured.maxPerAccountMinute).toBeLessThanOrEqual(6);
