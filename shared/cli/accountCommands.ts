@@ -60,7 +60,7 @@ const parsePort = (port: string | undefined): number | undefined => {
 };
 
 /** What `accounts add` will do for a provider before asking for any secret: preset, auth kind, warnings. */
-export const planAccount = (emailArg: string, options: Omit<AddOptions, 'credential'>) => {
+const planAccount = (emailArg: string, options: Omit<AddOptions, 'credential'>) => {
   const applied = applyPreset(options.provider, {
     email: emailArg,
     host: options.host,
@@ -80,11 +80,7 @@ export const planAccount = (emailArg: string, options: Omit<AddOptions, 'credent
   return { applied, takesPassword: applied.authMethods.some((method) => method !== 'oauth2'), warnings };
 };
 
-export const addAccount = async (
-  ctx: AccountContext,
-  emailArg: string,
-  options: AddOptions,
-): Promise<number> => {
+const addAccount = async (ctx: AccountContext, emailArg: string, options: AddOptions): Promise<number> => {
   const { applied, takesPassword, warnings } = planAccount(emailArg, options);
   if ('pass' in options.credential && !takesPassword) {
     throw new InvalidInputError(
