@@ -9,8 +9,9 @@ import {
 import type { RegisteredAccount, TestAccount } from '../../domain/account';
 import type { AccountRegistry } from '../../domain/ports';
 import type { AccountHealthStore } from '../../scanner/ports';
+import { accountFromItem, accountToItem } from './accountItem';
 import { isConditionFailed, written } from './conditionalWrite';
-import { accountFromItem, accountKey, accountToItem, scopeAccountsKey } from './keys';
+import { accountKey, scopeAccountsKey } from './keys';
 import { scanItemsOfType } from './scanAll';
 import { TABLE_SCHEMA } from './table';
 

@@ -1,8 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKey } from '../../domain/apiKey';
 import type { ApiKeyStore } from '../../domain/ports';
+import { apiKeyFromItem, apiKeyToItem } from './apiKeyItem';
 import { putOnce } from './conditionalWrite';
-import { apiKeyFromItem, apiKeyKey, apiKeyToItem } from './keys';
+import { apiKeyKey } from './keys';
 import { scanItemsOfType } from './scanAll';
 
 export class DynamoApiKeyStore implements ApiKeyStore {

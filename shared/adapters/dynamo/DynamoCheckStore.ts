@@ -15,20 +15,10 @@ import type {
 } from '../../scanner/ports';
 import { type Shard, SINGLE_SHARD } from '../../scanner/shards';
 import { deleteRequest, putRequest, writeAll } from './batchWrite';
+import { checkFromItem, checkToItem, pendingEmailsOf, storedResultOf } from './checkItem';
 import { isConditionFailed, putOnce, written } from './conditionalWrite';
-import {
-  checkFromItem,
-  checkKey,
-  checkTimeSortKey,
-  checkToItem,
-  OPEN_CHECKS,
-  pendingEmailsOf,
-  shardEntryItems,
-  shardEntryKeysOf,
-  shardEntrySortKeys,
-  shardOpenPartition,
-  storedResultOf,
-} from './keys';
+import { checkKey, checkTimeSortKey, OPEN_CHECKS, shardEntryKeysOf, shardOpenPartition } from './keys';
+import { shardEntryItems, shardEntrySortKeys } from './shardEntries';
 import { TABLE_SCHEMA } from './table';
 
 /**
