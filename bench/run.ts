@@ -157,6 +157,11 @@ const main = async () => {
     say('cold start: bundles and fresh-process init');
     results.coldStart = await runColdStartBench();
   }
+  if (wanted('linear-parsing')) {
+    const { runLinearParsingBench } = await import('./linearParsing');
+    say('linear parsing: every reader of sender or client text on hostile input up to 1 MB');
+    results.linearParsing = runLinearParsingBench();
+  }
   if (wanted('properties')) {
     const { runPropertyBench } = await import('./properties');
     say(`properties: ${values['property-cases']} generated messages`);

@@ -286,12 +286,36 @@ export const GOALS: Goal[] = [
   },
   {
     section: 'properties',
-    goal: 'Header parsing and tag matching: ≥ 100,000 generated messages, no crash, no misattribution, ≤ 5 ms each (issue 8)',
+    goal: "Header parsing and tag matching: ≥ 100,000 generated messages, no crash, no misattribution; time per message reported (its worst case, once a 5 ms goal here, is the linear parsing row's)",
     command: `${BENCH} properties`,
     read: (r) => ({
       measured: `${num(r, 'cases')} cases, ${num(r, 'failures')} failures, max ${num(r, 'perMessage.maxMs')} ms, p99 ${num(r, 'perMessage.p99Ms')} ms`,
-      pass: num(r, 'cases') >= 100_000 && num(r, 'failures') === 0 && num(r, 'perMessage.maxMs') <= 5,
+      pass: num(r, 'cases') >= 100_000 && num(r, 'failures') === 0,
     }),
+  },
+  {
+    section: 'linearParsing',
+    goal: 'Linear parsing: every function reading sender or client text (header fields, Authorization, path), on hostile input of 1 MB (runs of blanks, colons, `=?`, nested comments, one line, 100,000 short lines or fields): worst call ≤ 50 ms, and ≤ 10 × its time at 128 KB',
+    command: `${BENCH} linear-parsing`,
+    read: (r) => {
+      const functions =
+        (get(r, 'functions') as {
+          name: string;
+          reachedLargest: boolean;
+          worstMs: number;
+          worstPayload: string;
+          lastStepRatio: number;
+        }[]) ?? [];
+      const worst = Math.max(...functions.map((fn) => fn.worstMs));
+      const steepest = Math.max(...functions.map((fn) => fn.lastStepRatio));
+      return {
+        measured: `worst ${worst} ms, steepest step ${steepest} × (1 MB over 128 KB, from a base of at least 0.25 ms; CPU time of one call at ${num(r, 'largestBytes')} bytes; per function, its worst payload and steepest step: ${functions.map((fn) => `${fn.name} ${fn.reachedLargest ? `${fn.worstMs} ms (${fn.worstPayload}), ${fn.lastStepRatio} ×` : 'cut short: a step over 10 ×'}`).join('; ')})`,
+        pass:
+          functions.length > 0 &&
+          functions.every((fn) => fn.reachedLargest && fn.worstMs <= 50 && fn.lastStepRatio <= 10) &&
+          num(r, 'largestBytes') >= 1_000_000,
+      };
+    },
   },
   {
     section: 'killRestart',

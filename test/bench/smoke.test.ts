@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { runApiBench } from '../../bench/api';
 import { runColdStartBench } from '../../bench/coldStart';
+import { runLinearParsingBench } from '../../bench/linearParsing';
 import { runLoadBench } from '../../bench/load';
 import { runPropertyBench } from '../../bench/properties';
 import { GOALS, goalRows } from '../../scripts/lib/goals';
@@ -102,11 +103,22 @@ describe('the benchmarks, smoke-sized', () => {
     expect(summary).toMatchObject({ cases: 300, failures: 0 });
   }, 60_000);
 
+  it('runs the linear parsing benchmark: every function on every payload, up to the size asked', () => {
+    const summary = runLinearParsingBench({ largest: 16_384, reps: 1, minMs: 1 });
+    results.linearParsing = summary;
+    expect(summary.largestBytes).toBe(16_384);
+    expect(summary.functions.map((fn) => fn.name)).toContain('tagsInBlock (To and Cc)');
+    for (const fn of summary.functions) {
+      expect(fn.reachedLargest, fn.name).toBe(true);
+      expect(Number.isFinite(fn.worstMs) && Number.isFinite(fn.lastStepRatio), fn.name).toBe(true);
+    }
+  }, 120_000);
+
   it('the goals table of BENCHMARKS.md reads a figure for every goal of these benchmarks', () => {
     const sections = new Set(Object.keys(results));
-    expect([...sections].sort()).toEqual(['api', 'coldStart', 'load', 'properties']);
+    expect([...sections].sort()).toEqual(['api', 'coldStart', 'linearParsing', 'load', 'properties']);
     const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
-    expect(rows).toHaveLength(7);
+    expect(rows).toHaveLength(8);
     for (const row of rows) expect(row.measured, row.goal).not.toMatch(/NaN|undefined|n\/a|not run/);
   });
 });
