@@ -1,9 +1,10 @@
-// What the scanner's listing of checks costs the store, alone: read units and time of DynamoCheckStore.listActive
+// What the scanner's listing of checks costs the store, alone: read units and time of DynamoOpenChecks.listActive
 // (full, and the incremental listing of the last 10 s) and settle over 1,000 active checks of 200 accounts, 20 of
 // whose results are in, each with 1 KB of evidence. On its own dynalite, no mail stack; not part of `npm run bench`.
 // Run: npx tsx bench/listingCost.ts
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoOpenChecks } from '../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
 import { newCheck } from '../shared/domain/check';
 import { newCheckId } from '../shared/domain/checkId';
@@ -22,6 +23,7 @@ const main = async () => {
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
   const store = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
+  const open = new DynamoOpenChecks(client, TABLE, new DynamoShardLayout(client, TABLE));
   const emails = Array.from(
     { length: ACCOUNTS },
     (_, at) => `account${String(at).padStart(3, '0')}@mail.test`,
@@ -37,7 +39,7 @@ const main = async () => {
         const entries = emails
           .slice(0, RESULTS)
           .map((email) => ({ email, category: 'primary' as const, details }));
-        if (!(await store.recordResults(id, entries, now)))
+        if (!(await open.recordResults(id, entries, now)))
           throw new Error(`check ${id}: results not recorded`);
       }),
     );
@@ -60,9 +62,9 @@ const main = async () => {
     console.log(`${name}: ${count} checks, ${units} read units, ${ms[1]} ms median of 3 (${ms.join(', ')})`);
   };
   const at = now + 1000;
-  await measure('listActive, full', () => store.listActive(at));
-  await measure('listActive, created in the last 10 s', () => store.listActive(at, now - 10_000));
-  await measure('settle, nothing to settle', () => store.settle(at));
+  await measure('listActive, full', () => open.listActive(at));
+  await measure('listActive, created in the last 10 s', () => open.listActive(at, now - 10_000));
+  await measure('settle, nothing to settle', () => open.settle(at));
   client.destroy();
   await dynamo.close();
 };

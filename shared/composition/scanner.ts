@@ -1,9 +1,9 @@
 // Owns assembling a scanner over DynamoDB and IMAP, the same way for the Lambda, npm start and the tests.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
-import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoCursorStore } from '../adapters/dynamo/DynamoCursorStore';
 import { DynamoLease } from '../adapters/dynamo/DynamoLease';
+import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import {
   type CommandListener,
@@ -47,7 +47,7 @@ export interface ScannerParts {
 
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
-    checks: new DynamoCheckStore(
+    checks: new DynamoOpenChecks(
       parts.client,
       parts.tableName,
       new DynamoShardLayout(parts.client, parts.tableName),

@@ -1,10 +1,8 @@
 // Owns what the domain needs from storage, stated as small interfaces; adapters in shared/adapters implement them.
 import type { RegisteredAccount, TestAccount } from './account';
 import type { ApiKey } from './apiKey';
-import type { DetectedCategory } from './categories';
 import type { Check } from './check';
 import type { CheckProgress, InFlightEntry, InFlightHolder } from './keyLimits';
-import type { PlacementDetails } from './placement';
 
 export type { PlacementDetails, RecordedDetails } from './placement';
 
@@ -12,17 +10,6 @@ export interface CheckStore {
   /** Creates the check once; throws ConflictError if its id is already taken. */
   create(check: Check): Promise<void>;
   get(checkId: string): Promise<Check | undefined>;
-  /**
-   * Sets one account's category and counts it as received, at most once, and only while the check is active
-   * at `now`. Everything else (a repeat, a race lost, a late arrival, an unknown check) changes nothing.
-   */
-  recordResult(
-    checkId: string,
-    email: string,
-    category: DetectedCategory,
-    now: number,
-    details?: PlacementDetails,
-  ): Promise<RecordOutcome>;
 }
 
 export interface ApiKeyStore {
@@ -42,6 +29,7 @@ export interface AccountRegistry {
   remove(email: string): Promise<void>;
 }
 
+/** What recording one result did (ResultStore.recordResult, shared/scanner/ports.ts). */
 export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';
 
 /** Wakes the scanner so a new check does not wait for the next scheduled run. Best effort: it may be a no-op. */

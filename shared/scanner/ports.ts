@@ -1,7 +1,7 @@
 // Owns what the scanner needs from the outside world, as small interfaces: mailboxes, credentials, cursors, a lease.
 import type { DetectedCategory } from '../domain/categories';
 import type { MailboxServer } from '../domain/mailboxServer';
-import type { CheckStore, PlacementDetails } from '../domain/ports';
+import type { PlacementDetails, RecordOutcome } from '../domain/ports';
 import type { ReceivingTrust } from '../domain/receivingTrust';
 import type { FolderInfo } from './folders';
 
@@ -175,7 +175,18 @@ export interface ResultEntry {
 }
 
 /** Where the scanner writes results: one at a time, and, where the store can, several of one check at once. */
-export interface ResultStore extends Pick<CheckStore, 'recordResult'> {
+export interface ResultStore {
+  /**
+   * Sets one account's category and counts it as received, at most once, and only while the check is active
+   * at `now`. Everything else (a repeat, a race lost, a late arrival, an unknown check) changes nothing.
+   */
+  recordResult(
+    checkId: string,
+    email: string,
+    category: DetectedCategory,
+    now: number,
+    details?: PlacementDetails,
+  ): Promise<RecordOutcome>;
   /**
    * Records every entry in one write or none of them: false (nothing written) when any of the accounts is no
    * longer pending or the check is closed. `received` grows by exactly the number of entries.

@@ -2,7 +2,6 @@
 // pending set it lists, exactly-once results and exactly-once settling, which rest on conditional writes.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { checkKey, OPEN_CHECKS } from '../../shared/adapters/dynamo/keys';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
@@ -11,7 +10,7 @@ import { startTestService, type TestService } from '../support/testService';
 
 const HOUR_MS = 60 * 60 * 1000;
 
-describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s', (store) => {
+describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoOpenChecks on %s', (store) => {
   let service: TestService & { clock: ManualClock };
   /**
    * The test clock starts at the real time, never at a fixed date: DynamoDB Local, like DynamoDB, deletes an item
@@ -50,9 +49,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
   it('lists a check as active with its pending accounts until it completes or its 5 minutes pass', async () => {
-    const checks = service.deps.checks as typeof service.deps.checks & {
-      listActive(now: number): Promise<{ checkId: string; pending: string[] }[]>;
-    };
+    const checks = service.openChecks;
     const id = await start();
     const mine = async () =>
       (await checks.listActive(service.clock.now())).find((check) => check.checkId === id);
@@ -67,9 +64,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
 
   it('settles each check once: complete as soon as every account is in, timeout after 5 minutes', async () => {
     service.clock.set(startedAt + HOUR_MS);
-    const store = service.deps.checks as typeof service.deps.checks & {
-      settle(now: number): Promise<{ checkId: string; status: string }[]>;
-    };
+    const store = service.openChecks;
     const complete = await start();
     const late = await start();
     await store.recordResult(complete, 'a@mail.test', 'primary', service.clock.now());
@@ -103,7 +98,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
 
   it('records several accounts of a check in one write, all or none, and never counts one twice', async () => {
     service.clock.set(startedAt + 2 * HOUR_MS);
-    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const store = service.openChecks;
     const now = service.clock.now();
     const both = await start();
     const entries = [
@@ -111,7 +106,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
       { email: 'b@mail.test', category: 'promotions' as const, details: { folder: 'INBOX' } },
     ];
     expect(await store.recordResults(both, entries, now)).toBe(true);
-    const check = await store.get(both);
+    const check = await service.deps.checks.get(both);
     expect(check?.received).toBe(2);
     expect(check?.results.map((result) => [result.email, result.category])).toEqual([
       ['a@mail.test', 'spam'],
@@ -122,14 +117,14 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
     const half = await start();
     await store.recordResult(half, 'a@mail.test', 'primary', now);
     expect(await store.recordResults(half, entries, now)).toBe(false);
-    const after = await store.get(half);
+    const after = await service.deps.checks.get(half);
     expect(after?.received).toBe(1);
     expect(after?.results.map((result) => result.category)).toEqual(['primary', 'pending']);
     // A closed check takes none.
     const closed = await start();
     service.clock.advance(ACTIVE_MS + 1);
     expect(await store.recordResults(closed, entries, service.clock.now())).toBe(false);
-    expect((await store.get(closed))?.received).toBe(0);
+    expect((await service.deps.checks.get(closed))?.received).toBe(0);
   });
 
   /** The stored check item as DynamoDB holds it (strongly consistent). */
@@ -157,7 +152,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
 
   it('keeps the accounts without a result in a pending set that each result write shrinks, gone once empty', async () => {
     service.clock.set(startedAt + 3 * HOUR_MS);
-    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const store = service.openChecks;
     const now = service.clock.now();
     const id = await start();
     const created = await storedItem(id);
@@ -182,7 +177,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
 
   it('lists exactly the open checks with pending accounts, and a settled check leaves the index', async () => {
     service.clock.set(startedAt + 4 * HOUR_MS);
-    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const store = service.openChecks;
     const now = service.clock.now();
     const untouched = await start();
     const half = await start();
@@ -248,7 +243,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCheckStore on %s',
 
   it("lists only the checks created since a mark when asked (the scanner's incremental listing)", async () => {
     service.clock.set(startedAt + 5 * HOUR_MS);
-    const store = service.deps.checks as typeof service.deps.checks & DynamoCheckStore;
+    const store = service.openChecks;
     const earlier = await start();
     service.clock.advance(1000);
     const mark = service.clock.now();

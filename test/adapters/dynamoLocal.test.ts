@@ -80,16 +80,16 @@ describe('on DynamoDB Local', () => {
     const { checks } = service.deps;
     const now = service.clock.now();
 
-    expect(await checks.recordResult(check_id, 'a@mail.test', 'spam', now)).toBe('recorded');
+    expect(await service.openChecks.recordResult(check_id, 'a@mail.test', 'spam', now)).toBe('recorded');
     let outcome: unknown;
     const duplicate = await operationsDuring(async () => {
-      outcome = await checks.recordResult(check_id, 'a@mail.test', 'primary', now);
+      outcome = await service.openChecks.recordResult(check_id, 'a@mail.test', 'primary', now);
     });
     expect(outcome).toBe('already-recorded');
     expect(duplicate).toEqual({ UpdateItem: 1 });
 
     const late = await operationsDuring(async () => {
-      outcome = await checks.recordResult(check_id, 'b@mail.test', 'primary', now + 6 * 60_000);
+      outcome = await service.openChecks.recordResult(check_id, 'b@mail.test', 'primary', now + 6 * 60_000);
     });
     expect(outcome).toBe('closed');
     expect(late).toEqual({ UpdateItem: 1 });

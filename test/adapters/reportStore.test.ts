@@ -3,7 +3,6 @@
 // scanner can produce is one conditional UpdateItem, read back whole by get; a second write of one of them is
 // refused and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { cleanReason } from '../../shared/scanner/authResults';
 import type { ResultEntry } from '../../shared/scanner/ports';
 import { MAX_BATCH } from '../../shared/scanner/ResultBatcher';
@@ -59,7 +58,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)(
         authorization: `Bearer ${key}`,
       });
       const checkId = (started.body as { check_id: string }).check_id;
-      const checks = service.deps.checks as DynamoCheckStore;
+      const checks = service.openChecks;
       const now = service.clock.now();
       const entries = emails.map((email, index) => ({
         email,
@@ -67,7 +66,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)(
         details: largest(index),
       }));
       expect(await checks.recordResults(checkId, entries, now)).toBe(true);
-      const check = await checks.get(checkId);
+      const check = await service.deps.checks.get(checkId);
       expect(check?.received).toBe(MAX_BATCH);
       expect(check?.providers?.[emails[0] ?? '']).toBe('gmail');
       expect(check?.details?.[emails[7] ?? '']).toEqual({ ...largest(7), recordedAt: now });
@@ -75,7 +74,9 @@ describe.each(['dynamodb-local', 'dynalite'] as const)(
       expect(
         await checks.recordResult(checkId, emails[0] ?? '', 'primary', now + 1, { folder: 'INBOX' }),
       ).toBe('already-recorded');
-      expect((await checks.get(checkId))?.details?.[emails[0] ?? '']?.folder).toBe(largest(0).folder);
+      expect((await service.deps.checks.get(checkId))?.details?.[emails[0] ?? '']?.folder).toBe(
+        largest(0).folder,
+      );
     });
   },
 );

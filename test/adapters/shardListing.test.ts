@@ -3,7 +3,8 @@
 // of the open-checks index (plus the shared one for checks started before the layout settled).
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DynamoCheckStore, LAYOUT_SETTLE_MS } from '../../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoOpenChecks, LAYOUT_SETTLE_MS } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import { checkKey, OPEN_CHECKS, shardEntryKey, shardOpenPartition } from '../../shared/adapters/dynamo/keys';
 import { newCheck } from '../../shared/domain/check';
@@ -50,7 +51,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
   afterAll(async () => service.close());
 
   const shardStore = (index: number, count = SHARDS) =>
-    new DynamoCheckStore(
+    new DynamoOpenChecks(
       service.client,
       service.table,
       new DynamoShardLayout(service.client, service.table),
@@ -66,7 +67,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
     return check.checkId;
   };
   /** A shard's full listing once the index shows `expected` (the index is eventually consistent). */
-  const listing = async (shard: DynamoCheckStore, expected: Record<string, string[]>) =>
+  const listing = async (shard: DynamoOpenChecks, expected: Record<string, string[]>) =>
     vi.waitFor(
       async () => {
         queried.length = 0;
@@ -132,7 +133,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
     // Published as 2 shards: this check is filed under the 2-shard layout, which the 4 shards below cannot read.
     await layout.publish(2, service.clock.now() - 10 * MINUTE_MS);
     const before = await create(accountsOf(0, 1, 2, 3));
-    await new DynamoCheckStore(
+    await new DynamoOpenChecks(
       service.client,
       service.table,
       new DynamoShardLayout(service.client, service.table),
@@ -160,7 +161,7 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
       SHARDS,
       service.clock.now() - 10 * MINUTE_MS,
     );
-    const checks = new DynamoCheckStore(
+    const checks = new DynamoOpenChecks(
       service.client,
       service.table,
       new DynamoShardLayout(service.client, service.table),

@@ -262,7 +262,7 @@ describe('Per-key cap on checks in flight', () => {
 
   const complete = async (checkId: string) => {
     for (const email of ['inbox@mail.test', 'junk@mail.test']) {
-      expect(await service.deps.checks.recordResult(checkId, email, 'primary', service.clock.now())).toBe(
+      expect(await service.openChecks.recordResult(checkId, email, 'primary', service.clock.now())).toBe(
         'recorded',
       );
     }

@@ -101,7 +101,7 @@ describe('Per-scope ceiling on checks in flight', () => {
 
     // A completed check frees its scope slot once the scope's checks are read again.
     expect(
-      await service.deps.checks.recordResult(first, 'inbox@mail.test', 'primary', service.clock.now()),
+      await service.openChecks.recordResult(first, 'inbox@mail.test', 'primary', service.clock.now()),
     ).toBe('recorded');
     service.clock.advance(RECHECK_MS);
     expect((await service.request('POST', START, bearer(fresh))).status).toBe(200);

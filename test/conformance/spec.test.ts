@@ -62,7 +62,7 @@ const read = async (id: string) => {
   return { status: response.status, body: response.body as GetBody };
 };
 const deliver = (id: string, email: string, category: 'primary' | 'spam' | 'promotions' = 'primary') =>
-  service.deps.checks.recordResult(id, email, category, service.clock.now());
+  service.openChecks.recordResult(id, email, category, service.clock.now());
 
 describe('Resources: Start response', () => {
   it('check_id is a string', async () => {

@@ -84,15 +84,14 @@ describe('GET /api/spam-check/{check_id}/report', () => {
       verdict: 'spam' as const,
       rules: ['GTUBE'],
     };
-    const { checks } = service.deps;
-    await checks.recordResult(id, 'gm@mail.test', 'promotions', now + 1000, {
+    await service.openChecks.recordResult(id, 'gm@mail.test', 'promotions', now + 1000, {
       folder: 'INBOX',
       deliveredAt: now + 900,
       sentAt: now - 2100,
       auth,
       spam: null,
     });
-    await checks.recordResult(id, 'ol@mail.test', 'primary', now + 1500, {
+    await service.openChecks.recordResult(id, 'ol@mail.test', 'primary', now + 1500, {
       folder: 'Inbox',
       providerVerdict: 'inbox',
       deliveredAt: now + 1400,
@@ -101,11 +100,11 @@ describe('GET /api/spam-check/{check_id}/report', () => {
     });
     // Recorded before reasons were kept: the report says null for each, never a guess.
     const { reasons: _none, ...withoutReasons } = auth;
-    await checks.recordResult(id, 'in@mail.test', 'updates', now + 1600, {
+    await service.openChecks.recordResult(id, 'in@mail.test', 'updates', now + 1600, {
       folder: 'INBOX',
       auth: withoutReasons as typeof auth,
     });
-    await checks.recordResult(id, 'junk@mail.test', 'spam', now + 2000, { folder: 'Junk', spam });
+    await service.openChecks.recordResult(id, 'junk@mail.test', 'spam', now + 2000, { folder: 'Junk', spam });
     const response = await service.request('GET', report(id), { authorization: `Bearer ${key}` });
     const body = response.body as PlacementReport;
     expect(body.status).toBe('complete');

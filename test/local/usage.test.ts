@@ -8,6 +8,7 @@ import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoCursorStore } from '../../shared/adapters/dynamo/DynamoCursorStore';
+import { DynamoOpenChecks } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import { checkKey, cursorKey } from '../../shared/adapters/dynamo/keys';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
@@ -52,6 +53,7 @@ describe('UsageMeter on dynalite', () => {
 
   it('bills an open check one small gsi2 write per KB of its entry, never its results', async () => {
     const checks = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
+    const open = new DynamoOpenChecks(client, TABLE, new DynamoShardLayout(client, TABLE));
     const emails = Array.from({ length: 20 }, (_, at) => `account${at}@mail.test`);
     const created = await costOf(() => checks.create(newCheck('c'.repeat(20), 'default', emails, NOW)));
     // The item holds every address thrice (emails, results, pending): 2 KB in the table, 1 in the index.
@@ -60,16 +62,16 @@ describe('UsageMeter on dynalite', () => {
     // A result with 1.5 KB of evidence: the table write grows with it, the index's does not.
     const details = { folder: 'INBOX', providerVerdict: 'v'.repeat(1500) };
     const recorded = await costOf(() =>
-      checks.recordResult('c'.repeat(20), emails[0] as string, 'primary', NOW, details),
+      open.recordResult('c'.repeat(20), emails[0] as string, 'primary', NOW, details),
     );
     expect(recorded).toEqual({ table: 4, [accountsByScope.name]: 0, [openChecks.name]: 1 });
 
     // Refused by its condition: the table bills it, no index is written.
-    const refused = await costOf(() => checks.recordResult('c'.repeat(20), emails[0] as string, 'spam', NOW));
+    const refused = await costOf(() => open.recordResult('c'.repeat(20), emails[0] as string, 'spam', NOW));
     expect(refused[openChecks.name]).toBe(0);
 
     // Settling takes it out of the index: one write there; after that its writes cost the index nothing.
-    const settled = await costOf(() => checks.settle(NOW + ACTIVE_MS + 1));
+    const settled = await costOf(() => open.settle(NOW + ACTIVE_MS + 1));
     expect(settled[openChecks.name]).toBe(1);
     const update = new UpdateCommand({
       TableName: TABLE,

@@ -3,16 +3,18 @@
 import type { DetectedCategory } from '../../shared/domain/categories';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import type {
+  ActiveChecks,
   CursorStore,
   FolderCursor,
   MailboxConnector,
   MailboxCredentials,
   PendingAccounts,
+  ResultStore,
   SettledCheck,
 } from '../../shared/scanner/ports';
 
 /** Live checks and the results written for them; an account stays pending until its result is recorded. */
-export class FakeChecks {
+export class FakeChecks implements ActiveChecks, ResultStore {
   readonly calls: { checkId: string; email: string; category: DetectedCategory }[] = [];
   private readonly recorded = new Set<string>();
 

@@ -18,6 +18,7 @@ import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccoun
 import { DynamoApiKeyStore } from '../../shared/adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
+import { DynamoOpenChecks } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import type { ApiDeps } from '../../shared/composition/apiDeps';
 import type { TestAccount } from '../../shared/domain/account';
@@ -50,6 +51,8 @@ export interface TestService {
   client: DynamoDBDocumentClient;
   table: string;
   deps: ApiDeps;
+  /** The scanner's side of the same checks: listing, recording results, settling. */
+  openChecks: DynamoOpenChecks;
   issueKey(scope: string, options?: { expiresAt?: number }): Promise<string>;
   addAccounts(...accounts: Partial<TestAccount>[]): Promise<void>;
   request(
@@ -143,6 +146,7 @@ export const startTestService = async <C extends TestClock = ManualClock>(
     client,
     table: TABLE,
     deps,
+    openChecks: new DynamoOpenChecks(client, TABLE, new DynamoShardLayout(client, TABLE)),
     issueKey: async (scope, options = {}) => {
       const key = generateApiKey();
       await deps.keys.create(

@@ -1,49 +1,20 @@
-// Owns reading and creating checks in DynamoDB, and listing the open ones for one scanner shard.
-import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DetectedCategory } from '../../domain/categories';
-import { activeCutoff, type Check, isActive } from '../../domain/check';
-import { RETENTION_MS } from '../../domain/limits';
-import type { CheckStore, PlacementDetails, RecordOutcome } from '../../domain/ports';
-import type { ShardLayout, ShardLayoutStore } from '../../domain/shardLayout';
-import type {
-  ActiveChecks,
-  PendingAccounts,
-  ResultEntry,
-  ResultStore,
-  SettledCheck,
-} from '../../scanner/ports';
-import { type Shard, SINGLE_SHARD } from '../../scanner/shards';
-import { deleteRequest, putRequest, writeAll } from './batchWrite';
-import { checkFromItem, checkToItem, pendingEmailsOf, storedResultOf } from './checkItem';
-import { isConditionFailed, putOnce, written } from './conditionalWrite';
-import { checkKey, checkTimeSortKey, OPEN_CHECKS, shardEntryKeysOf, shardOpenPartition } from './keys';
+// Owns the API's side of a check in DynamoDB: creating it (with its shard entries) and reading it.
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Check } from '../../domain/check';
+import type { CheckStore } from '../../domain/ports';
+import type { ShardLayoutStore } from '../../domain/shardLayout';
+import { putRequest, writeAll } from './batchWrite';
+import { checkFromItem, checkToItem } from './checkItem';
+import { putOnce } from './conditionalWrite';
+import { checkKey, SHARD_ENTRIES } from './keys';
 import { shardEntryItems, shardEntrySortKeys } from './shardEntries';
-import { TABLE_SCHEMA } from './table';
 
-/**
- * After the layout changes, checks started up to this long after the change are listed from the one partition that
- * holds every open check, not from a shard's own: starting a check reads the layout (strongly consistent) after its
- * start time is stamped, so only a check started before the change, or within the clocks' disagreement between the
- * API's machine and the scanner's, can be filed under the old layout.
- */
-export const LAYOUT_SETTLE_MS = 60_000;
-
-const SHARD_ENTRIES = 'shardEntries';
-
-export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
-  /** The layout as this shard's last full listing read it. */
-  private listedLayout: ShardLayout | undefined;
-
-  /**
-   * `layout`: the scanner's shard layout, which starting a check files it by; `shard`: the scanner loop this store lists
-   * open checks for (starting and reading checks ignore it).
-   */
+export class DynamoCheckStore implements CheckStore {
+  /** `layout`: the scanner's shard layout, which starting a check files it by. */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly layout: Pick<ShardLayoutStore, 'read'>,
-    private readonly shard: Shard = SINGLE_SHARD,
   ) {}
 
   async create(check: Check): Promise<void> {
@@ -66,197 +37,4 @@ export class DynamoCheckStore implements CheckStore, ActiveChecks, ResultStore {
     );
     return Item ? checkFromItem(Item) : undefined;
   }
-
-  async recordResult(
-    checkId: string,
-    email: string,
-    category: DetectedCategory,
-    now: number,
-    details: PlacementDetails = {},
-  ): Promise<RecordOutcome> {
-    try {
-      // One conditional UpdateItem: the result (category, details), the counter and the pending set move together or
-      // not at all, so rescans, duplicate deliveries and racing scanners can never count an account twice. The
-      // result's map is written whole: while pending it holds only its category, so nothing else is lost.
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: checkKey(checkId),
-          UpdateExpression: 'SET results.#email = :result ADD received :one DELETE #pendingSet :emails',
-          ConditionExpression: 'results.#email.category = :pending AND createdAt >= :cutoff',
-          ExpressionAttributeNames: { '#email': email, '#pendingSet': 'pending' },
-          ExpressionAttributeValues: {
-            ':result': storedResultOf(category, now, details),
-            ':one': 1,
-            ':emails': new Set([email]),
-            ':pending': 'pending',
-            ':cutoff': activeCutoff(now),
-          },
-          // A refused write hands back the item it was refused on, so telling a duplicate from a closed check
-          // costs no second read (DynamoDB does; dynalite ignores it, and the read below stands in).
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return 'recorded';
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      if (error.Item) return resultOf(unmarshall(error.Item), email);
-    }
-    const check = await this.get(checkId);
-    const result = check?.results.find((candidate) => candidate.email === email);
-    return result && result.category !== 'pending' ? 'already-recorded' : 'closed';
-  }
-
-  async recordResults(checkId: string, entries: readonly ResultEntry[], now: number): Promise<boolean> {
-    const names: Record<string, string> = { '#pendingSet': 'pending' };
-    const values: Record<string, unknown> = {
-      ':count': entries.length,
-      ':emails': new Set(entries.map((entry) => entry.email)),
-      ':pending': 'pending',
-      ':cutoff': activeCutoff(now),
-    };
-    const sets: string[] = [];
-    const pending: string[] = [];
-    entries.forEach(({ email, category, details }, index) => {
-      names[`#e${index}`] = email;
-      // One placeholder per account whatever its details hold: 25 accounts stay far inside the 4 KB expression.
-      values[`:r${index}`] = storedResultOf(category, now, details);
-      sets.push(`results.#e${index} = :r${index}`);
-      pending.push(`results.#e${index}.category = :pending`);
-    });
-    // As recordResult, for several accounts at once: every category and the counter move together, and only if
-    // every one of them is still pending, so nothing can be counted twice.
-    return written(
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: checkKey(checkId),
-          UpdateExpression: `SET ${sets.join(', ')} ADD received :count DELETE #pendingSet :emails`,
-          ConditionExpression: `${pending.join(' AND ')} AND createdAt >= :cutoff`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      ),
-    );
-  }
-
-  /**
-   * The open checks started at or after `since` (all of them without it: a full listing) with the accounts each still
-   * waits for. One shard (or a layout other than this shard's) reads the partition that holds every open check;
-   * a shard of the current layout reads its own partition, plus the shared one for checks started before the layout
-   * settled. A shard's own entries keep the accounts they were started with: the scanner forgets the ones it placed.
-   */
-  async listActive(now: number, since?: number): Promise<PendingAccounts[]> {
-    const from = Math.max(activeCutoff(now), since ?? Number.NEGATIVE_INFINITY);
-    const own = await this.ownPartition(since === undefined);
-    const listed = new Map<string, PendingAccounts>();
-    const attributes = ['checkId', 'createdAt', 'pending'] as const;
-    const partitions = own
-      ? [
-          ...(from < own.settled ? [{ partition: OPEN_CHECKS, until: own.settled }] : []),
-          { partition: own.partition, until: undefined },
-        ]
-      : [{ partition: OPEN_CHECKS, until: undefined }];
-    for (const { partition, until } of partitions) {
-      for await (const item of this.openChecks(partition, from, until, attributes)) {
-        const pending = pendingEmailsOf(item);
-        const checkId = String(item.checkId);
-        // The shared partition is read first and its pending set is the current one: it wins a check listed twice.
-        if (pending.length > 0 && !listed.has(checkId))
-          listed.set(checkId, { checkId, createdAt: Number(item.createdAt), pending });
-      }
-    }
-    return [...listed.values()];
-  }
-
-  /** This shard's own partition, and when the layout that gave it settled; undefined: read the shared one. */
-  private async ownPartition(reread: boolean) {
-    if (this.shard.count <= 1) return undefined;
-    if (reread || !this.listedLayout) this.listedLayout = await this.layout.read();
-    const layout = this.listedLayout;
-    if (!layout || layout.count !== this.shard.count) return undefined;
-    return { partition: shardOpenPartition(this.shard), settled: layout.since + LAYOUT_SETTLE_MS };
-  }
-
-  /**
-   * Unsettled checks of one partition of the open-checks index created at or after `from` (and up to `until`),
-   * oldest first; only the few attributes it projects are read (never the accounts' results).
-   */
-  private async *openChecks(
-    partition: string,
-    from: number,
-    until: number | undefined,
-    attributes: readonly (typeof TABLE_SCHEMA.openChecks.projected)[number][],
-  ): AsyncGenerator<Record<string, unknown>> {
-    const index = TABLE_SCHEMA.openChecks;
-    const names = Object.fromEntries(attributes.map((name, at) => [`#a${at}`, name]));
-    const pages = paginateQuery(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        IndexName: index.name,
-        KeyConditionExpression:
-          until === undefined ? '#pk = :pk AND #sk >= :from' : '#pk = :pk AND #sk BETWEEN :from AND :until',
-        ProjectionExpression: Object.keys(names).join(', '),
-        ExpressionAttributeNames: { ...names, '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: {
-          ':pk': partition,
-          ':from': checkTimeSortKey(from),
-          ...(until === undefined ? {} : { ':until': checkTimeSortKey(until) }),
-        },
-      },
-    );
-    for await (const page of pages) yield* page.Items ?? [];
-  }
-
-  async settle(now: number): Promise<SettledCheck[]> {
-    const candidates: { checkId: string; createdAt: number; status: SettledCheck['status'] }[] = [];
-    // The index holds only unsettled checks: a settled one left it in the write that settled it.
-    const unsettled = this.openChecks(OPEN_CHECKS, now - RETENTION_MS, undefined, [
-      'checkId',
-      'createdAt',
-      'received',
-      'total',
-    ]);
-    for await (const item of unsettled) {
-      const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
-      const status =
-        check.received >= Number(item.total) ? 'complete' : isActive(check, now) ? undefined : 'timeout';
-      if (status) candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status });
-    }
-    const index = TABLE_SCHEMA.openChecks;
-    const settled: SettledCheck[] = [];
-    const entries: Record<string, unknown>[] = [];
-    for (const candidate of candidates) {
-      // Once per check, whichever scanner gets there first: the metric it feeds must not double-count. The same
-      // write removes the check's open-checks keys, so it leaves the index that listing and settling read.
-      const settling = this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: checkKey(candidate.checkId),
-          UpdateExpression: `SET settledAs = :status, settledAt = :now REMOVE #openPk, #openSk, ${SHARD_ENTRIES}`,
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
-          ExpressionAttributeNames: { '#openPk': index.partitionKey, '#openSk': index.sortKey },
-          ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
-          // What it held before, for the sort keys of its shard entries (returned values are not billed).
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      if (!(await written(settling))) continue;
-      settled.push(candidate);
-      const old = (await settling).Attributes;
-      entries.push(...shardEntryKeysOf(candidate.checkId, old?.[SHARD_ENTRIES]));
-    }
-    // Its shard entries leave their shards' partitions with it. Entries a failure here leaves behind are harmless:
-    // a shard forgets the accounts it placed, listings skip checks whose window has ended, and they expire with it.
-    await writeAll(this.client, this.tableName, entries.map(deleteRequest)).catch(() => undefined);
-    return settled;
-  }
 }
-
-/** Why a result write was refused, from the item it was refused on: the account already has one, or the check is over. */
-const resultOf = (item: Record<string, unknown>, email: string): RecordOutcome => {
-  const results = item.results as Record<string, { category?: unknown }> | undefined;
-  const category = results?.[email]?.category;
-  return category !== undefined && category !== 'pending' ? 'already-recorded' : 'closed';
-};

@@ -41,9 +41,11 @@ export const inFlightKey = (holder: InFlightHolder) =>
 
 /**
  * Every unsettled check sits in one partition of the open-checks index (table.ts), sorted by creation time, so
- * "open checks created after T" is one Query. The check carries these keys until DynamoCheckStore.settle removes them.
+ * "open checks created after T" is one Query. The check carries these keys until DynamoOpenChecks.settle removes them.
  */
 export const OPEN_CHECKS = 'OPEN';
+/** The check's attribute listing its shard entries' sort keys, so settling can delete them. */
+export const SHARD_ENTRIES = 'shardEntries';
 export const checkTimeSortKey = (createdAt: number, checkId = '') =>
   `${String(createdAt).padStart(15, '0')}#${checkId}`;
 export const openCheckKey = (createdAt: number, checkId: string): Item => ({
