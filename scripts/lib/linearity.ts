@@ -185,11 +185,9 @@ const bestMs = (subject: Subject, input: unknown, reps: number, minMs: number): 
   let calls = 1;
   for (let elapsed = window(calls); elapsed < minMs && calls < MAX_CALLS; elapsed = window(calls))
     calls = Math.min(MAX_CALLS, Math.ceil((calls * minMs * 1.2) / Math.max(elapsed, 0.001)));
+  gc();
   let best = Number.POSITIVE_INFINITY;
-  for (let rep = 0; rep < reps; rep++) {
-    gc();
-    best = Math.min(best, window(calls) / calls);
-  }
+  for (let rep = 0; rep < reps; rep++) best = Math.min(best, window(calls) / calls);
   return best;
 };
 
