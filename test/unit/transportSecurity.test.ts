@@ -1,6 +1,6 @@
 // TLS with certificate verification for every IMAP host but loopback test servers.
 import { describe, expect, it } from 'vitest';
-import { transportSecurity } from '../../shared/adapters/imap/ImapConnector';
+import { transportSecurity } from '../../shared/adapters/imap/connection';
 
 describe('transportSecurity', () => {
   it('verifies certificates on every real host, with TLS on connect or STARTTLS required', () => {

@@ -1,0 +1,167 @@
+// Owns a mailbox session: one connection a sweep reads through, folder by folder under a read-only lock, with every
+// call bounded by a watchdog; only headers are fetched, and a refused SEARCH fails the sweep.
+import type { ImapFlow } from 'imapflow';
+import { FETCHED_HEADERS } from '../../scanner/headers';
+import {
+  type FetchedHeaders,
+  type FolderState,
+  GMAIL_TABS,
+  type GmailTab,
+  type MailboxSession,
+} from '../../scanner/ports';
+import { logOut } from './connection';
+
+const DAY_MS = 86_400_000;
+/** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
+export const MAX_FIRST_SIGHT_MESSAGES = 500;
+
+export class ImapSession implements MailboxSession {
+  readonly gmail: boolean;
+
+  constructor(
+    private readonly client: ImapFlow,
+    /** The longest any one call may wait on the server; past it the connection is closed and the call fails. */
+    private readonly answerMs: number,
+  ) {
+    this.gmail = client.capabilities.has('X-GM-EXT-1');
+  }
+
+  get usable(): boolean {
+    return this.client.usable;
+  }
+
+  async folders(): Promise<FolderState[]> {
+    // One LIST-STATUS where the server has it (Dovecot, Gmail), else LIST plus one STATUS per folder.
+    const list = await this.answered(() =>
+      this.client.list({ statusQuery: { uidNext: true, uidValidity: true, messages: true } }),
+    );
+    return list.flatMap((entry) => {
+      const { uidNext, uidValidity, messages } = entry.status ?? {};
+      if (uidNext === undefined || uidValidity === undefined) return [];
+      return [
+        {
+          path: entry.path,
+          specialUse: entry.specialUse,
+          flags: [...entry.flags],
+          uidNext,
+          uidValidity: String(uidValidity),
+          ...(typeof messages === 'number' ? { messages } : {}),
+        },
+      ];
+    });
+  }
+
+  async headersAfter(path: string, afterUid: number, upToUid: number): Promise<FetchedHeaders[]> {
+    // A bounded range, never `N:*`: the caller batches a backlog, and each call is one fetch under answerMs.
+    return this.withFolder(path, async () => {
+      const fetched = await this.fetchHeaders(`${afterUid + 1}:${Math.max(afterUid + 1, upToUid)}`);
+      return fetched.filter((message) => message.uid > afterUid && message.uid <= upToUid);
+    });
+  }
+
+  async headersSince(path: string, since: number): Promise<FetchedHeaders[]> {
+    return this.withFolder(path, async () => {
+      // With WITHIN (Dovecot) imapflow sends YOUNGER <seconds>, which is exact; without it (Gmail) SINCE has
+      // day granularity in the server's time zone, so ask a day more, keep the newest, and filter on INTERNALDATE.
+      const exact = this.client.capabilities.has('WITHIN');
+      // Only the newest MAX_FIRST_SIGHT_MESSAGES UIDs can hold the newest candidates (UIDs grow with arrival), so the
+      // search stays off the rest of a long history: searching a long history by date made a first sight slower
+      // than in a mailbox without it, with the same commands (the sweep-cost bench; BENCHMARKS.md).
+      const uidNext = this.client.mailbox ? Number(this.client.mailbox.uidNext) : 0;
+      const from = Math.max(1, uidNext - MAX_FIRST_SIGHT_MESSAGES);
+      const found = refusedIfFalse(
+        await this.client.search(
+          { uid: `${from}:*`, since: new Date(exact ? since : since - DAY_MS) },
+          { uid: true },
+        ),
+        'SEARCH SINCE',
+      ).filter((uid) => uid >= from);
+      if (found.length === 0) return [];
+      const uids = found.sort((a, b) => a - b).slice(-MAX_FIRST_SIGHT_MESSAGES);
+      const fetched = await this.fetchHeaders(uids.join(','));
+      return fetched.filter((message) => message.internalDate >= since);
+    });
+  }
+
+  async tabsOf(path: string, uids: readonly number[]): Promise<Map<number, GmailTab>> {
+    const tabs = new Map<number, GmailTab>();
+    if (uids.length === 0) return tabs;
+    return this.withFolder(path, async () => {
+      for (const tab of GMAIL_TABS) {
+        const found = refusedIfFalse(
+          await this.client.search({ uid: uids.join(','), gmraw: `category:${tab}` }, { uid: true }),
+          `X-GM-RAW category:${tab}`,
+        );
+        for (const uid of found) if (!tabs.has(uid)) tabs.set(uid, tab);
+      }
+      return tabs;
+    });
+  }
+
+  close(): Promise<void> {
+    return logOut(this.client);
+  }
+
+  /** Runs `call`, closing the connection (which fails the call) when the server has not answered within answerMs. */
+  private async answered<T>(call: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let silent = false;
+    const watchdog = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        silent = true;
+        this.client.close();
+        reject(new Error(`the server did not answer within ${this.answerMs} ms`));
+      }, this.answerMs);
+    });
+    try {
+      return await Promise.race([call(), watchdog]);
+    } catch (error) {
+      if (silent) throw new Error(`the server did not answer within ${this.answerMs} ms`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      watchdog.catch(() => undefined);
+    }
+  }
+
+  private async withFolder<T>(path: string, read: () => Promise<T>): Promise<T> {
+    return this.answered(() => this.inFolder(path, read));
+  }
+
+  private async inFolder<T>(path: string, read: () => Promise<T>): Promise<T> {
+    const lock = await this.client.getMailboxLock(path, { readOnly: true });
+    try {
+      return await read();
+    } finally {
+      // Leave nothing selected: servers may answer STATUS for the selected mailbox from the session's stale view,
+      // and the next sweep's LIST-STATUS must see new mail.
+      await this.client.mailboxClose().catch(() => undefined);
+      lock.release();
+    }
+  }
+
+  private async fetchHeaders(range: string): Promise<FetchedHeaders[]> {
+    const messages = await this.client.fetchAll(
+      range,
+      { uid: true, internalDate: true, headers: [...FETCHED_HEADERS] },
+      { uid: true },
+    );
+    return messages.map((message) => ({
+      uid: message.uid,
+      internalDate: dateOf(message.internalDate),
+      headers: message.headers ?? Buffer.alloc(0),
+    }));
+  }
+}
+
+/**
+ * imapflow answers a refused SEARCH (NO/BAD) with `false`, not an error. Treating that as "nothing found" would
+ * record wrong tabs or move a cursor past unread mail, so it fails the sweep instead, which is retried.
+ */
+const refusedIfFalse = (found: number[] | false | undefined, what: string): number[] => {
+  if (found === false || found === undefined) throw new Error(`the server refused ${what}`);
+  return found;
+};
+
+const dateOf = (value: Date | string | undefined): number =>
+  value === undefined ? 0 : new Date(value).getTime();

@@ -1,0 +1,117 @@
+// Owns one IMAP connection with imapflow: its transport security, its timeouts and size caps, the commands it shows a
+// listener, connecting (failures as ImapConnectError) and logging out without waiting on a silent server.
+import { ImapFlow, type ImapFlowOptions } from 'imapflow';
+import type { Logger } from '../../log';
+import type { MailboxCredentials, MailboxServer } from '../../scanner/ports';
+import { ImapConnectError } from './connectionErrors';
+
+export interface ImapTimeouts {
+  /** TCP (and TLS) connect. */
+  connectMs: number;
+  /** From connect to the server's greeting. */
+  greetingMs: number;
+  /** Longest silence on an open connection, e.g. a server that stops mid-fetch. */
+  socketMs: number;
+}
+
+export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs: 5000, socketMs: 15_000 };
+
+// Header blocks beyond this are not read at all; the parser refuses anything over 1 MB anyway.
+const MAX_LITERAL_BYTES = 4 * 1024 * 1024;
+export const LOGOUT_WAIT_MS = 2000;
+
+/** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
+export type CommandListener = (account: string, command: string) => void;
+
+const commandVerb = (line: string): string => {
+  const [, first = '', second = ''] = line.split(' ');
+  return first.toUpperCase() === 'UID' ? `UID ${second.toUpperCase()}` : first.toUpperCase();
+};
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i;
+
+/**
+ * TLS with certificate verification for every host but loopback test servers: TLS from the first byte when
+ * `secure`, else STARTTLS is required (imapflow fails the connection when the server does not offer it).
+ */
+export const transportSecurity = (server: MailboxServer): Pick<ImapFlowOptions, 'tls' | 'doSTARTTLS'> => {
+  if (LOOPBACK.test(server.host))
+    return server.secure ? { tls: { rejectUnauthorized: false } } : { doSTARTTLS: false };
+  return {
+    tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+    ...(server.secure ? {} : { doSTARTTLS: true }),
+  };
+};
+
+/** How a connection is used: a sweep session (no auto-IDLE) or a watch (IDLE at once, renewed). */
+export type ConnectionMode = Pick<
+  ImapFlowOptions,
+  'disableAutoIdle' | 'autoIdleDelay' | 'maxIdleTime' | 'socketTimeout'
+>;
+
+/** What every connection of one connector shares. */
+export interface ConnectionSettings {
+  timeouts: ImapTimeouts;
+  log: Logger;
+  onCommand: CommandListener | undefined;
+}
+
+/** Connects and logs in as `login` says; an abort closes the connection, and any failure is an ImapConnectError. */
+export const openConnection = async (
+  credentials: MailboxCredentials,
+  login: { user: string; pass?: string; accessToken?: string },
+  settings: ConnectionSettings,
+  mode: ConnectionMode,
+  signal?: AbortSignal,
+): Promise<ImapFlow> => {
+  const account = credentials.email;
+  const { onCommand, timeouts, log } = settings;
+  const options: ImapFlowOptions = {
+    host: credentials.imap.host,
+    port: credentials.imap.port,
+    secure: credentials.imap.secure,
+    auth: login,
+    ...transportSecurity(credentials.imap),
+    connectionTimeout: timeouts.connectMs,
+    greetingTimeout: timeouts.greetingMs,
+    socketTimeout: timeouts.socketMs,
+    ...mode,
+    maxLiteralSize: MAX_LITERAL_BYTES,
+    maxResponseSize: MAX_LITERAL_BYTES * 4,
+    clientInfo: { name: 'inbox-placement-scanner' },
+    logger: {
+      debug: (entry: { src?: string; msg?: string }) => {
+        if (entry.src === 'c' && entry.msg && onCommand) onCommand(account, commandVerb(entry.msg));
+      },
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
+  };
+  const client = new ImapFlow(options);
+  // Without a listener an 'error' event would crash the process; the failing call rejects on its own.
+  client.on('error', (error: Error) => log.debug('imap connection error', { account, error: error.message }));
+  const abort = () => client.close();
+  signal?.addEventListener('abort', abort, { once: true });
+  try {
+    if (signal?.aborted) throw new Error('scanner closing');
+    await client.connect();
+  } catch (error) {
+    client.close();
+    throw new ImapConnectError(error, credentials.imap.host, credentials.imap.port);
+  } finally {
+    signal?.removeEventListener('abort', abort);
+  }
+  return client;
+};
+
+/** LOGOUT politely (imapflow breaks an IDLE first), but never wait on a server that has stopped answering. */
+export const logOut = async (client: ImapFlow): Promise<void> => {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    client.logout().catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, LOGOUT_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  client.close();
+};
