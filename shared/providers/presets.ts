@@ -13,7 +13,7 @@ import {
   type ProviderPreset,
 } from './providerPreset';
 
-export { type MsDelivery, msDeliveryOf } from './msDelivery';
+export { msDeliveryOf } from './msDelivery';
 export { type AuthMethod, PROVIDERS, type Provider, type ProviderPreset } from './providerPreset';
 
 export const isProvider = (value: string): value is Provider =>
