@@ -102,7 +102,7 @@ const stats = (values: number[]) => {
  * List prices, us-east-1, as AWS published them after DynamoDB's on-demand price cut of 2024-11-01 (Lambda and
  * DynamoDB pages); this machine has no network, so they were not re-read on the day of the run.
  */
-export const PRICES = {
+const PRICES = {
   asOf: '2024-11-01 (us-east-1 list prices; not re-checked: no network on the benchmark machine)',
   dynamoWriteRequestUnit: 0.625 / 1e6,
   dynamoReadRequestUnit: 0.125 / 1e6,

@@ -33,7 +33,7 @@ const median = (values: number[]) =>
   );
 
 /** Connections per user as Dovecot itself counts them (`doveadm who`), so nothing on our side can hide one. */
-export const connectionsPerUser = (): Map<string, number> => {
+const connectionsPerUser = (): Map<string, number> => {
   const output = execFileSync(
     'doveadm',
     ['-c', join(MAILSTACK_DIR, 'etc/dovecot/dovecot.conf'), 'who', '-1'],

@@ -60,9 +60,9 @@ export const DEFAULT_SCAN_INTERVAL_MS = 1000;
 /** Accounts per scanner loop: it holds up to 3 IMAP connections per account (the sweep session and its watches), 300 at 100 accounts, well within one Lambda's 1,024 file descriptors. */
 export const DEFAULT_SCAN_SHARD_SIZE = 100;
 
-export class ConfigError extends Error {}
+class ConfigError extends Error {}
 
-export const parseEnv = <T extends z.ZodMiniType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
+const parseEnv = <T extends z.ZodMiniType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
   throw new ConfigError(`invalid configuration in the environment: ${problemsOf(parsed.error).join('; ')}`);

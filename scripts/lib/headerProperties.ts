@@ -28,11 +28,7 @@ import {
 import { tagsInBlock, tagsInMessage } from '../../shared/scanner/recipients';
 import { parseHeaderBlock, tagsForAccount } from './referenceHeaders';
 
-export const MAILBOXES = [
-  'inbox@mail.test',
-  'first.last@example.co.uk',
-  'qa_team-2@mail-host.example',
-] as const;
+const MAILBOXES = ['inbox@mail.test', 'first.last@example.co.uk', 'qa_team-2@mail-host.example'] as const;
 const DATE = 'Sun, 22 Nov 2026 04:36:30 +0000';
 
 /** One written header: its text (possibly folded) and the recipients it really names. */

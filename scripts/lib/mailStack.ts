@@ -11,7 +11,7 @@ import { asRoot } from './privilege';
 
 // Short and outside the repository: Dovecot's socket paths must stay under 108 bytes wherever CI clones to.
 export const MAILSTACK_DIR = process.env.MAILSTACK_DIR ?? '/tmp/inbox-placement-mailstack';
-export const EXTRA_USERS = 12;
+const EXTRA_USERS = 12;
 export const SMTP = { host: '127.0.0.1', port: 2525 };
 /** Dovecot's LMTP listener (scripts/mail-stack.sh LMTP_PORT), where Postfix hands mail over. */
 export const LMTP = { host: '127.0.0.1', port: 2424 };

@@ -22,7 +22,7 @@ let memo: ApiDeps | undefined;
 let memoClient: DynamoDBDocumentClient | undefined;
 
 /** The API's one DynamoDB client per process; `npm start` in benchmark mode counts what goes through it. */
-export const apiDocumentClient = (): DynamoDBDocumentClient => {
+const apiDocumentClient = (): DynamoDBDocumentClient => {
   if (memoClient) return memoClient;
   const config = loadApiConfig();
   memoClient = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });

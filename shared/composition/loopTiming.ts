@@ -2,7 +2,7 @@
 import type { ScanLoopOptions } from '../scanner/scanLoop';
 
 /** After a new check, wait this long for it to show in the (eventually consistent) index before giving up. */
-export const NEW_CHECK_IDLE_GRACE_MS = 10_000;
+const NEW_CHECK_IDLE_GRACE_MS = 10_000;
 
 /** The lease outlives this many intervals: renewed at half of it, it survives a slow renewal or two. */
 const LEASE_INTERVALS = 5;

@@ -18,10 +18,10 @@ import type { AccessTokens, CredentialSource } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
 import { type Shard, SINGLE_SHARD } from '../scanner/shards';
 
-export const SCANNER_LEASE = 'scanner';
+const SCANNER_LEASE = 'scanner';
 
 /** One lease per shard index: two loops may never sweep the same shard, while different shards run side by side. */
-export const scannerLeaseOf = (shard: Shard): string =>
+const scannerLeaseOf = (shard: Shard): string =>
   shard.index === 0 ? SCANNER_LEASE : `${SCANNER_LEASE}-${shard.index}`;
 
 export interface ScannerParts {

@@ -37,9 +37,6 @@ export const authservIdProblem = (id: string): string | undefined =>
 export const SPAM_FILTERS = ['spamassassin', 'microsoft'] as const;
 export type SpamFilter = (typeof SPAM_FILTERS)[number];
 
-export const isSpamFilter = (value: string): value is SpamFilter =>
-  (SPAM_FILTERS as readonly string[]).includes(value);
-
 export interface ReceivingTrust {
   auth?: AuthTrust | undefined;
   /** The filters whose verdict header the receiving side writes, first believed first. */

@@ -27,7 +27,7 @@ export const routeKeyOf = (route: Route): string => `${route.method} ${route.pat
 const segmentsOf = (path: string) => path.split('/');
 
 /** Matches as API Gateway does: literal segments first, then `{param}` against exactly one non-empty segment. */
-export const matchPath = (template: string, path: string): Record<string, string> | undefined => {
+const matchPath = (template: string, path: string): Record<string, string> | undefined => {
   const want = segmentsOf(template);
   const got = segmentsOf(path);
   if (want.length !== got.length) return undefined;

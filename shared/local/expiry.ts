@@ -9,7 +9,7 @@ import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 
 /** As often as the runner's schedule: DynamoDB's own TTL is far less punctual (hours), so this is generous. */
-export const PURGE_EVERY_MS = 60_000;
+const PURGE_EVERY_MS = 60_000;
 
 /**
  * Deletes every item whose TTL attribute (epoch seconds) is before `now`, as DynamoDB's TTL would; returns how

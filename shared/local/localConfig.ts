@@ -8,8 +8,6 @@ export {
   type AccountEntry,
   accountEntrySchema,
   type LocalConfig,
-  localConfigSchema,
-  parseLocalConfig,
 } from '../adapters/credentials/accountEntrySchema';
 
 export const readLocalConfig = (path: string): LocalConfig =>

@@ -7,14 +7,14 @@ import { microsoftMarkIn } from './receiverMarks';
 
 export type { AuthTrust } from '../domain/receivingTrust';
 
-export const AUTH_RESULTS_HEADER = 'authentication-results';
+const AUTH_RESULTS_HEADER = 'authentication-results';
 
 /** Headers looked at, topmost first; a real delivery has a handful (iCloud writes one per method). */
 export const MAX_AUTH_HEADERS = 16;
 /** Characters of one header value read; the rest is ignored, as no real result needs it. */
-export const MAX_AUTH_VALUE = 4096;
+const MAX_AUTH_VALUE = 4096;
 /** An authserv-id is a host name or a token; longer ones are junk. */
-export const MAX_AUTHSERV_ID = 128;
+const MAX_AUTHSERV_ID = 128;
 const RESULT = /^[a-z]{1,20}$/;
 /**
  * UTF-8 bytes of a reason kept (so at most as many characters): enough for any real one ("body hash did not
@@ -26,7 +26,7 @@ const METHODS = ['spf', 'dkim', 'dmarc', 'arc'] as const;
 type Method = (typeof METHODS)[number];
 
 /** Every value of `name` in the block, topmost first, at most `max` of them. */
-export const valuesInBlock = (block: string, name: string, max: number): string[] => {
+const valuesInBlock = (block: string, name: string, max: number): string[] => {
   const escaped = name.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   const pattern = new RegExp(`(?:^|\\n)[^\\S \\t\\n]*${escaped}[^\\S\\n]*:`, 'gi');
   const values: string[] = [];
@@ -96,9 +96,6 @@ const splitSegments = (value: string): Segment[] => {
   segments.push(current);
   return segments;
 };
-
-/** A value without its comments, split at the semicolons outside quoted strings, each part trimmed. */
-export const segmentsOf = (value: string): string[] => splitSegments(value).map(({ text }) => text.trim());
 
 const ELLIPSIS = '…';
 

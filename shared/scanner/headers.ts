@@ -27,7 +27,7 @@ export const MS_DELIVERY_HEADER = 'x-microsoft-antispam-mailbox-delivery';
 export const MS_ORGANIZATION_MARK = 'x-ms-exchange-organization-network-message-id';
 
 /** What the placement report reads besides: when it was sent, and the receiving side's own verdicts. */
-export const REPORT_HEADERS = [
+const REPORT_HEADERS = [
   'date',
   'authentication-results',
   'x-spam-status',

@@ -161,7 +161,7 @@ export const hasForClause = (value: string): boolean =>
  * The envelope evidence a copy carries: the topmost value of the first of `evidence` it has (a Received only when it
  * has a `for` clause), or undefined when it carries none.
  */
-export const evidenceIn = (
+const evidenceIn = (
   block: string,
   evidence: readonly EvidenceHeader[] = EVIDENCE_HEADERS,
 ): { name: EvidenceHeader; value: string } | undefined => {

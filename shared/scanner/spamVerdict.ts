@@ -9,9 +9,9 @@ import { aboveTopReceived, belowMicrosoftMark } from './receiverMarks';
 
 export type { SpamFilter } from '../domain/receivingTrust';
 
-export const SPAMASSASSIN_HEADER = 'x-spam-status';
-export const FOREFRONT_HEADER = 'x-forefront-antispam-report';
-export const MS_ANTISPAM_HEADER = 'x-microsoft-antispam';
+const SPAMASSASSIN_HEADER = 'x-spam-status';
+const FOREFRONT_HEADER = 'x-forefront-antispam-report';
+const MS_ANTISPAM_HEADER = 'x-microsoft-antispam';
 export const SPAM_HEADERS = [SPAMASSASSIN_HEADER, FOREFRONT_HEADER, MS_ANTISPAM_HEADER] as const;
 
 /** Rules kept per verdict, and characters per rule name: the item the result is stored in stays small. */
@@ -31,7 +31,7 @@ const rulesOf = (names: readonly string[]): string[] =>
     .slice(0, MAX_RULES);
 
 /** `Yes, score=1000.0 required=5.0 tests=GTUBE,NO_RECEIVED autolearn=no version=3.4.6` (folded lines unfolded). */
-export const spamAssassinVerdict = (value: string): SpamVerdict | null => {
+const spamAssassinVerdict = (value: string): SpamVerdict | null => {
   const text = value.slice(0, MAX_VALUE);
   const answer = /^\s*(yes|no)\b/i.exec(text)?.[1]?.toLowerCase();
   if (!answer) return null;
@@ -65,7 +65,7 @@ const pairsOf = (value: string): Map<string, string> => {
  * SFV:NSPM not spam (other SFV values say filtering was skipped for a list or a rule: no verdict), CAT the protection
  * policy applied, BCL the bulk complaint level.
  */
-export const microsoftVerdict = (
+const microsoftVerdict = (
   forefront: string | undefined,
   antispam: string | undefined,
 ): SpamVerdict | null => {

@@ -19,7 +19,7 @@ interface Version {
 }
 
 /** The error Secrets Manager answers a refused stage move with (the API reference names none for it). */
-export class FakeInvalidParameterException extends Error {
+class FakeInvalidParameterException extends Error {
   override name = 'InvalidParameterException';
 }
 

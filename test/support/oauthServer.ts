@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /** Where scripts/mail-stack.sh points Dovecot's introspection and the oauth@mail.test grant. */
-export const OAUTH_PORT = 9931;
+const OAUTH_PORT = 9931;
 export const OAUTH_ACCOUNT = 'oauth@mail.test';
 export const OAUTH_CLIENT = { clientId: 'test-client', clientSecret: 'test-secret' } as const;
 /** The refresh token accounts.json gives oauth@mail.test; valid whenever a server starts. */

@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
-export const HTTP_METHODS: readonly HttpMethod[] = [
+const HTTP_METHODS: readonly HttpMethod[] = [
   'get',
   'put',
   'post',
@@ -72,10 +72,10 @@ export interface OpenApiDocument {
   };
 }
 
-export const OPENAPI_PATH = new URL('../../openapi.yaml', import.meta.url);
+const OPENAPI_PATH = new URL('../../openapi.yaml', import.meta.url);
 
 /** openapi.yaml as written, `$ref`s and all (for tests that check what the document refers to). */
-export const openApiSource = parse(readFileSync(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
+const openApiSource = parse(readFileSync(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
 
 /**
  * The same document with every `$ref` replaced by what it points to, by a kept library (json-schema-ref-parser);
@@ -108,7 +108,7 @@ const describeErrors = (errors: ErrorObject[] | null | undefined, dataVar: strin
 const segmentsOf = (path: string): string[] => path.split('/');
 
 /** Whether a path matches a template, `{name}` standing for exactly one non-empty segment. */
-export const matchesTemplate = (template: string, path: string): boolean => {
+const matchesTemplate = (template: string, path: string): boolean => {
   const want = segmentsOf(template);
   const got = segmentsOf(path);
   return (

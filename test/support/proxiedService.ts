@@ -53,7 +53,7 @@ export const startProxiedService = async (clock: TestClock): Promise<ProxiedServ
 };
 
 /** What a 5xx body must never carry: a stack, a socket error code, where DynamoDB lives, an SDK error name. */
-export const leaksIn = (text: string, proxy: DynamoProxy): string[] => {
+const leaksIn = (text: string, proxy: DynamoProxy): string[] => {
   const { port } = new URL(proxy.endpoint);
   const needles = [
     'ECONNREFUSED',

@@ -29,7 +29,7 @@ interface SdkError {
 }
 
 /** Whether `error` means "the store is not available now", as opposed to a refused or malformed request. */
-export const isStoreUnavailable = (error: unknown): boolean => {
+const isStoreUnavailable = (error: unknown): boolean => {
   if (!error || typeof error !== 'object') return false;
   const { name, code, $fault, $metadata } = error as SdkError;
   if (name && THROTTLING.has(name)) return true;
