@@ -6,7 +6,7 @@ import type { Context } from 'aws-lambda';
 import { composeScanLambda } from '../shared/composition/scanLambda';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
-import { shardOfEvent, wakeOf } from '../shared/scanner/scanEvent';
+import { shardOfEvent, wakeOf } from '../shared/scanner/invocation';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
 
 const scan = composeScanLambda(loadScanConfig());

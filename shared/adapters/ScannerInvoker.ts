@@ -2,7 +2,7 @@
 // first invocation of a wake-up starts one invocation per further shard.
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { Logger } from '../log';
-import { handOverEvent, type ScanWake, shardEvent } from '../scanner/scanEvent';
+import { handOverEvent, type ScanWake, shardEvent } from '../scanner/invocation';
 import type { Shard } from '../scanner/shards';
 
 export class ScannerInvoker {

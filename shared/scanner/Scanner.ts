@@ -6,7 +6,6 @@ import type { RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
 import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
-import { type AccountSweep, emptySweep, type ScanEvents, type TickReport } from './events';
 import { scanFolders } from './folders';
 import { ActiveCheckPlan, due, PROBE_EVERY_MS, retryAtAfter, SETTLE_EVERY_MS } from './planning';
 import type {
@@ -28,13 +27,14 @@ import {
   sessionOf,
 } from './reading';
 import { Recorder } from './recording';
+import { type AccountSweep, emptySweep, type ScanEvents, type TickReport } from './scanHooks';
 import { inShard, type Shard, SINGLE_SHARD } from './shards';
 import { TabGrace } from './tabGrace';
 import { Watches } from './watching';
 
-export type { AccountSweep, Placement, ScanEvents, TickReport } from './events';
 export { FULL_LIST_EVERY_MS, INDEX_LAG_MS } from './planning';
 export { LOOKBACK_MS } from './reading';
+export type { AccountSweep, Placement, ScanEvents, TickReport } from './scanHooks';
 
 /** How long close() waits for sweeps in flight; with the logout bound it stays well inside the Lambda's margin. */
 const CLOSE_GRACE_MS = 5000;

@@ -5,9 +5,9 @@ import type { Clock } from '../domain/clock';
 import type { RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
 import { type AttributedCopy, disagrees } from './attributing';
-import type { ScanEvents } from './events';
 import type { AccountHealthStore, ResultStore } from './ports';
 import { ResultBatcher } from './ResultBatcher';
+import type { ScanEvents } from './scanHooks';
 
 export interface RecorderDeps {
   checks: ResultStore;

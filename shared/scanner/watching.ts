@@ -1,10 +1,10 @@
 // Owns push detection: an IDLE watch on each account's INBOX and junk folder, and when each account is due a sweep.
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
-import type { ScanEvents } from './events';
 import type { ScanFolder } from './folders';
 import { retryAtAfter } from './planning';
 import type { FolderWatch, MailboxConnector, MailboxCredentials } from './ports';
+import type { ScanEvents } from './scanHooks';
 
 /**
  * A watched account is swept this often even when nothing is announced: the safety net for the folders no watch

@@ -49,7 +49,7 @@ const NAMES = [
 const SEALED = new Set([4, 6]);
 
 /** What the entry points may import of the scanner; the rest of shared/scanner/ is its own business. */
-const SCANNER_PUBLIC = ['ports', 'shards', 'Scanner', 'scanLoop', 'scanEvent', 'probe'].map(
+const SCANNER_PUBLIC = ['ports', 'shards', 'Scanner', 'scanLoop', 'invocation', 'probe'].map(
   (name) => `shared/scanner/${name}.ts`,
 );
 

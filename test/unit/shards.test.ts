@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handOverEvent, shardEvent, shardOfEvent, wakeOf } from '../../shared/scanner/scanEvent';
+import { handOverEvent, shardEvent, shardOfEvent, wakeOf } from '../../shared/scanner/invocation';
 import { inShard, isShard, shardCountFor, shardIndexOf } from '../../shared/scanner/shards';
 
 const emails = Array.from({ length: 400 }, (_, index) => `user${String(index).padStart(3, '0')}@mail.test`);
