@@ -27,7 +27,7 @@ const PEERS: [string, RegExp][] = [
   ['Chromium', /from 'playwright-core'/],
 ];
 /** What says a file starts the repository's own entry points (npm start, the CLIs) as processes. */
-const ENTRY_PROCESSES = /\b(?:runEntry|runEntryWithStdin|spawnEntry)\b|floodProcess/;
+const ENTRY_PROCESSES = /\b(?:runEntry|runEntryWithStdin|spawnEntry)\b|floodProcess|runFairLoad/;
 
 // This file names the patterns without reaching for anything.
 const textOf = (file: string) =>

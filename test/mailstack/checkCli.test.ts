@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEntry, type Started, spawnEntry } from '../../scripts/lib/process';
-import { freePort } from '../support/freePort';
+import { freePort } from '../../scripts/lib/freePort';
 import { GTUBE, SMTP, sendOnce, stackAccount } from '../support/mailStack';
 
 const CHECK = 'shared/cli/check.ts';
