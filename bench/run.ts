@@ -157,6 +157,11 @@ const main = async () => {
     say('cold start: bundles and fresh-process init');
     results.coldStart = await runColdStartBench();
   }
+  if (wanted('fairness')) {
+    const { runFairnessBench } = await import('./fairness');
+    say('fairness: a second key while one key floods GET at 10x its limit and made-up keys flood');
+    results.fairness = await runFairnessBench();
+  }
   if (wanted('linear-parsing')) {
     const { runLinearParsingBench } = await import('./linearParsing');
     say('linear parsing: every reader of sender or client text on hostile input up to 1 MB');

@@ -294,6 +294,18 @@ export const GOALS: Goal[] = [
     }),
   },
   {
+    section: 'fairness',
+    goal: "Fairness under npm start: while one key floods GET at 10 × its read limit and made-up keys flood, a second key's start and GET p99 ≤ 1.5 × the same run's unloaded p99",
+    command: `${BENCH} fairness`,
+    read: (r) => ({
+      measured: `GET p99 ${num(r, 'getP99UnloadedMs')} → ${num(r, 'getP99LoadedMs')} ms (${num(r, 'getRatio')} ×), start p99 ${num(r, 'startP99UnloadedMs')} → ${num(r, 'startP99LoadedMs')} ms (${num(r, 'startRatio')} ×); flooder ${num(r, 'flooderPerSecond')}/s, ${num(r, 'flooderRefused')} refused with 429, ${num(r, 'flooderServed')} served; made-up keys ${num(r, 'madeUpPerSecond')}/s, ${num(r, 'madeUp401')} × 401; server CPU ${num(r, 'serverCpuUnloadedMsPerS')} → ${num(r, 'serverCpuLoadedMsPerS')} ms/s`,
+      pass:
+        num(r, 'getRatio') <= 1.5 &&
+        num(r, 'startRatio') <= 1.5 &&
+        num(r, 'madeUp401') === num(r, 'madeUpSent'),
+    }),
+  },
+  {
     section: 'linearParsing',
     goal: 'Linear parsing: every function reading sender or client text (header fields, Authorization, path), on hostile input of 1 MB (runs of blanks, colons, `=?`, nested comments, one line, 100,000 short lines or fields): worst call ≤ 50 ms, and ≤ 10 × its time at 128 KB',
     command: `${BENCH} linear-parsing`,
