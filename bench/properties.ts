@@ -6,14 +6,8 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import {
-  describeMessage,
-  featuresOf,
-  type MessageShape,
-  messageArb,
-  problemsOf,
-  scanOne,
-} from '../scripts/lib/headerProperties';
+import { type MessageShape, messageArb } from '../scripts/lib/headerMessages';
+import { describeMessage, featuresOf, problemsOf, scanOne } from '../scripts/lib/headerProperties';
 
 /** A per-message budget the header-parsing times are counted against (overBudget); reported, never asserted here. */
 const BUDGET_MS = 5;

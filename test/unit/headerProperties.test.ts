@@ -1,15 +1,10 @@
-// Property-based tests of header parsing and tag matching, on the shared generators of
-// scripts/lib/headerProperties.ts (the oracle is described there). A short run; bench/properties.ts runs 100,000+.
+// Property-based tests of header parsing and tag matching, on the shared generators of scripts/lib/headerMessages.ts
+// and the properties of scripts/lib/headerProperties.ts (the oracle is described there). A short run;
+// bench/properties.ts runs 100,000+.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  describeMessage,
-  featuresOf,
-  type MessageShape,
-  messageArbs,
-  problemsOf,
-  scanOne,
-} from '../../scripts/lib/headerProperties';
+import { type MessageShape, messageArbs } from '../../scripts/lib/headerMessages';
+import { describeMessage, featuresOf, problemsOf, scanOne } from '../../scripts/lib/headerProperties';
 
 const RUNS: Record<MessageShape, number> = {
   model: 2000,
