@@ -20,12 +20,16 @@ export const TOO_SLOW_FOR_THE_LOOP: Record<string, string> = {
   'test/local/localTrust.test.ts': 'starts npm start as a process of its own',
   'test/local/secretsInErrors.test.ts': 'starts npm start and the admin CLI as processes of their own',
   'test/local/fairLoad.test.ts': 'a load test: floods npm start from processes of their own',
+  'test/adapters/dynamoFaults.test.ts': "waits out the AWS SDK's real retry backoff, round after round",
+  'test/conformance/access.test.ts':
+    'runs three service instances under concurrent starts, round after round',
   'test/unit/linearity.test.ts': 'times the parsers over inputs large enough to show a quadratic cost',
   'test/bench/smoke.test.ts': 'runs every benchmark, smoke-sized',
   'test/infra/bundling.test.ts': 'synthesizes the app with bundling',
   'test/infra/nag.test.ts': 'synthesizes the app and runs cdk-nag over it',
   'test/infra/settings.test.ts': 'synthesizes the app once per setting',
   'test/infra/observability.test.ts': 'synthesizes the app for its dashboard and alarms',
+  'test/infra/stacks.test.ts': 'synthesizes the app',
 };
 
 export default defineConfig({
@@ -33,6 +37,8 @@ export default defineConfig({
     name: 'unit',
     include: ['test/**/*.test.ts'],
     exclude: [...Object.keys(NEEDS_A_REAL_PEER), ...Object.keys(TOO_SLOW_FOR_THE_LOOP)],
+    // vitest's default leaves one core of two idle in a run; the loop's files are small enough to use both.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     env,
