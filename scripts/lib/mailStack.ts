@@ -16,7 +16,7 @@ export const SMTP = { host: '127.0.0.1', port: 2525 };
 /** Dovecot's LMTP listener (scripts/mail-stack.sh LMTP_PORT), where Postfix hands mail over. */
 export const LMTP = { host: '127.0.0.1', port: 2424 };
 
-/** The category each fixed account of the stack reports for one message carrying GTUBE (see the README's table). */
+/** The category each fixed account of the stack reports for one message carrying GTUBE (see docs/testing.md's table). */
 export const GTUBE_CATEGORIES = {
   'archive@mail.test': 'unknown',
   'inbox@mail.test': 'primary',
