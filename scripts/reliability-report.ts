@@ -4,8 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GOALS, goalRows, type StampedSection } from '../bench/goals';
-import { describeStamp, takeRunStamp } from './runStamp';
+import { GOALS, goalRows, type StampedSection } from './lib/goals';
+import { describeStamp, takeRunStamp } from './lib/runStamp';
 
 const ROOT = join(import.meta.dirname, '..');
 /** The soak's length here (npm test runs it for 2 minutes); SOAK_MINUTES overrides it for a shorter try. */

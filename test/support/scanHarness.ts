@@ -1,4 +1,7 @@
 // The local service plus the real scanner over the loopback mail stack: what `npm start` runs, with a pushable clock.
+import { FAST_TIMEOUTS } from '../../scripts/lib/loopbackTimeouts';
+import { pollUntil } from '../../scripts/lib/poll';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { indexCredentials } from '../../shared/adapters/credentials/mailboxCredentials';
 import type { ImapTimeouts } from '../../shared/adapters/imap/ImapConnector';
 import { createScanner } from '../../shared/composition/scanner';
@@ -12,12 +15,9 @@ import type { MessageParse } from '../../shared/scanner/scanHooks';
 import type { Shard } from '../../shared/scanner/shards';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from './clocks';
-import { pollUntil } from './poll';
-import { StaticCredentialSource } from './StaticCredentialSource';
 import { startTestService, type TestService, type TestServiceOptions } from './testService';
 
-// Long enough for loopback, short enough that a silent server fails within a test.
-export const FAST_TIMEOUTS: ImapTimeouts = { connectMs: 1000, greetingMs: 3000, socketMs: 5000 };
+export { FAST_TIMEOUTS };
 
 export interface ScanHarness {
   service: TestService & { clock: OffsetClock };
