@@ -13,9 +13,10 @@ import { connectStackAccount, deliverLmtp, GTUBE, sendOnce } from '../scripts/li
 import { ACTIVE_MS } from '../shared/domain/limits';
 import type { AccountEntry } from '../shared/local/localConfig';
 import { takeHandlerTimings } from './api';
+import { checkClient, pollUntilComplete, startBenchServer } from './checkClient';
+import { COST_BASIS, costBetween, usageOf } from './checkCost';
 import { type ImapCounter, startImapCounter } from './imapCounter';
-import { type BenchAccount, type LocalServer, percentile, round, startLocalServer } from './localServer';
-import { USAGE_REPORT_PREFIX } from './usageMeter';
+import { percentile, round } from './localServer';
 
 export interface DetectionOptions {
   /** Mailboxes of the stack (accounts.json entries); every check covers all of them. */
@@ -35,56 +36,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The account a tagged address belongs to: `user+tc_<id>@domain` -> `user@domain`. */
 const untagged = (address: string) => address.replace(/\+tc_[^@]*@/, '@');
 
-interface CheckBody {
-  check_id: string;
-  status: 'pending' | 'complete' | 'timeout';
-  received: number;
-  total: number;
-  results: { email: string; category: string }[];
-}
-
-const api = (server: LocalServer) => {
-  const headers = { authorization: `Bearer ${server.key}` };
-  return {
-    start: async () => {
-      const response = await fetch(`${server.baseUrl}/api/spam-check/start`, { method: 'POST', headers });
-      if (response.status !== 200)
-        throw new Error(`start answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as { check_id: string; accounts: string[] };
-    },
-    get: async (checkId: string) => {
-      const response = await fetch(`${server.baseUrl}/api/spam-check/${checkId}`, { headers });
-      if (response.status !== 200)
-        throw new Error(`get answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as CheckBody;
-    },
-  };
-};
-
-interface UsageReport {
-  dynamo: {
-    readUnits: number;
-    writeUnits: number;
-    indexWriteUnits: number;
-    reads: Record<string, { calls: number; units: number }>;
-    writes: Record<string, { calls: number; units: number }>;
-    indexWrites: Record<string, { calls: number; units: number }>;
-  };
-  scanner: { runs: number; runMs: number };
-}
-
-/** Asks the server for its usage line (SIGUSR2) and waits for the new one. */
-const usageOf = async (server: LocalServer): Promise<UsageReport> => {
-  const before = server.output().split(USAGE_REPORT_PREFIX).length;
-  process.kill(server.pid, 'SIGUSR2');
-  for (let waited = 0; waited < 5000; waited += 20) {
-    const parts = server.output().split(USAGE_REPORT_PREFIX);
-    if (parts.length > before) return JSON.parse((parts.at(-1) as string).split('\n')[0] as string);
-    await sleep(20);
-  }
-  throw new Error('the server printed no usage report');
-};
-
 const handlerTimings = takeHandlerTimings;
 
 const stats = (values: number[]) => {
@@ -97,96 +48,6 @@ const stats = (values: number[]) => {
     minMs: sorted[0] ?? Number.NaN,
   };
 };
-
-/**
- * List prices, us-east-1, as AWS published them after DynamoDB's on-demand price cut of 2024-11-01 (Lambda and
- * DynamoDB pages); this machine has no network, so they were not re-read on the day of the run.
- */
-const PRICES = {
-  asOf: '2024-11-01 (us-east-1 list prices; not re-checked: no network on the benchmark machine)',
-  dynamoWriteRequestUnit: 0.625 / 1e6,
-  dynamoReadRequestUnit: 0.125 / 1e6,
-  lambdaArmGbSecond: 0.0000133334,
-  lambdaRequest: 0.2 / 1e6,
-} as const;
-/** Memory of the functions in infra (ServiceFunction default 256 MB; the scanner 512 MB). */
-const API_GB = 256 / 1024;
-const SCANNER_GB = 512 / 1024;
-/**
- * dynalite reports a write's units for the table only; DynamoDB also bills each write's copy into a secondary index.
- * The server's meter counts those from what each write touched (bench/indexWrites.ts): an open check's small
- * entry in gsi2 (per KB of its projected attributes), an account's whole item in gsi1, nothing for other items.
- */
-const INDEX_WRITES = 'counted per write from the projected attributes (bench/indexWrites.ts)';
-
-/**
- * What `n` checks cost between two usage reports, per check, at list prices: the measured counts, each price, and
- * each product, so BENCHMARKS.md can show the arithmetic.
- */
-const costBetween = (
-  before: UsageReport,
-  after: UsageReport,
-  timings: Awaited<ReturnType<typeof takeHandlerTimings>>,
-  n: number,
-) => {
-  const readUnits = (after.dynamo.readUnits - before.dynamo.readUnits) / n;
-  const tableWriteUnits = (after.dynamo.writeUnits - before.dynamo.writeUnits) / n;
-  const indexWriteUnits = (after.dynamo.indexWriteUnits - before.dynamo.indexWriteUnits) / n;
-  const writeUnits = tableWriteUnits + indexWriteUnits;
-  const scannerMs = (after.scanner.runMs - before.scanner.runMs) / n;
-  // Lambda bills each invocation's duration rounded up to the millisecond.
-  const billed = (calls: [at: number, ms: number][] = []) =>
-    calls.reduce((sum, [, ms]) => sum + Math.ceil(ms), 0);
-  const apiMs = (billed(timings.start) + billed(timings.get)) / n;
-  const apiCalls = ((timings.start?.length ?? 0) + (timings.get?.length ?? 0)) / n;
-  const scannerRuns = (after.scanner.runs - before.scanner.runs) / n;
-  const apiGbSeconds = (apiMs / 1000) * API_GB;
-  const scannerGbSeconds = (scannerMs / 1000) * SCANNER_GB;
-  const dollars = {
-    dynamoReads: readUnits * PRICES.dynamoReadRequestUnit,
-    dynamoWrites: writeUnits * PRICES.dynamoWriteRequestUnit,
-    apiLambda: apiGbSeconds * PRICES.lambdaArmGbSecond + apiCalls * PRICES.lambdaRequest,
-    scannerLambda: scannerGbSeconds * PRICES.lambdaArmGbSecond + scannerRuns * PRICES.lambdaRequest,
-  };
-  const total = Object.values(dollars).reduce((sum, value) => sum + value, 0);
-  // Per operation, per check: which calls the units came from.
-  const operations = (kind: 'reads' | 'writes' | 'indexWrites') =>
-    Object.fromEntries(
-      Object.entries(after.dynamo[kind]).map(([name, usage]) => {
-        const earlier = before.dynamo[kind][name] ?? { calls: 0, units: 0 };
-        return [
-          name,
-          {
-            calls: round((usage.calls - earlier.calls) / n),
-            units: round((usage.units - earlier.units) / n),
-          },
-        ];
-      }),
-    );
-  return {
-    dynamoReadUnits: round(readUnits),
-    dynamoTableWriteUnits: round(tableWriteUnits),
-    dynamoIndexWriteUnits: round(indexWriteUnits),
-    dynamoWriteUnits: round(writeUnits),
-    apiCalls: round(apiCalls),
-    apiHandlerMs: round(apiMs),
-    apiGbSeconds: Number(apiGbSeconds.toPrecision(4)),
-    scannerLoopMs: round(scannerMs),
-    scannerGbSeconds: Number(scannerGbSeconds.toPrecision(4)),
-    scannerInvocations: round(scannerRuns, 2),
-    dollars: Object.fromEntries(
-      Object.entries(dollars).map(([name, value]) => [name, Number(value.toPrecision(3))]),
-    ),
-    totalDollars: Number(total.toPrecision(3)),
-    dynamoOperations: {
-      reads: operations('reads'),
-      writes: operations('writes'),
-      indexWrites: operations('indexWrites'),
-    },
-  };
-};
-
-type Api = ReturnType<typeof api>;
 
 /**
  * How long Dovecot takes to announce a delivered copy, timed apart from the scanner: an IMAP client of the bench's own
@@ -213,35 +74,12 @@ const watchAnnouncements = async (account: AccountEntry) => {
   };
 };
 
-/** npm start over the accounts, with the usage report and the handler timings the cost figures read. */
-const startBenchServer = (accounts: readonly AccountEntry[], intervalMs: number) =>
-  startLocalServer(
-    accounts as unknown as BenchAccount[],
-    { SCAN_INTERVAL_MS: String(intervalMs), LOCAL_HANDLER_TIMING: '1' },
-    { usageReport: true },
-  );
-
-/** Polls GET every `pollMs` until the check is complete; when each account was first shown, and when complete was. */
-const pollUntilComplete = async (client: Api, checkId: string, pollMs: number) => {
-  const shownAt = new Map<string, number>();
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const body = await client.get(checkId);
-    const now = Date.now();
-    for (const result of body.results)
-      if (result.category !== 'pending' && !shownAt.has(result.email)) shownAt.set(result.email, now);
-    if (body.status === 'complete') return { shownAt, completeAt: now };
-    if (body.status === 'timeout' || now > deadline) throw new Error(`check ${checkId} never completed`);
-    await sleep(pollMs);
-  }
-};
-
 export const runDetectionBench = async (options: DetectionOptions) => {
   const { accounts, checks, intervalMs } = options;
   const pollMs = options.pollMs ?? 25;
   const say = options.progress ?? (() => undefined);
   const server = await startBenchServer(accounts, intervalMs);
-  const client = api(server);
+  const client = checkClient(server);
   const fromLmtp: number[] = [];
   const announcedAfter: number[] = [];
   const fromSmtp: number[] = [];
@@ -311,9 +149,7 @@ export const runDetectionBench = async (options: DetectionOptions) => {
         accountsPerCheck: accounts.length,
         perCheck: costBetween(before, after, await handlerTimings(server), options.costChecks),
         checkDurationMs: stats(runs),
-        prices: PRICES,
-        memoryMb: { api: API_GB * 1024, scanner: SCANNER_GB * 1024 },
-        indexWrites: INDEX_WRITES,
+        ...COST_BASIS,
       };
     }
 
@@ -360,7 +196,7 @@ export const runWaitingBench = async (options: WaitingOptions) => {
     account === waiting ? { ...account, imap: { ...account.imap, port: counter.port } } : account,
   );
   const server = await startBenchServer(served, intervalMs);
-  const client = api(server);
+  const client = checkClient(server);
   try {
     const timeoutChecks = options.checks;
     {
@@ -406,9 +242,7 @@ export const runWaitingBench = async (options: WaitingOptions) => {
         checks: timeoutChecks,
         accountsPerCheck: accounts.length,
         perCheck: costBetween(before, after, await handlerTimings(server), timeoutChecks),
-        prices: PRICES,
-        memoryMb: { api: API_GB * 1024, scanner: SCANNER_GB * 1024 },
-        indexWrites: INDEX_WRITES,
+        ...COST_BASIS,
       };
       const inWindows = counter.commands.filter(({ at }) => windows.some((w) => at >= w.from && at < w.to));
       const minutes = windows.reduce((sum, w) => sum + (w.to - w.from), 0) / 60_000;
