@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/freePort';
 import { pause } from '../../scripts/lib/poll';
 import { runEntry, spawnEntry } from '../../scripts/lib/process';
-import { freePort } from '../../scripts/lib/freePort';
 
 const MAIN = 'shared/local/main.ts';
 const KEYS = { alpha: 'ipk_access-limits-alpha-key-000000', beta: 'ipk_access-limits-beta-key-0000000' };

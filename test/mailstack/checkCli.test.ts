@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEntry, type Started, spawnEntry } from '../../scripts/lib/process';
 import { freePort } from '../../scripts/lib/freePort';
+import { runEntry, type Started, spawnEntry } from '../../scripts/lib/process';
 import { GTUBE, SMTP, sendOnce, stackAccount } from '../support/mailStack';
 
 const CHECK = 'shared/cli/check.ts';

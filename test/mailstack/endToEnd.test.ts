@@ -4,9 +4,9 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/freePort';
 import { pollUntil } from '../../scripts/lib/poll';
 import type { AccountEntry } from '../../shared/local/localConfig';
-import { freePort } from '../../scripts/lib/freePort';
 import { GTUBE, sendOnce, stackAccount } from '../support/mailStack';
 import { FAST_TIMEOUTS, pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 

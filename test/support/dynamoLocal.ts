@@ -6,9 +6,9 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { freePort } from '../../scripts/lib/freePort';
 import { pause } from '../../scripts/lib/poll';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
-import { freePort } from '../../scripts/lib/freePort';
 
 /** Clients of DynamoDB Local in the tests: 10 s an attempt, where DynamoDB itself gets 1 s (DYNAMO_TIMEOUTS). */
 export const DYNAMO_LOCAL_TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 10_000, maxAttempts: 3 };
