@@ -161,7 +161,7 @@ const latest = join(ROOT, 'bench/results/latest.json');
 const bench = existsSync(latest)
   ? (JSON.parse(readFileSync(latest, 'utf8')) as { results: Record<string, StampedSection> })
   : undefined;
-const longSections = ['load', 'properties', 'killRestart'];
+const longSections = ['load', 'properties', 'killRestart', 'fairness', 'linearParsing'];
 const ranWhen = (section: StampedSection | undefined) =>
   section?.stamp ? `${section.stamp.at}, commit ${section.stamp.commit}` : (section?.ranAt ?? 'not run');
 const longRows = bench
