@@ -172,6 +172,7 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
       : PRE_LOGIN.has(verb);
     if (!allowed) return send(`${tag} BAD Command not valid in this state`);
     if (imap.refuse?.test(text)) return send(`${tag} NO [UNAVAILABLE] Temporary server failure`);
+    if (imap.stall?.(text)) return;
     switch (verb) {
       case 'CAPABILITY':
         return ok('CAPABILITY completed.', `* CAPABILITY ${capabilities().join(' ')}`);

@@ -47,5 +47,7 @@ export interface ScriptedImap {
   commands: string[];
   /** Commands matching this are refused with NO, as a briefly unavailable server would. */
   refuse?: RegExp | undefined;
+  /** Commands for which this is true are never answered, as a server too slow to serve them would not in time. */
+  stall?: ((command: string) => boolean) | undefined;
   close(): Promise<void>;
 }

@@ -205,7 +205,7 @@ export class Scanner {
       if (this.deps.watch) this.watches.keep(credentials, chosen, this.closing.signal);
       const moved: NonNullable<AccountState['cursors']> = new Map();
       const budget = { batches: SWEEP_BATCHES };
-      let backlog = false;
+      let [backlog, stalled] = [false, false];
       for (const folder of chosen) {
         const folderState = folders.find((candidate) => candidate.path === folder.path);
         if (!folderState) continue;
@@ -213,6 +213,8 @@ export class Scanner {
         for await (const read of readNew(cursors, clock, email, state, session, folderState, budget)) {
           if (unfinished === undefined) report.foldersRead++;
           unfinished = read.partial;
+          stalled ||= read.stalled !== undefined;
+          if (read.stalled?.skipped) this.record.skipped(email, folder.path, read.stalled.skipped);
           report.messagesFetched += read.messages.length;
           const messages = read.cursor ? this.tabs.unread(email, folder.path, read.messages) : read.messages;
           const found = await attribute(messages, {
@@ -256,13 +258,14 @@ export class Scanner {
           moved.clear();
         }
         if (unfinished) backlog = true;
+        if (stalled) break;
       }
       await advanceCursors(cursors, email, state, moved);
-      state.backlog = backlog;
-      const hadFailures = state.failures > 0 || this.failuresOnRecord.has(email);
-      state.failures = 0;
-      state.retryAt = 0;
+      state.backlog = backlog || stalled;
       report.ok = true;
+      if (stalled) await dropSession(state);
+      const hadFailures = !stalled && (state.failures > 0 || this.failuresOnRecord.has(email));
+      if (!stalled) [state.failures, state.retryAt] = [0, 0];
       // Only when there is something to clear: the store's write is conditional, but a refused one is billed too.
       if (hadFailures && this.deps.health) {
         this.failuresOnRecord.delete(email);

@@ -66,13 +66,23 @@ export interface MailboxSession {
   readonly usable?: boolean;
   /** Every folder with its UIDVALIDITY and UIDNEXT, in as few commands as the server allows. */
   folders(): Promise<FolderState[]>;
-  /** Headers of the messages with a UID above `afterUid` and at most `upToUid`, in one fetch with its own deadline. */
+  /**
+   * Headers of the messages with a UID above `afterUid` and at most `upToUid`, in one fetch with its own deadline;
+   * past it the session is closed and the call fails with a SilentServerError.
+   */
   headersAfter(path: string, afterUid: number, upToUid: number): Promise<FetchedHeaders[]>;
   /** Headers of the messages that arrived at or after `since` (first sight of a folder). */
   headersSince(path: string, since: number): Promise<FetchedHeaders[]>;
   /** Where Gmail files each of `uids` (in INBOX): one X-GM-RAW search per tab over the whole set, first tab wins. */
   tabsOf(path: string, uids: readonly number[]): Promise<Map<number, GmailTab>>;
   close(): Promise<void>;
+}
+
+/** A call the server did not answer within its deadline: the session is closed, a new one is needed. */
+export class SilentServerError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`the server did not answer within ${waitedMs} ms`);
+  }
 }
 
 /** A connection of its own held on one folder, telling of new mail as the server announces it (IMAP IDLE). */

@@ -2,14 +2,15 @@
 
 import { setMaxListeners } from 'node:events';
 import type { Clock } from '../domain/clock';
-import type {
-  CursorStore,
-  FetchedHeaders,
-  FolderCursor,
-  FolderState,
-  MailboxConnector,
-  MailboxCredentials,
-  MailboxSession,
+import {
+  type CursorStore,
+  type FetchedHeaders,
+  type FolderCursor,
+  type FolderState,
+  type MailboxConnector,
+  type MailboxCredentials,
+  type MailboxSession,
+  SilentServerError,
 } from './ports';
 
 /** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
@@ -23,6 +24,8 @@ export interface AccountState {
   cursorsRead?: Promise<Map<string, FolderCursor>>;
   /** Per folder, UIDs above its cursor already read and recorded (the newest of a backlog, read first). */
   ahead?: Map<string, AheadRange>;
+  /** Per folder, fetches narrowed after one missed its deadline (see Narrowed). */
+  narrowed?: Map<string, Narrowed>;
   /** The last sweep left new messages unread (a backlog): the next one follows at once. */
   backlog?: boolean;
   busy: boolean;
@@ -100,6 +103,22 @@ export interface FolderRead {
   ahead?: AheadRange;
   /** The folder is not read to its end yet: more follows in this sweep or the next. */
   partial: boolean;
+  /**
+   * The fetch missed its deadline and closed the session: the sweep ends here, as progress, not a failure. With
+   * `skipped`, that fetch was of this one UID alone, and `cursor` moves past it.
+   */
+  stalled?: { skipped?: number };
+}
+
+/**
+ * A folder whose fetch missed its deadline is read in smaller spans from its cursor, halved at each miss and
+ * doubled back at each answer, and without reading ahead, until the cursor passes `until` (the end of the last
+ * range missed): a sender's header blocks that are slow to serve cannot hold a whole batch, or the account, back.
+ */
+export interface Narrowed {
+  uidValidity: string;
+  span: number;
+  until: number;
 }
 
 export interface AheadRange {
@@ -145,18 +164,34 @@ export async function* readNew(
   let done = cursor.lastUid;
   // A folder holding no more than a batch (STATUS MESSAGES) has no more than that above its cursor, however far
   // its UIDs spread: one fetch, where batches of UIDs would cost one per FETCH_BATCH of gaps.
-  const span = folder.messages !== undefined && folder.messages <= FETCH_BATCH ? high - done : FETCH_BATCH;
+  const whole = folder.messages !== undefined && folder.messages <= FETCH_BATCH ? high - done : FETCH_BATCH;
+  const narrowedOf = () => {
+    const narrowed = state.narrowed?.get(path);
+    if (narrowed?.uidValidity === uidValidity && narrowed.until > done) return narrowed;
+    state.narrowed?.delete(path);
+    return undefined;
+  };
+  const narrow = (span: number, until: number) => {
+    state.narrowed ??= new Map();
+    state.narrowed.set(path, { uidValidity, span, until: Math.max(until, narrowedOf()?.until ?? 0) });
+  };
+  const span = Math.min(whole, narrowedOf()?.span ?? whole);
   const aheadOf = () => {
     const ahead = state.ahead?.get(path);
     if (ahead?.uidValidity === uidValidity && ahead.to > done) return ahead;
     state.ahead?.delete(path);
     return undefined;
   };
-  if (high - done > span) {
+  if (high - done > span && !narrowedOf()) {
     const from = Math.max(done, aheadOf()?.to ?? done, high - FETCH_BATCH) + 1;
     if (from <= high) {
-      const messages = await session.headersAfter(path, from - 1, high);
-      yield { messages, ahead: { uidValidity, from, to: high }, partial: true };
+      const messages = await missable(session.headersAfter(path, from - 1, high));
+      // Missed: the newest wait for the cursor to reach them, read in order from there.
+      if (!messages) narrow(span, high);
+      yield messages
+        ? { messages, ahead: { uidValidity, from, to: high }, partial: true }
+        : { messages: [], partial: true, stalled: {} };
+      if (!messages) return;
     }
   }
   for (let fetched = 0; done < high && (fetched === 0 || budget.batches > 0); ) {
@@ -166,14 +201,39 @@ export async function* readNew(
       yield { messages: [], cursor: { uidValidity, lastUid: done }, partial: done < high };
       continue;
     }
-    const to = Math.min(done + span, high, ahead ? ahead.from - 1 : high);
+    const narrowed = narrowedOf();
+    const to = Math.min(done + (narrowed?.span ?? whole), high, ahead ? ahead.from - 1 : high);
     budget.batches--;
     fetched++;
-    const messages = await session.headersAfter(path, done, to);
+    const messages = await missable(session.headersAfter(path, done, to));
+    if (!messages && to - done > 1) {
+      narrow(Math.floor((to - done) / 2), to);
+      yield { messages: [], partial: true, stalled: {} };
+      return;
+    }
+    if (!messages) {
+      // Even alone it was not handed over in time: stepped over (and counted), or it would hold the folder forever.
+      narrow(1, to);
+      yield {
+        messages: [],
+        cursor: { uidValidity, lastUid: to },
+        partial: to < high,
+        stalled: { skipped: to },
+      };
+      return;
+    }
+    if (narrowed) narrowed.span = Math.min(narrowed.span * 2, FETCH_BATCH);
     done = to;
     yield { messages, cursor: { uidValidity, lastUid: done }, partial: done < high };
   }
 }
+
+/** A fetch's headers, or undefined when it missed its deadline; any other failure fails the sweep as before. */
+const missable = (fetch: Promise<FetchedHeaders[]>): Promise<FetchedHeaders[] | undefined> =>
+  fetch.catch((error: unknown) => {
+    if (error instanceof SilentServerError) return undefined;
+    throw error;
+  });
 
 /** Remembers UIDs read ahead of a folder's cursor whose copies are all recorded: the cursor steps over them. */
 export const readAhead = (state: AccountState, path: string, range: AheadRange): void => {

@@ -25,6 +25,16 @@ export class Recorder {
     this.results = new ResultBatcher(deps.checks, deps.clock);
   }
 
+  /** A message the server did not hand over within a fetch's deadline even alone: named by UID, never its content. */
+  skipped(email: string, path: string, uid: number): void {
+    this.deps.log.warn('skipped a message the server did not hand over in time', {
+      account: email,
+      folder: path,
+      uid,
+    });
+    this.deps.events?.skipped?.({ email, path, uid });
+  }
+
   /** Records one attributed copy, once per check and account; returns the store's outcome. */
   async placement(copy: AttributedCopy, email: string, path: string): Promise<RecordOutcome> {
     const { checkId, category, verdict, evidence } = copy;

@@ -113,6 +113,14 @@ export const METRICS = {
     description:
       'How many sweeps in a row an account has failed, emitted on each failure; alarm on its maximum',
   },
+  messagesSkipped: {
+    name: 'MessagesSkipped',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Account',
+    description:
+      'Messages a server did not hand over within a fetch deadline even alone, skipped, by account',
+  },
   unhealthyAccounts: {
     name: 'UnhealthyAccounts',
     unit: 'Count',

@@ -8,6 +8,7 @@ import {
   GMAIL_TABS,
   type GmailTab,
   type MailboxSession,
+  SilentServerError,
 } from '../../scanner/ports';
 import { logOut } from './connection';
 
@@ -110,13 +111,13 @@ export class ImapSession implements MailboxSession {
       timer = setTimeout(() => {
         silent = true;
         this.client.close();
-        reject(new Error(`the server did not answer within ${this.answerMs} ms`));
+        reject(new SilentServerError(this.answerMs));
       }, this.answerMs);
     });
     try {
       return await Promise.race([call(), watchdog]);
     } catch (error) {
-      if (silent) throw new Error(`the server did not answer within ${this.answerMs} ms`);
+      if (silent) throw new SilentServerError(this.answerMs);
       throw error;
     } finally {
       clearTimeout(timer);

@@ -69,6 +69,7 @@ export const scanMetrics = (
   healthChanged: ({ email, state }) => {
     if (state === 'unhealthy') emit(metrics, 'accountsUnhealthy', 1, email);
   },
+  skipped: ({ email }) => emit(metrics, 'messagesSkipped', 1, email),
   // Not a metric of its own: a watch that fails leaves its account polled, which the sweep metrics show.
   watched: () => undefined,
   // Not a metric: one per message read would be a record per message; a slow one shows in the sweep's duration.
