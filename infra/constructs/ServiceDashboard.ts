@@ -129,12 +129,16 @@ export class ServiceDashboard extends Construct {
       label: 'alarm',
     };
     this.dashboard.addWidgets(
-      graph('IMAP failures, by account', [serviceSearch('imapFailures', 'Sum')], {
-        right: [
-          serviceMetric('consecutiveImapFailures', { statistic: 'Maximum', label: 'consecutive (max)' }),
-        ],
-        rightAnnotations: [alarmLine],
-      }),
+      graph(
+        'IMAP failures and skipped messages, by account',
+        [serviceSearch('imapFailures', 'Sum'), serviceSearch('messagesSkipped', 'Sum')],
+        {
+          right: [
+            serviceMetric('consecutiveImapFailures', { statistic: 'Maximum', label: 'consecutive (max)' }),
+          ],
+          rightAnnotations: [alarmLine],
+        },
+      ),
       graph('Accounts out of new checks', [
         serviceMetric('unhealthyAccounts', { statistic: 'Maximum', label: 'unhealthy accounts' }),
         serviceSearch('accountsUnhealthy', 'Sum'),
