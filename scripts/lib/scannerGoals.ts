@@ -1,0 +1,108 @@
+// Owns the scanner's goals in BENCHMARKS.md: detection latency, sweep cost against old mail, one sweep at scale,
+// connections and logins per account, and shards.
+import { BENCH, type Goal, get, ms, num, str } from './goalReading';
+
+export const SCANNER_GOALS: Goal[] = [
+  {
+    section: 'detection',
+    goal: "Detection from the LMTP delivery's return (the copy is in its mailbox) to GET showing the account: p95 ≤ 650 ms over ≥ 50 checks",
+    command: `${BENCH} detection`,
+    read: (r) => ({
+      measured: `p50 ${ms(num(r, 'lmtpToGet.p50Ms'))}, p95 ${ms(num(r, 'lmtpToGet.p95Ms'))}, max ${ms(num(r, 'lmtpToGet.maxMs'))} over ${num(r, 'lmtpToGet.samples')} results (${num(r, 'checks')} checks × ${num(r, 'accountsPerCheck')} accounts, sweep interval ${num(r, 'scanIntervalMs')} ms); of it, Dovecot's announcement of a delivery (EXISTS to an IDLE client of the bench's own on ${str(r, 'lmtpToAnnouncement.account')}): p50 ${ms(num(r, 'lmtpToAnnouncement.p50Ms'))}, p95 ${ms(num(r, 'lmtpToAnnouncement.p95Ms'))} over ${num(r, 'lmtpToAnnouncement.samples')} deliveries`,
+      pass: num(r, 'lmtpToGet.p95Ms') <= 650 && num(r, 'checks') >= 50 && num(r, 'accountsPerCheck') >= 4,
+    }),
+  },
+  {
+    section: 'detection',
+    goal: "From the SMTP client's send returning to GET showing `complete`: p95 ≤ 800 ms",
+    command: `${BENCH} detection`,
+    read: (r) => ({
+      measured: `p50 ${ms(num(r, 'smtpSendToComplete.p50Ms'))}, p95 ${ms(num(r, 'smtpSendToComplete.p95Ms'))}, max ${ms(num(r, 'smtpSendToComplete.maxMs'))} over ${num(r, 'smtpSendToComplete.samples')} checks; each account shown p50 ${ms(num(r, 'smtpSendToGet.p50Ms'))}, p95 ${ms(num(r, 'smtpSendToGet.p95Ms'))}`,
+      pass: num(r, 'smtpSendToComplete.p95Ms') <= 800 && num(r, 'smtpSendToComplete.samples') >= 50,
+    }),
+  },
+  {
+    section: 'sweepCost',
+    goal: 'Sweep of a mailbox with 10,000 old messages ≤ 1.2 × one with a single old message, in IMAP commands (an empty folder is not opened at all)',
+    command: `${BENCH} sweep-cost`,
+    read: (r) => ({
+      measured: `worst phase ${num(r, 'worstCommandRatio')} × (${num(r, 'oldMessages')} messages)`,
+      pass: num(r, 'worstCommandRatio') <= 1.2 && num(r, 'oldMessages') >= 10_000,
+    }),
+  },
+  {
+    section: 'sweepCost',
+    goal: 'The same, in time (median sweep per phase)',
+    command: `${BENCH} sweep-cost`,
+    read: (r) => {
+      const phases = ['firstSight', 'idle', 'newMessage']
+        .map(
+          (phase) =>
+            `${phase} ${num(r, `phases.${phase}.fullMedianMs`)}/${num(r, `phases.${phase}.baselineMedianMs`)} ms`,
+        )
+        .join(', ');
+      return {
+        measured: `worst ${num(r, 'worstTimeRatio')} × (${phases})`,
+        pass: num(r, 'worstTimeRatio') <= 1.2,
+      };
+    },
+  },
+  {
+    section: 'scale',
+    goal: 'One sweep over 200 accounts with 1,000 active checks ≤ 5 s',
+    command: `${BENCH} scale`,
+    read: (r) => ({
+      measured: `${ms(num(r, 'steadySweep.medianMs'))} median, ${ms(num(r, 'steadySweep.maxMs'))} max of ${num(r, 'steadySweep.sweeps')} sweeps (${num(r, 'accounts')} accounts, ${num(r, 'activeChecks')} checks)`,
+      pass:
+        num(r, 'steadySweep.maxMs') <= 5000 &&
+        num(r, 'accounts') >= 200 &&
+        num(r, 'activeChecks') >= 1000 &&
+        num(r, 'steadySweep.failed') === 0,
+    }),
+  },
+  {
+    section: 'scale',
+    goal: "The same, for a loop's first sweep: 200 logins and a full listing of the 1,000 checks ≤ 2 s (tightened from 5 s)",
+    command: `${BENCH} scale`,
+    read: (r) => ({
+      measured: `${ms(num(r, 'firstSweep.ms'))}, of which listing the checks ${ms(num(r, 'firstSweep.listActiveMs'))}; ${num(r, 'firstSweep.failed')} account sweep(s) failed${Number.isFinite(num(r, 'firstSweep.messagesRead')) ? `; first sight read ${num(r, 'firstSweep.messagesRead')} recent messages in ${num(r, 'firstSweep.accountsWithMail')} accounts, ${num(r, 'firstSweep.copiesRecorded')} of them copies of a check that could still wait (written or found written)` : ''}`,
+      // A sweep that fails fast must not make the sweep look fast.
+      pass: num(r, 'firstSweep.ms') <= 2000 && num(r, 'accounts') >= 200 && num(r, 'firstSweep.failed') === 0,
+    }),
+  },
+  {
+    section: 'scale',
+    goal: 'IMAP connections per account ≤ 2 (counted by Dovecot)',
+    command: `${BENCH} scale`,
+    read: (r) => ({
+      measured: `${num(r, 'maxConnectionsPerAccount')} at most; ${num(r, 'loginsPerAccount')} login(s) per account in ${num(r, 'steadySweep.sweeps') + 1} sweeps`,
+      pass: num(r, 'maxConnectionsPerAccount') <= 2,
+    }),
+  },
+  {
+    section: 'scale',
+    goal: 'An idle scanner makes zero IMAP logins',
+    command: `${BENCH} scale`,
+    read: (r) => ({ measured: `${num(r, 'idle.logins')} logins`, pass: num(r, 'idle.logins') === 0 }),
+  },
+  {
+    section: 'shards',
+    goal: 'Shards scale: 4 shards sweep ≥ 3.8 × the accounts a second of 1 shard (50 accounts each, all sweeping at once)',
+    command: `${BENCH} shards`,
+    read: (r) => {
+      const rows =
+        (get(r, 'rows') as {
+          shards: number;
+          accounts: number;
+          accountSweepsPerSec: number;
+          slowestShardMedianMs: number;
+          slowestShardCpuMedianMs: number;
+          readUnitsPerSweep: number;
+        }[]) ?? [];
+      return {
+        measured: `${num(r, 'speedup')} × (${rows.map((row) => `${row.shards}×${row.accounts / row.shards}: ${row.accountSweepsPerSec} account sweeps/s, slowest shard's sweep ${row.slowestShardMedianMs} ms, its CPU ${row.slowestShardCpuMedianMs} ms, ${row.readUnitsPerSweep} read units per sweep`).join('; ')})`,
+        pass: num(r, 'speedup') >= 3.8 && rows.at(-1)?.shards === 4,
+      };
+    },
+  },
+];
