@@ -27,6 +27,14 @@ export const storedCounts = async (emails: readonly string[]): Promise<Record<st
   return counts;
 };
 
+/** The highest UID INBOX has handed out (UIDNEXT - 1), deleted messages' included. */
+export const lastInboxUid = (email: string): Promise<number> =>
+  withAccount(email, async (client) => {
+    const status = await client.status('INBOX', { uidNext: true });
+    if (!status || status.uidNext === undefined) throw new Error(`no UIDNEXT for ${email}'s INBOX`);
+    return status.uidNext - 1;
+  });
+
 /** Deletes every message in every folder of each account. */
 export const emptyAccounts = async (emails: readonly string[]): Promise<void> => {
   for (const email of emails) {
