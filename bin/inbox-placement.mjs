@@ -12,7 +12,7 @@ commands:
 const [command, ...args] = process.argv.slice(2);
 if (command === 'check') {
   register();
-  const { main } = await import('../shared/cli/check.ts');
+  const { main } = await import('../shared/cli/placement.ts');
   await main(args);
 } else if (command === 'help' || command === '--help' || command === '-h') {
   process.stdout.write(`${USAGE}\n`);

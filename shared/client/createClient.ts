@@ -1,6 +1,6 @@
 // Owns talking to the inbox-placement API over HTTP: start a check, read it, and poll it until it is settled.
 // Depends on nothing of the server but the category vocabulary, so API consumers can import it as it is.
-import { type CheckView, checkProblem, type StartedCheck, startedCheckProblem } from './check';
+
 import {
   ApiError,
   ApiKeyRejectedError,
@@ -9,9 +9,10 @@ import {
   NetworkError,
   NoAccountsInScopeError,
   WaitTimeoutError,
-} from './errors';
+} from './apiErrors';
 import { type PollIntervalOptions, pollIntervalOf } from './pollInterval';
-import { type PlacementReport, reportProblem } from './report';
+import { type PlacementReport, reportProblem } from './reportResponse';
+import { type CheckView, checkProblem, type StartedCheck, startedCheckProblem } from './resources';
 
 export interface ClientOptions {
   /** Where the API is, e.g. `http://127.0.0.1:3000` or an API Gateway URL with its stage path. */

@@ -1,20 +1,5 @@
 // Owns the client's public surface: what an API consumer imports to start, read and wait for checks.
-export {
-  type AccountResult,
-  type Category,
-  CHECK_STATUSES,
-  type CheckStatus,
-  type CheckView,
-  inboxRate,
-  type StartedCheck,
-} from './check';
-export {
-  type ClientOptions,
-  createClient,
-  type InboxPlacementClient,
-  type RequestOptions,
-  type WaitOptions,
-} from './createClient';
+
 export {
   ApiError,
   type ApiErrorKind,
@@ -25,7 +10,14 @@ export {
   NetworkError,
   NoAccountsInScopeError,
   WaitTimeoutError,
-} from './errors';
+} from './apiErrors';
+export {
+  type ClientOptions,
+  createClient,
+  type InboxPlacementClient,
+  type RequestOptions,
+  type WaitOptions,
+} from './createClient';
 export { POLL_INTERVAL_MS, type PollIntervalOptions, pollIntervalOf } from './pollInterval';
 export {
   type AuthReasons,
@@ -36,4 +28,13 @@ export {
   type ReportAccount,
   reportProblem,
   type SpamVerdict,
-} from './report';
+} from './reportResponse';
+export {
+  type AccountResult,
+  type Category,
+  CHECK_STATUSES,
+  type CheckStatus,
+  type CheckView,
+  inboxRate,
+  type StartedCheck,
+} from './resources';

@@ -8,7 +8,7 @@ import {
   TooManyRequestsError,
 } from '../domain/errors';
 import type { Logger } from '../log';
-import { MethodNotAllowedError } from './errors';
+import { MethodNotAllowedError } from './requestErrors';
 import { errorResponse } from './responses';
 
 const headersFor = (error: DomainError): Record<string, string> => {

@@ -6,7 +6,7 @@ import { getReport } from '../usecases/getReport';
 import { startCheck } from '../usecases/startCheck';
 import { authenticatedApi, publicApi } from './apiHandler';
 import type { ApiDeps } from './deps';
-import { MethodNotAllowedError, RouteNotFoundError } from './errors';
+import { MethodNotAllowedError, RouteNotFoundError } from './requestErrors';
 import { allowedMethods, REPORT_ROUTE, routeKeyOf } from './routes';
 
 /** POST /api/spam-check/start: starts a check for the caller's scope. */

@@ -10,7 +10,7 @@ import {
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { DomainError } from '../domain/errors';
-import { HeadersTooLargeError, MalformedRequestError, PayloadTooLargeError } from '../http/errors';
+import { HeadersTooLargeError, MalformedRequestError, PayloadTooLargeError } from '../http/requestErrors';
 import { errorResponse } from '../http/responses';
 import { findRoute, type RouteFunction, routeKeyOf } from '../http/routes';
 import type { Logger } from '../log';

@@ -1,7 +1,8 @@
 // Owns reading the receiving provider's own Authentication-Results (RFC 8601) from a copy's header block: only the
 // topmost, by an authserv-id the account trusts by exact name, with bounded effort on whatever the sender wrote.
+
+import type { AuthVerdict } from '../domain/placementReport';
 import type { AuthTrust } from '../domain/receivingTrust';
-import type { AuthVerdict } from '../domain/report';
 import { fieldAt, unfolded } from './headers';
 import { microsoftMarkIn } from './receiverMarks';
 

@@ -1,8 +1,9 @@
 // Owns what a delivered copy says about why it landed where it did, as kept with its result: when it was sent and
 // delivered, and the receiving side's own authentication results and spam verdict (see authResults.ts and
 // spamVerdict.ts for whose headers are believed).
+
+import type { AuthVerdict, SpamVerdict } from '../domain/placementReport';
 import type { ReceivingTrust } from '../domain/receivingTrust';
-import type { AuthVerdict, SpamVerdict } from '../domain/report';
 import { authVerdictOf } from './authResults';
 import { valueInBlock } from './headers';
 import { spamVerdictOf } from './spamVerdict';

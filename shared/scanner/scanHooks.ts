@@ -1,8 +1,8 @@
 // Owns what the scanner tells the outside world: the event hooks and the shapes of a placement, a sweep and a tick.
 
 import type { DetectedCategory } from '../domain/categories';
+import type { AuthVerdict } from '../domain/placementReport';
 import type { RecordOutcome } from '../domain/ports';
-import type { AuthVerdict } from '../domain/report';
 import type { MsDelivery } from '../providers/msDelivery';
 import type { ParseCost } from './attributing';
 import type { SettledCheck } from './ports';

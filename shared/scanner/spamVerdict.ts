@@ -2,8 +2,9 @@
 // Microsoft's X-Forefront-Antispam-Report (SCL, SFV, CAT) and X-Microsoft-Antispam (BCL). Only the filters the
 // account's provider (or the account) names as its own are read, and only where the receiver demonstrably wrote
 // them (receiverMarks.ts): a copy the filter skipped shows no verdict, never the one the sender wrote.
+
+import type { SpamVerdict } from '../domain/placementReport';
 import type { SpamFilter } from '../domain/receivingTrust';
-import type { SpamVerdict } from '../domain/report';
 import { MS_DELIVERY_HEADER } from './headers';
 import { aboveTopReceived, belowMicrosoftMark } from './receiverMarks';
 

@@ -9,14 +9,14 @@ import {
 } from '../domain/categories';
 import { type Check, statusOf } from '../domain/check';
 import { ACTIVE_MS } from '../domain/limits';
-import type { RecordedDetails } from '../domain/ports';
 import type {
   AuthReasons,
   AuthVerdict,
   PlacementReport,
   ProviderSummary,
   ReportAccount,
-} from '../domain/report';
+} from '../domain/placementReport';
+import type { RecordedDetails } from '../domain/ports';
 import { showingCheck } from './getCheck';
 
 /** A check started before providers were kept with it names none. */

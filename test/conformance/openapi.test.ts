@@ -9,7 +9,11 @@ import {
   NoAccountsError,
   StoreUnavailableError,
 } from '../../shared/domain/errors';
-import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError } from '../../shared/http/errors';
+import {
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+} from '../../shared/http/requestErrors';
 import { ROUTES } from '../../shared/http/routes';
 import {
   openApiDocument as doc,

@@ -1,9 +1,9 @@
 // GET /api/spam-check/{check_id}/report over real HTTP against the local server and dynalite: the get operation's
-// auth, 401 and 404 answers, retention and scope rule; the summary as shared/domain/report.ts describes it; what
+// auth, 401 and 404 answers, retention and scope rule; the summary as shared/domain/placementReport.ts describes it; what
 // the scanner recorded with each result, read back from the one check item; and the spec's get unchanged beside it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETENTION_MS } from '../../shared/domain/limits';
-import type { PlacementReport } from '../../shared/domain/report';
+import type { PlacementReport } from '../../shared/domain/placementReport';
 import type { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
 

@@ -11,9 +11,9 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runEntry } from '../../scripts/lib/process';
-import { failureSentences, providerName } from '../../shared/cli/check/explain';
+import { failureSentences, providerName } from '../../shared/cli/placement/explain';
 import { reportProblem } from '../../shared/client';
-import type { PlacementReport } from '../../shared/domain/report';
+import type { PlacementReport } from '../../shared/domain/placementReport';
 import { connectStackAccount, SMTP, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 
@@ -175,7 +175,7 @@ describe('the check CLI signs what it sends', () => {
     try {
       const subject = `cli dkim ${randomUUID()}`;
       const run = await runEntry(
-        'shared/cli/check.ts',
+        'shared/cli/placement.ts',
         signedSendArgs(subject, 'Signed by the check CLI.', 'sender.test.s1.key'),
         {
           INBOX_PLACEMENT_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -255,7 +255,7 @@ describe("the check CLI says why in the stack's own words", () => {
   it('signed with the wrong key: the table explains DKIM failed with the reason the stack wrote', async () => {
     await withTrustingHarness('user004@mail.test', 'why', async (harness, key) => {
       const run = await runEntry(
-        'shared/cli/check.ts',
+        'shared/cli/placement.ts',
         signedSendArgs(
           `cli why ${randomUUID()}`,
           'Signed with a key the stack does not publish.',

@@ -13,7 +13,7 @@ import { freePort } from '../../scripts/lib/freePort';
 import { runEntry, type Started, spawnEntry } from '../../scripts/lib/process';
 import { GTUBE, SMTP, sendOnce, stackAccount } from '../support/mailStack';
 
-const CHECK = 'shared/cli/check.ts';
+const CHECK = 'shared/cli/placement.ts';
 const ACCOUNTS = ['inbox@mail.test', 'junk@mail.test'];
 let dir: string;
 let service: Started;

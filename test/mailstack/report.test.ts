@@ -6,7 +6,7 @@
 // GTUBE among its rules; inbox@ runs no spam filter, so it reports none.
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { PlacementReport } from '../../shared/domain/report';
+import type { PlacementReport } from '../../shared/domain/placementReport';
 import { GTUBE, SMTP, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 

@@ -11,9 +11,9 @@ import { type ScriptedImap, startScriptedImap } from '../../scripts/lib/scripted
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import type { DetectedCategory } from '../../shared/domain/categories';
 import { newCheckId } from '../../shared/domain/checkId';
+import type { AuthVerdict, SpamVerdict } from '../../shared/domain/placementReport';
 import type { PlacementDetails } from '../../shared/domain/ports';
 import { trustOf } from '../../shared/domain/receivingTrust';
-import type { AuthVerdict, SpamVerdict } from '../../shared/domain/report';
 import { createLogger } from '../../shared/log';
 import { type Provider, presetFor } from '../../shared/providers/presets';
 import { Scanner } from '../../shared/scanner/Scanner';

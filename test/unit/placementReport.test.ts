@@ -1,9 +1,9 @@
 // The check CLI's placement report, pure: the terminal table, the sentences for failing checks, and the HTML page,
 // which must stay self-contained and escape every value a sender could have shaped.
 import { describe, expect, it } from 'vitest';
-import { failureSentences, printable } from '../../shared/cli/check/explain';
-import { escapeHtml, renderHtmlReport } from '../../shared/cli/check/htmlReport';
-import { reportTable } from '../../shared/cli/check/reportTable';
+import { failureSentences, printable } from '../../shared/cli/placement/explain';
+import { escapeHtml, renderHtmlReport } from '../../shared/cli/placement/htmlReport';
+import { reportTable } from '../../shared/cli/placement/reportTable';
 import { reportProblem } from '../../shared/client';
 import { authResults, HOSTILE_FOLDER, sampleReport } from '../support/placementReport';
 

@@ -1,4 +1,4 @@
-// The report's summary and times from a check alone (shared/usecases/getReport.ts), as shared/domain/report.ts
+// The report's summary and times from a check alone (shared/usecases/getReport.ts), as shared/domain/placementReport.ts
 // describes them: timeout's completed_at, a check stored before providers were kept, and an empty rate.
 import { describe, expect, it } from 'vitest';
 import { type Check, newCheck } from '../../shared/domain/check';

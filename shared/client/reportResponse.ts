@@ -10,7 +10,7 @@ export type {
   ProviderSummary,
   ReportAccount,
   SpamVerdict,
-} from '../domain/report';
+} from '../domain/placementReport';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,6 +1,6 @@
 // Owns what the client throws: the service's `{detail}` answers (ApiError and one subclass per error of the spec),
 // no answer at all (NetworkError), an answer outside the contract (BadResponseError), and giving up a wait.
-import type { CheckView } from './check';
+import type { CheckView } from './resources';
 
 /** Base class of everything the client throws on purpose; an abort rejects with the signal's reason instead. */
 export class InboxPlacementError extends Error {

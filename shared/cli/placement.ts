@@ -16,18 +16,18 @@ import {
   WaitTimeoutError,
 } from '../client';
 import { type CliSettings, loadCliSettings } from '../config';
-import { renderHtmlReport } from './check/htmlReport';
-import { type LoadedMessage, loadDkim, loadMessage, MessageError, mailFor } from './check/message';
+import { renderHtmlReport } from './placement/htmlReport';
+import { type LoadedMessage, loadDkim, loadMessage, MessageError, mailFor } from './placement/message';
 import {
   type CheckOptions,
   DEFAULT_TIMEOUT_S,
   DEFAULT_URL,
   parseCheckOptions,
   UsageError,
-} from './check/options';
-import { createProgress, jsonReport, type ProgressStream, percent, tableReport } from './check/report';
-import { reportTable } from './check/reportTable';
-import { createSender, parseSmtpUrl, SmtpError, type SmtpTarget } from './check/smtp';
+} from './placement/options';
+import { createProgress, jsonReport, type ProgressStream, percent, tableReport } from './placement/output';
+import { reportTable } from './placement/reportTable';
+import { createSender, parseSmtpUrl, SmtpError, type SmtpTarget } from './placement/smtp';
 
 export const USAGE = `usage: npm run placement -- [options]        (or: npx inbox-placement check [options])
 
