@@ -2,7 +2,15 @@
 // scripts/lib/linearity.ts up to a megabyte: each function's worst CPU time of one call at the largest size, and
 // its steepest step (each about eightfold). `npx tsx bench/linearParsing.ts` prints one JSON summary.
 import { pathToFileURL } from 'node:url';
-import { growthOf, LARGEST_SIZE, MAX_STEP_RATIO, PAYLOADS, SIZES, SUBJECTS } from '../scripts/lib/linearity';
+import {
+  ATTEMPTS,
+  growthOn,
+  LARGEST_SIZE,
+  MAX_STEP_RATIO,
+  PAYLOADS,
+  SIZES,
+  SUBJECTS,
+} from '../scripts/lib/linearity';
 
 /** The goal for one call on the largest hostile input; reported against, never asserted here. */
 const BUDGET_MS = 50;
@@ -19,7 +27,7 @@ export const runLinearParsingBench = (
   const largest = options.largest ?? LARGEST_SIZE;
   const functions = SUBJECTS.map((subject) => {
     const growths = Object.keys(PAYLOADS).map((payload) =>
-      growthOf(subject, payload, {
+      growthOn(subject, payload, {
         reps: options.reps ?? 5,
         largest,
         ...(options.minMs ? { minMs: options.minMs } : {}),
@@ -51,7 +59,7 @@ export const runLinearParsingBench = (
     payloads: Object.keys(PAYLOADS),
     budgetMs: BUDGET_MS,
     maxStepRatio: MAX_STEP_RATIO,
-    timing: 'CPU time of one call, best of the repetitions',
+    timing: `CPU time of one call, best of the repetitions; a ladder with a step over ${MAX_STEP_RATIO} × timed again, up to ${ATTEMPTS} times in all, as test/unit/linearity.test.ts does`,
     functions,
     durationS: round((performance.now() - started) / 1000),
     node: process.version,
