@@ -26,6 +26,31 @@ export interface ReportAccount {
   spam: SpamVerdict | null;
   /** The provider's own stamped verdict (Outlook's X-Microsoft-Antispam-Mailbox-Delivery), else null. */
   provider_verdict: string | null;
+  /** True when the seed's own control messages went astray lately: its copy is shown but left out of every rate. */
+  suspect?: boolean;
+}
+
+/**
+ * A rate with its count and 95 % Wilson score interval; `of` counts received copies from seeds not suspect, and
+ * rate, low and high are null when it is 0.
+ */
+export interface RateInterval {
+  count: number;
+  of: number;
+  rate: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+/** Where the latest control message (a known-good message from the operator's own sender) landed at a provider. */
+export interface ControlPlacement {
+  check_id: string;
+  /** When the control check started, ISO 8601. */
+  at: string;
+  total: number;
+  inbox: number;
+  spam: number;
+  missing: number;
 }
 
 export interface ProviderSummary {
@@ -36,6 +61,10 @@ export interface ProviderSummary {
   spam: number;
   /** promotions, social, forums, trash, unknown */
   other: number;
+  /** Inbox and spam over received copies from seeds not suspect, each with its interval. */
+  rates: { inbox: RateInterval; spam: RateInterval };
+  /** The latest control's placement at this provider; null when there is none, absent where none is kept. */
+  control?: ControlPlacement | null;
 }
 
 export interface PlacementReport {
@@ -49,6 +78,8 @@ export interface PlacementReport {
     received: number;
     /** (primary + updates) over received (null when nothing was received) and over total. */
     inbox_rate: { of_received: number | null; of_total: number };
+    /** The overall inbox rate over received copies from seeds not suspect, with its interval. */
+    rates: { inbox: RateInterval };
     /** Every category of the contract, with zero counts too. */
     by_category: Record<Category, number>;
     by_provider: Record<string, ProviderSummary>;

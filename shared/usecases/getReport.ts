@@ -12,11 +12,14 @@ import { ACTIVE_MS } from '../domain/limits';
 import type {
   AuthReasons,
   AuthVerdict,
+  ControlPlacement,
   PlacementReport,
   ProviderSummary,
+  RateInterval,
   ReportAccount,
 } from '../domain/placementReport';
 import type { RecordedDetails } from '../domain/ports';
+import { wilsonInterval } from '../domain/statistics';
 import { showingCheck } from './getCheck';
 
 /** A check started before providers were kept with it names none. */
@@ -50,9 +53,43 @@ const accountOf = (check: Check, email: string, category: Category): ReportAccou
 const placementOf = (category: Category): PlacementClass | undefined =>
   category === 'pending' ? undefined : placementClassOf(category);
 
-export const reportOf = (check: Check, now: number): PlacementReport => {
+/** count of `of` with its 95 % Wilson interval; all null when there is nothing to count. */
+export const rateOf = (count: number, of: number): RateInterval => {
+  const interval = wilsonInterval(count, of);
+  return {
+    count,
+    of,
+    rate: of > 0 ? count / of : null,
+    low: interval?.low ?? null,
+    high: interval?.high ?? null,
+  };
+};
+
+/** The copies a rate counts: received, and from a seed whose own controls have not gone astray lately. */
+const countable = (accounts: readonly ReportAccount[]) =>
+  accounts.filter((account) => account.category !== 'pending' && account.suspect !== true);
+
+const rateIn = (accounts: readonly ReportAccount[], placement: PlacementClass): RateInterval => {
+  const placed = countable(accounts);
+  return rateOf(
+    placed.filter((account) => placementOf(account.category) === placement).length,
+    placed.length,
+  );
+};
+
+/** What the seeds' own record adds to a report: which seeds are suspect, and each provider's latest control. */
+export interface SeedContext {
+  suspect?: ReadonlySet<string>;
+  controls?: Readonly<Record<string, ControlPlacement | null>>;
+}
+
+export const reportOf = (check: Check, now: number, seeds: SeedContext = {}): PlacementReport => {
   const status = statusOf(check, now);
-  const accounts = check.results.map(({ email, category }) => accountOf(check, email, category));
+  const accounts = check.results.map(({ email, category }) => {
+    const account = accountOf(check, email, category);
+    if (seeds.suspect) account.suspect = seeds.suspect.has(email);
+    return account;
+  });
   const byCategory = Object.fromEntries(CATEGORIES.map((category) => [category, 0])) as Record<
     Category,
     number
@@ -60,7 +97,14 @@ export const reportOf = (check: Check, now: number): PlacementReport => {
   const byProvider: Record<string, ProviderSummary> = {};
   for (const account of accounts) {
     byCategory[account.category]++;
-    byProvider[account.provider] ??= { total: 0, received: 0, inbox: 0, spam: 0, other: 0 };
+    byProvider[account.provider] ??= {
+      total: 0,
+      received: 0,
+      inbox: 0,
+      spam: 0,
+      other: 0,
+      rates: { inbox: rateOf(0, 0), spam: rateOf(0, 0) },
+    };
     const summary = byProvider[account.provider] as ProviderSummary;
     summary.total++;
     const placement = placementOf(account.category);
@@ -68,6 +112,11 @@ export const reportOf = (check: Check, now: number): PlacementReport => {
       summary.received++;
       summary[placement]++;
     }
+  }
+  for (const [provider, summary] of Object.entries(byProvider)) {
+    const ofProvider = accounts.filter((account) => account.provider === provider);
+    summary.rates = { inbox: rateIn(ofProvider, 'inbox'), spam: rateIn(ofProvider, 'spam') };
+    if (seeds.controls) summary.control = seeds.controls[provider] ?? null;
   }
   const inbox = accounts.filter((account) => isInbox(account.category)).length;
   const recordedAt = Object.values(check.details ?? {}).flatMap(({ recordedAt: at }) =>
@@ -91,6 +140,7 @@ export const reportOf = (check: Check, now: number): PlacementReport => {
         of_received: check.received > 0 ? inbox / check.received : null,
         of_total: accounts.length > 0 ? inbox / accounts.length : 0,
       },
+      rates: { inbox: rateIn(accounts, 'inbox') },
       by_category: byCategory,
       by_provider: byProvider,
     },

@@ -60,7 +60,7 @@ describe('the placement report on the mail stack', () => {
     expect(response.status).toBe(200);
     const report = response.body as PlacementReport;
     expect(report.summary.by_provider).toEqual({
-      imap: { total: 2, received: 2, inbox: 1, spam: 1, other: 0 },
+      imap: expect.objectContaining({ total: 2, received: 2, inbox: 1, spam: 1, other: 0 }),
     });
     expect(report.summary.inbox_rate).toEqual({ of_received: 0.5, of_total: 0.5 });
     const junk = report.accounts.find((account) => account.email === JUNK);

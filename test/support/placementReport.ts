@@ -1,6 +1,7 @@
 // A placement report as the service would answer it, for the check CLI's tests: Gmail with a failed DKIM, the
 // local stack with a GTUBE spam verdict (no reasons given: the fixed wording), and values a hostile sender could shape (markup, control characters).
 import type { PlacementReport } from '../../shared/client';
+import { rateOf } from '../../shared/usecases/getReport';
 
 export const HOSTILE_FOLDER = '<img src=x onerror=alert(1)>\u001b[31mred';
 
@@ -26,6 +27,7 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
     total: 3,
     received: 3,
     inbox_rate: { of_received: 1 / 3, of_total: 1 / 3 },
+    rates: { inbox: rateOf(1, 3) },
     by_category: {
       primary: 1,
       spam: 1,
@@ -38,8 +40,22 @@ export const sampleReport = (checkId = 'chk1'): PlacementReport => ({
       pending: 0,
     },
     by_provider: {
-      gmail: { total: 2, received: 2, inbox: 1, spam: 0, other: 1 },
-      imap: { total: 1, received: 1, inbox: 0, spam: 1, other: 0 },
+      gmail: {
+        total: 2,
+        received: 2,
+        inbox: 1,
+        spam: 0,
+        other: 1,
+        rates: { inbox: rateOf(1, 2), spam: rateOf(0, 2) },
+      },
+      imap: {
+        total: 1,
+        received: 1,
+        inbox: 0,
+        spam: 1,
+        other: 0,
+        rates: { inbox: rateOf(0, 1), spam: rateOf(1, 1) },
+      },
     },
   },
   accounts: [

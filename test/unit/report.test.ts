@@ -25,7 +25,14 @@ describe('reportOf', () => {
     expect(report.status).toBe('timeout');
     expect(report.completed_at).toBe(new Date(T0 + ACTIVE_MS).toISOString());
     expect(report.summary.inbox_rate).toEqual({ of_received: 0, of_total: 0 });
-    expect(report.summary.by_provider.yahoo).toEqual({ total: 2, received: 1, inbox: 0, spam: 1, other: 0 });
+    expect(report.summary.by_provider.yahoo).toMatchObject({
+      total: 2,
+      received: 1,
+      inbox: 0,
+      spam: 1,
+      other: 0,
+    });
+    expect(report.summary.by_provider.yahoo?.rates.spam).toMatchObject({ count: 1, of: 1, rate: 1, high: 1 });
     expect(report.summary.by_category).toMatchObject({ spam: 1, pending: 1, primary: 0 });
   });
 

@@ -1,0 +1,75 @@
+// Owns the report's statistics: the Wilson score interval of a rate and the two-sided Fisher exact test of two.
+
+/** The normal quantile for a two-sided 95 % interval. */
+export const Z_95 = 1.959964;
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+const assertCounts = (count: number, of: number): void => {
+  if (!Number.isInteger(count) || !Number.isInteger(of) || count < 0 || of < 0 || count > of) {
+    throw new RangeError('counts must be whole numbers with 0 <= count <= of');
+  }
+};
+
+/**
+ * The Wilson score interval (Wilson 1927) of count successes in `of` trials, without continuity correction; unlike
+ * the plain normal interval it stays inside [0, 1] and does not collapse to a point at 0 of n or n of n.
+ */
+export const wilsonInterval = (count: number, of: number, z = Z_95): Interval | null => {
+  assertCounts(count, of);
+  if (of === 0) return null;
+  const p = count / of;
+  const z2 = z * z;
+  const denominator = 1 + z2 / of;
+  const centre = (p + z2 / (2 * of)) / denominator;
+  const half = (z / denominator) * Math.sqrt((p * (1 - p)) / of + z2 / (4 * of * of));
+  // The bounds at 0 of n and n of n are exactly 0 and 1; rounding must not move them off.
+  return {
+    low: count === 0 ? 0 : Math.max(0, centre - half),
+    high: count === of ? 1 : Math.min(1, centre + half),
+  };
+};
+
+/** Beyond this many trials the table of log-factorials would outgrow what a report ever needs. */
+export const MAX_TRIALS = 1_000_000;
+
+const logFactorials: number[] = [0];
+/** ln(n!), summed once and kept: exact to rounding, where Stirling's series would add its own error. */
+const logFactorial = (n: number): number => {
+  if (n > MAX_TRIALS) throw new RangeError('too many trials');
+  for (let k = logFactorials.length; k <= n; k++)
+    logFactorials[k] = (logFactorials[k - 1] as number) + Math.log(k);
+  return logFactorials[n] as number;
+};
+
+/** R's fisher.test counts tables this much more likely than the observed one as equally likely (rounding). */
+const RELATIVE_TOLERANCE = 1e-7;
+
+/**
+ * The two-sided p-value of Fisher's exact test on the 2 × 2 table [[a, b], [c, d]] (rows: the two samples;
+ * columns: success, failure), as R's fisher.test computes it: the sum of the hypergeometric probabilities of all
+ * tables with the same margins that are no more likely than the observed one.
+ */
+export const fisherExact = (a: number, b: number, c: number, d: number): number => {
+  for (const cell of [a, b, c, d]) assertCounts(cell, cell);
+  const row1 = a + b;
+  const row2 = c + d;
+  const col1 = a + c;
+  const n = row1 + row2;
+  if (n > MAX_TRIALS) throw new RangeError('too many trials');
+  const fixed =
+    logFactorial(row1) + logFactorial(row2) + logFactorial(col1) + logFactorial(n - col1) - logFactorial(n);
+  const logP = (x: number) =>
+    fixed - logFactorial(x) - logFactorial(row1 - x) - logFactorial(col1 - x) - logFactorial(row2 - col1 + x);
+  const observed = logP(a);
+  const threshold = observed + Math.log1p(RELATIVE_TOLERANCE);
+  let p = 0;
+  for (let x = Math.max(0, col1 - row2); x <= Math.min(row1, col1); x++) {
+    const logPx = logP(x);
+    if (logPx <= threshold) p += Math.exp(logPx);
+  }
+  return Math.min(1, p);
+};
