@@ -2,11 +2,10 @@
 // validation plugin, so `cdk synth` and the tests build exactly the same thing.
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { stackNameFor } from '../shared/domain/stages';
 import { readSettings, type Settings } from './settings';
 import { DataStack } from './stacks/DataStack';
 import { ServiceStack } from './stacks/ServiceStack';
-
-const STACK_IDS = { data: 'InboxPlacementData', service: 'InboxPlacementService' } as const;
 
 export interface InboxPlacementApp {
   app: App;
@@ -20,10 +19,13 @@ export const createApp = (props: AppProps = {}): InboxPlacementApp => {
   const app = new App(props);
   const settings = readSettings((key) => app.node.tryGetContext(key));
 
-  const data = new DataStack(app, STACK_IDS.data, {
+  // A stage prefixes the stack names, and so every name CloudFormation derives from them (table, log groups, alarms,
+  // dashboard, the scanner); the few names given explicitly take the stage from settings.
+  const data = new DataStack(app, stackNameFor('data', settings.stage), {
     description: 'Inbox placement: the table and the mailbox credentials (retained on delete)',
+    stage: settings.stage,
   });
-  const service = new ServiceStack(app, STACK_IDS.service, {
+  const service = new ServiceStack(app, stackNameFor('service', settings.stage), {
     description: 'Inbox placement: functions, HTTP API, scanner triggers, dashboard and alarms',
     table: data.table,
     credentials: data.credentials,

@@ -4,6 +4,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../shared/config';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
+import { isStageName, STAGE_RULE } from '../shared/domain/stages';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -42,6 +43,10 @@ export interface Settings {
   readRateLimitPerSecond: number;
   /** Reads per API key at once above that rate (READ_BURST_PER_KEY). */
   readBurstPerKey: number;
+  /** Prefix of every stack and physical name, so stages share an account; none keeps the unprefixed names. */
+  stage: string | undefined;
+  /** X-Ray active tracing on the functions and the API stage, and the Powertools Tracer in the code. */
+  tracing: boolean;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -63,7 +68,8 @@ export const DEFAULT_SETTINGS = {
   readRateLimitPerSecond: DEFAULT_READ_LIMITS.perSecond,
   readBurstPerKey: DEFAULT_READ_LIMITS.burst,
   scannerConcurrency: 10,
-} as const satisfies Omit<Settings, 'alarmEmail' | 'alarmTopicArn'>;
+  tracing: false,
+} as const satisfies Omit<Settings, 'alarmEmail' | 'alarmTopicArn' | 'stage'>;
 
 /** The one line synth prints when no alarm destination is set; the alarms then notify a topic nobody reads. */
 export const NO_ALARM_DESTINATION =
@@ -122,7 +128,7 @@ const retentionDays = (read: ReadContext): RetentionDays => {
 
 /** An optional string setting that must match `pattern` (after trimming). */
 const optionalMatching =
-  (key: string, pattern: RegExp, expected: string) =>
+  (key: string, pattern: Pick<RegExp, 'test'>, expected: string) =>
   (read: ReadContext): string | undefined => {
     const value = read(key);
     if (value === undefined) return undefined;
@@ -141,6 +147,16 @@ const alarmTopicArn = optionalMatching(
   SNS_TOPIC_ARN,
   'an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)',
 );
+
+const stage = optionalMatching('stage', { test: isStageName }, STAGE_RULE);
+
+/** `-c tracing=true` arrives as a string, cdk.json's `"tracing": true` as a boolean. */
+const tracing = (read: ReadContext): boolean => {
+  const value = read('tracing');
+  if (value === undefined) return DEFAULT_SETTINGS.tracing;
+  if (value === true || value === 'true') return true;
+  return value === false || value === 'false' ? false : fail('tracing', value, 'true or false');
+};
 
 const logLevel = (read: ReadContext): LogLevel => {
   const value = read('logLevel');
@@ -195,4 +211,6 @@ export const readSettings = (read: ReadContext): Settings => ({
     MAX_READ_RATE,
   ),
   readBurstPerKey: integerIn(read, 'readBurstPerKey', DEFAULT_SETTINGS.readBurstPerKey, 1, MAX_READ_RATE),
+  stage: stage(read),
+  tracing: tracing(read),
 });

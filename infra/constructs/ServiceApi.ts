@@ -17,6 +17,8 @@ import { Construct } from 'constructs';
 import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
 
 export interface ServiceApiProps {
+  /** The API's name: `inbox-placement`, prefixed by the stage when there is one. */
+  apiName: string;
   /** The Lambda behind each route's `function`. */
   routes: Record<RouteFunction, IFunction>;
   /** Answers every other method and path with a JSON 404 or 405. */
@@ -61,7 +63,7 @@ export class ServiceApi extends Construct {
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
     this.api = new HttpApi(this, 'Api', {
-      apiName: 'inbox-placement',
+      apiName: props.apiName,
       description: 'Inbox placement checks',
       // Created below instead, because the default stage takes neither throttling nor access logging.
       createDefaultStage: false,

@@ -15,11 +15,16 @@ import { SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/ta
  */
 export const CREDENTIALS_PLACEHOLDER = JSON.stringify({ accounts: [] });
 
+export interface DataStackProps extends StackProps {
+  /** Names the secret `<stage>-inbox-placement-credentials`; without one it keeps the name it was created with. */
+  stage?: string | undefined;
+}
+
 export class DataStack extends Stack {
   readonly table: Table;
   readonly credentials: Secret;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: DataStackProps) {
     super(scope, id, props);
     const { partitionKey, sortKey, ttlAttribute } = TABLE_SCHEMA;
 
@@ -50,6 +55,8 @@ export class DataStack extends Stack {
       description:
         'IMAP credentials of the test mailboxes, {"accounts":[...]} as in config/local.json; read only by the scanner',
       secretStringValue: SecretValue.unsafePlainText(CREDENTIALS_PLACEHOLDER),
+      // Renaming a secret replaces it, so the default stage keeps its generated name and a deploy replaces nothing.
+      ...(props?.stage === undefined ? {} : { secretName: `${props.stage}-inbox-placement-credentials` }),
       removalPolicy: RemovalPolicy.RETAIN,
     });
     Validations.of(this.credentials).acknowledge({

@@ -180,6 +180,7 @@ export class ServiceStack extends Stack {
     }
 
     const api = new ServiceApi(this, 'Http', {
+      apiName: settings.stage === undefined ? 'inbox-placement' : `${settings.stage}-inbox-placement`,
       routes: { start, get },
       fallback,
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },

@@ -52,6 +52,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
 options: --json            machine-readable output
          --stack NAME      a deployed stack instead of the local store: its table and credentials secret are
                            read from the outputs of the data stack (normally InboxPlacementData);
+         --stage NAME      or the data stack of a stage deployed with -c stage=NAME (NAME-InboxPlacementData);
          --table NAME      or name the deployed table (the TableName output) yourself,
          --secret ID       and its credentials secret (the CredentialsSecretArn output), for accounts add/test;
          --region R        their region (default: AWS_REGION); AWS credentials come from the usual places
@@ -66,6 +67,7 @@ const OPTIONS = {
   expires: { type: 'string' },
   json: { type: 'boolean', default: false },
   stack: { type: 'string' },
+  stage: { type: 'string' },
   table: { type: 'string' },
   secret: { type: 'string' },
   region: { type: 'string' },

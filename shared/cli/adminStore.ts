@@ -14,7 +14,7 @@ import type { CliSettings } from '../config';
 import { InvalidInputError } from '../domain/errors';
 import { ensureTable } from '../local/bootstrap';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
-import { findDeployedStore } from './stackOutputs';
+import { dataStackOf, findDeployedStore } from './stackOutputs';
 
 export interface AdminStore {
   client: DynamoDBDocumentClient;
@@ -26,6 +26,8 @@ export interface AdminStore {
 
 export interface StoreFlags {
   stack?: string;
+  /** The stage whose data stack to read (`-c stage=` at deploy), when --stack is not given. */
+  stage?: string;
   table?: string;
   secret?: string;
   region?: string;
@@ -45,7 +47,8 @@ const noSecret: AccountEntries = {
 };
 
 export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): Promise<AdminStore> => {
-  const { stack, table: tableFlag, secret: secretFlag, region } = flags;
+  const { table: tableFlag, secret: secretFlag, region } = flags;
+  const stack = flags.stack !== undefined || flags.stage !== undefined ? dataStackOf(flags) : undefined;
   if (stack !== undefined || tableFlag) {
     const awsRegion = region ?? settings.awsRegion;
     if (!awsRegion) throw new InvalidInputError('a deployed stack needs --region (or AWS_REGION)');

@@ -1,9 +1,10 @@
 // Owns finding a deployed stack's table and credentials secret from its CloudFormation outputs, for the operator CLI.
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { InvalidInputError } from '../domain/errors';
+import { isStageName, STAGE_RULE, stackNameFor } from '../domain/stages';
 
-/** The data stack's name in infra/app.ts, and the outputs it publishes. */
-export const DATA_STACK = 'InboxPlacementData';
+/** The default stage's data stack, and the outputs it publishes. */
+export const DATA_STACK = stackNameFor('data', undefined);
 const TABLE_OUTPUT = 'TableName';
 const SECRET_OUTPUT = 'CredentialsSecretArn';
 
@@ -11,6 +12,15 @@ export interface DeployedStore {
   table: string;
   secret: string;
 }
+
+/** The data stack to read: --stack as given, else the stage's data stack (infra/createApp.ts names it the same way). */
+export const dataStackOf = (flags: { stack?: string | undefined; stage?: string | undefined }): string => {
+  if (flags.stack !== undefined) return flags.stack;
+  if (flags.stage !== undefined && !isStageName(flags.stage)) {
+    throw new InvalidInputError(`--stage must be ${STAGE_RULE}`);
+  }
+  return stackNameFor('data', flags.stage);
+};
 
 export const findDeployedStore = async (
   client: CloudFormationClient,

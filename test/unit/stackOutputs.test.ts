@@ -3,8 +3,9 @@ import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../infra/createApp';
 import { DataStack } from '../../infra/stacks/DataStack';
-import { DATA_STACK, findDeployedStore } from '../../shared/cli/stackOutputs';
+import { DATA_STACK, dataStackOf, findDeployedStore } from '../../shared/cli/stackOutputs';
 import { InvalidInputError } from '../../shared/domain/errors';
 
 const answering = (outputs: { OutputKey: string; OutputValue: string }[] | Error) =>
@@ -43,5 +44,19 @@ describe('findDeployedStore', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const outputs = Template.fromStack(new DataStack(app, DATA_STACK)).findOutputs('*');
     expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['TableName', 'CredentialsSecretArn']));
+  });
+});
+
+describe('dataStackOf', () => {
+  it('reads the stage data stack the CDK app names, the bare name without a stage, --stack as given', () => {
+    expect(dataStackOf({})).toBe('InboxPlacementData');
+    expect(dataStackOf({ stage: 'staging' })).toBe('staging-InboxPlacementData');
+    expect(dataStackOf({ stack: 'Custom', stage: 'staging' })).toBe('Custom');
+    const { data } = createApp({ context: { 'aws:cdk:bundling-stacks': [], stage: 'staging' } });
+    expect(data.stackName).toBe(dataStackOf({ stage: 'staging' }));
+  });
+
+  it('refuses a stage name the CDK app would refuse', () => {
+    expect(() => dataStackOf({ stage: 'Staging!' })).toThrow(InvalidInputError);
   });
 });
