@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { POLL_INTERVAL_MS } from '../../client';
 import type { CliSettings } from '../../config';
 import { mayCarrySecrets } from '../../domain/loopback';
+import { type Assertion, AssertionSyntaxError, parseAssertions } from './assertions';
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
 /** The service times a check out after 5 minutes; wait a little longer than that by default. */
@@ -49,6 +50,8 @@ export interface CheckOptions {
   htmlFile: string | undefined;
   json: boolean;
   minInbox: number | undefined;
+  /** --assert expressions and --baseline FILE: with either, the exit code is the gate's (0 held, 1 failed, 2 error). */
+  gate: { assertions: Assertion[]; baselineFile: string | undefined };
   intervalMs: number;
   /** Set only by --poll-ms, the testing aid that may go below the spec's 5 s. */
   minIntervalMs: number | undefined;
@@ -171,6 +174,7 @@ export const parseCheckOptions = (
     json: values.json,
     htmlFile: reportPage(values.html),
     minInbox: values['min-inbox'] === undefined ? undefined : rate(values['min-inbox']),
+    gate: gate(values.assert ?? [], nonEmpty(values.baseline), values['min-inbox']),
     intervalMs,
     minIntervalMs,
     timeoutMs: number('timeout', values.timeout ?? String(DEFAULT_TIMEOUT_S), 1, 3600, 'seconds') * 1000,
@@ -182,6 +186,7 @@ const defaults = (): Omit<CheckOptions, 'help' | 'url' | 'key'> => ({
   htmlFile: undefined,
   json: false,
   minInbox: undefined,
+  gate: { assertions: [], baselineFile: undefined },
   intervalMs: POLL_INTERVAL_MS.default,
   minIntervalMs: undefined,
   timeoutMs: DEFAULT_TIMEOUT_S * 1000,
@@ -194,6 +199,23 @@ const reportPage = (value: string | undefined): string | undefined => {
       "--html FILE writes the placement report to FILE; the message's HTML body is --html-body TEXT or --html-file FILE",
     );
   return nonEmpty(value);
+};
+
+const gate = (raw: string[], baselineFile: string | undefined, minInbox: string | undefined) => {
+  let assertions: Assertion[];
+  try {
+    assertions = parseAssertions(raw);
+  } catch (error) {
+    if (error instanceof AssertionSyntaxError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!baselineFile && assertions.some((assertion) => assertion.kind === 'noRegression'))
+    throw new UsageError('--assert no_regression compares with an earlier run: add --baseline FILE');
+  if ((assertions.length > 0 || baselineFile) && minInbox !== undefined)
+    throw new UsageError(
+      "--min-inbox has an exit code of its own: with --assert or --baseline write --assert 'inbox_rate >= R'",
+    );
+  return { assertions, baselineFile };
 };
 
 const dkim = (values: ReturnType<typeof parse>['values']): DkimOptions | undefined => {
@@ -258,6 +280,8 @@ const parse = (argv: string[]) =>
       'dkim-selector': { type: 'string' },
       'dkim-domain': { type: 'string' },
       'min-inbox': { type: 'string' },
+      assert: { type: 'string', multiple: true },
+      baseline: { type: 'string' },
       interval: { type: 'string' },
       timeout: { type: 'string' },
       'poll-ms': { type: 'string' },

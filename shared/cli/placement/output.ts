@@ -37,6 +37,8 @@ export const jsonReport = (
   check: CheckView,
   elapsedMs: number,
   report: PlacementReport | null = null,
+  /** The gate's fields (assertions, baseline) where --assert or --baseline was given. */
+  gate: Record<string, unknown> = {},
 ): string =>
   JSON.stringify({
     check_id: check.check_id,
@@ -48,6 +50,7 @@ export const jsonReport = (
     elapsed_ms: elapsedMs,
     /** The placement report (why each copy landed where it did), null when the service gave none. */
     report,
+    ...gate,
   });
 
 export interface ProgressStream {
