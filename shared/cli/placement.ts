@@ -2,6 +2,7 @@
 // poll at the spec's interval until it settles, print where the message landed and exit by the inbox rate.
 
 import { writeFile } from 'node:fs/promises';
+import { createSender, parseSmtpUrl, SmtpError, type SmtpTarget, SmtpUrlError } from '../adapters/smtp/smtp';
 import {
   ApiError,
   ApiKeyRejectedError,
@@ -27,7 +28,6 @@ import {
 } from './placement/options';
 import { createProgress, jsonReport, type ProgressStream, percent, tableReport } from './placement/output';
 import { reportTable } from './placement/reportTable';
-import { createSender, parseSmtpUrl, SmtpError, type SmtpTarget } from './placement/smtp';
 
 export const USAGE = `usage: npm run placement -- [options]        (or: npx inbox-placement check [options])
 
@@ -116,7 +116,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
     smtp = options.send && parseSmtpUrl(options.send.smtp, options.send.smtpPassword);
     client = createClient({ baseUrl: options.url, apiKey: options.key });
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TypeError)
+    if (error instanceof UsageError || error instanceof SmtpUrlError || error instanceof TypeError)
       return fail(EXIT.usage, `${error.message} (see --help)`);
     throw error;
   }

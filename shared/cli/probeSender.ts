@@ -30,7 +30,7 @@ export const sendProbe = async (
     throw new InvalidInputError('--send-via must be smtp:// or smtps://');
   const password = url.username ? smtpPassword(url, envPassword) : undefined;
   // Loaded on use, as nodemailer was: the other account commands never send.
-  const { createSender, parseSmtpUrl } = await import('./placement/smtp');
+  const { createSender, parseSmtpUrl } = await import('../adapters/smtp/smtp');
   const sender = createSender(parseSmtpUrl(smtpUrl, password));
   try {
     await sender.send({

@@ -1,9 +1,9 @@
 // The check command's options: DKIM signing takes all three of key, selector and domain, the report page is
 // --html FILE (the message's HTML body is --html-body / --html-file), and plain http to another host needs --insecure.
 import { describe, expect, it, vi } from 'vitest';
+import { parseSmtpUrl } from '../../shared/adapters/smtp/smtp';
 import { runCheck } from '../../shared/cli/placement';
 import { parseCheckOptions, UsageError } from '../../shared/cli/placement/options';
-import { parseSmtpUrl } from '../../shared/cli/placement/smtp';
 import { loadCliSettings } from '../../shared/config';
 
 const settings = { serviceUrl: undefined, apiKey: 'k', smtpPassword: undefined };

@@ -1,10 +1,15 @@
-// Owns the SMTP side of a check: the --smtp URL, a transport that upgrades with STARTTLS when offered (plain only to
+// Owns sending mail, the one place that does (the check CLI, the admin's account probe, the calibration's control
+// sender): an SMTP URL, a transport that upgrades with STARTTLS when offered (plain only to
 // loopback or without a login), and turning the server's refusals into one line with its reply code and text.
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { isLoopbackHost } from '../../domain/loopback';
-import { UsageError } from './options';
+
+/** The SMTP URL is malformed (a usage error where it came from the command line). */
+export class SmtpUrlError extends Error {
+  override name = 'SmtpUrlError';
+}
 
 /** The SMTP server refused, or could not be reached: exit 1, one line. */
 export class SmtpError extends Error {
@@ -17,23 +22,25 @@ export interface SmtpTarget {
   options: SMTPTransport.Options;
 }
 
-export const parseSmtpUrl = (raw: string, envPassword: string | undefined): SmtpTarget => {
+/** `option` names where the URL came from, in messages: `--smtp`, or a setting's name. */
+export const parseSmtpUrl = (raw: string, envPassword: string | undefined, option = '--smtp'): SmtpTarget => {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     // Not repeated: it may hold a password.
-    throw new UsageError('--smtp must look like smtp://[user@]host[:port] or smtps://… (it is no URL)');
+    throw new SmtpUrlError(`${option} must look like smtp://[user@]host[:port] or smtps://… (it is no URL)`);
   }
   if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
-    throw new UsageError(
-      `--smtp must look like smtp://[user@]host[:port] or smtps://…, not "${url.protocol}…"`,
+    throw new SmtpUrlError(
+      `${option} must look like smtp://[user@]host[:port] or smtps://…, not "${url.protocol}…"`,
     );
   const secure = url.protocol === 'smtps:';
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
   const user = decodeURIComponent(url.username);
   const pass = url.password ? decodeURIComponent(url.password) : envPassword;
-  if (user && !pass) throw new UsageError(`--smtp names the user ${user} but no password: set SMTP_PASSWORD`);
+  if (user && !pass)
+    throw new SmtpUrlError(`${option} names the user ${user} but no password: set SMTP_PASSWORD`);
   const loopback = isLoopbackHost(url.hostname);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return {
