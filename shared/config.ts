@@ -94,6 +94,22 @@ export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(apiEnv, env);
 
+/** The deploy probe hook: which scanner version it checks, and the role's credentials for the CodeDeploy call. */
+const deployProbeEnv = z.object({
+  AWS_REGION: nonEmpty(),
+  LOG_LEVEL: logLevel,
+  /** The scanner version a deployment is about to move the alias to. */
+  SCANNER_VERSION_ARN: nonEmpty(),
+  AWS_ACCESS_KEY_ID: nonEmpty(),
+  AWS_SECRET_ACCESS_KEY: nonEmpty(),
+  AWS_SESSION_TOKEN: z.optional(nonEmpty()),
+});
+
+export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;
+
+export const loadDeployProbeConfig = (env: NodeJS.ProcessEnv = process.env): DeployProbeConfig =>
+  parseEnv(deployProbeEnv, env);
+
 /**
  * `npm start`'s settings: where it listens and keeps its data, the API's own settings (its table, region and endpoint
  * are the embedded store's, known only once that runs), and the scanner's.
@@ -117,6 +133,57 @@ export type LocalSettings = z.infer<typeof localEnv>;
 export const loadLocalSettings = (env: NodeJS.ProcessEnv = process.env): LocalSettings =>
   parseEnv(localEnv, env);
 
+/**
+ * The control sender: an SMTP submission URL (any ESP, or Amazon SES's SMTP interface) and a From address whose
+ * domain the operator controls. DKIM signing is the ESP's job: this service signs nothing itself.
+ */
+const controlSenderEnv = z.object({
+  CONTROL_SMTP_URL: z.url({ protocol: /^smtps?$/ }),
+  CONTROL_FROM: z.email(),
+  /** The login's password when the URL names a user without one. */
+  CONTROL_SMTP_PASSWORD: z.optional(nonEmpty()),
+});
+
+export interface ControlSenderSettings {
+  smtpUrl: string;
+  from: string;
+  password: string | undefined;
+}
+
+/** The control sender from the environment, undefined when CONTROL_SMTP_URL is unset (no calibration then). */
+const loadControlSender = (env: NodeJS.ProcessEnv): ControlSenderSettings | undefined => {
+  if (!env.CONTROL_SMTP_URL && !env.CONTROL_FROM) return undefined;
+  const parsed = parseEnv(controlSenderEnv, env);
+  return {
+    smtpUrl: parsed.CONTROL_SMTP_URL,
+    from: parsed.CONTROL_FROM,
+    password: parsed.CONTROL_SMTP_PASSWORD,
+  };
+};
+
+/** The calibration function's settings on AWS: the control sender's URL and password are in a secret. */
+const calibrationEnv = z.object({
+  TABLE_NAME: nonEmpty(),
+  AWS_REGION: nonEmpty(),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  LOG_LEVEL: logLevel,
+  /** The Secrets Manager secret holding `{"url": "smtp://user@host:587", "password": "…"}`. */
+  CONTROL_SENDER_SECRET_ID: nonEmpty(),
+  CONTROL_FROM: z.email(),
+  AWS_LAMBDA_FUNCTION_NAME: z.optional(nonEmpty()),
+});
+
+export type CalibrationConfig = z.infer<typeof calibrationEnv>;
+
+export const loadCalibrationConfig = (env: NodeJS.ProcessEnv = process.env): CalibrationConfig =>
+  parseEnv(calibrationEnv, env);
+
+/** The control sender's secret as stored: the URL (its user name too) and the password, never logged. */
+export const controlSenderSecret = z.object({
+  url: z.url({ protocol: /^smtps?$/ }),
+  password: z.optional(nonEmpty()),
+});
+
 /** What the command-line tools read from the environment, read once when they start. */
 export interface CliSettings {
   /** The region of a deployed stack, when --region is not given. */
@@ -127,6 +194,8 @@ export interface CliSettings {
   smtpPassword: string | undefined;
   serviceUrl: string | undefined;
   apiKey: string | undefined;
+  /** `admin calibrate`'s sender; undefined when CONTROL_SMTP_URL and CONTROL_FROM are unset. */
+  controlSender: ControlSenderSettings | undefined;
 }
 
 const setOrUndefined = (value: string | undefined) =>
@@ -140,4 +209,5 @@ export const loadCliSettings = (env: NodeJS.ProcessEnv = process.env): CliSettin
   smtpPassword: setOrUndefined(env.SMTP_PASSWORD),
   serviceUrl: setOrUndefined(env.INBOX_PLACEMENT_URL),
   apiKey: setOrUndefined(env.INBOX_PLACEMENT_API_KEY),
+  controlSender: loadControlSender(env),
 });

@@ -172,9 +172,9 @@ const healthText = (health: AccountHealth): string => {
 
 export const listAccounts = async (ctx: AccountContext): Promise<number> => {
   const registered = await ctx.registry.list();
-  const rows = registered.map(({ health, ...account }) => ({
+  const rows = registered.map(({ health, rested, ...account }) => ({
     ...account,
-    active: String(account.active),
+    active: rested ? `${account.active}, rested` : String(account.active),
     health: healthText(health),
   }));
   ctx.out(

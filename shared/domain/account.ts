@@ -9,6 +9,8 @@ export interface TestAccount {
   provider: string;
   scope: string;
   active: boolean;
+  /** Rested by the operator (`admin accounts rest`): new checks leave it out; calibrations still reach it. */
+  rested?: boolean | undefined;
 }
 
 /** What the scanner has seen of an account lately; an unhealthy account is left out of new checks. */

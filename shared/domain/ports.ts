@@ -3,6 +3,7 @@ import type { RegisteredAccount, TestAccount } from './account';
 import type { ApiKey } from './apiKey';
 import type { Check } from './check';
 import type { CheckProgress, InFlightEntry, InFlightHolder } from './keyLimits';
+import type { ControlRun, SeedCalibration } from './seedHealth';
 
 export type { PlacementDetails, RecordedDetails } from './placement';
 
@@ -49,4 +50,14 @@ export interface KeyUsageStore {
   removeInFlight(holder: InFlightHolder, checkIds: readonly string[], checkedAt?: number): Promise<void>;
   /** Progress of those of these checks that exist. */
   progressOf(checkIds: readonly string[]): Promise<Map<string, CheckProgress>>;
+}
+
+/** The seeds' calibration history and each scope's control runs (seedHealth.ts); kept 30 days. */
+export interface SeedHistoryStore {
+  record(entries: readonly SeedCalibration[]): Promise<void>;
+  /** Newest first, at most `limit`. */
+  historyOf(email: string, limit?: number): Promise<SeedCalibration[]>;
+  recordRun(run: ControlRun): Promise<void>;
+  /** The scope's latest finished calibration, if any is kept. */
+  latestRun(scope: string): Promise<ControlRun | undefined>;
 }

@@ -16,6 +16,8 @@ export interface StartCheckDeps {
   trigger?: ScanTrigger | undefined;
   /** Told about every started check, e.g. to count them. */
   onStarted?: ((check: StartedCheck) => void) | undefined;
+  /** A calibration's control check: it also reaches rested seeds, so their record goes on. */
+  control?: boolean | undefined;
   /** The per-key limits; without them a key may start any number of checks. */
   keyLimits?: KeyLimitDeps | undefined;
 }
@@ -32,7 +34,8 @@ const ID_ATTEMPTS = 3;
 export const startCheck = async (deps: StartCheckDeps, principal: Principal): Promise<StartedCheck> => {
   const limits = deps.keyLimits;
   if (limits) await countStart(limits, principal, deps.clock.now());
-  const active = await deps.accounts.activeInScope(principal.scope);
+  const inScope = await deps.accounts.activeInScope(principal.scope);
+  const active = deps.control ? inScope : inScope.filter((account) => account.rested !== true);
   if (active.length === 0) throw new NoAccountsError();
   const emails = active.map((account) => account.email).sort();
   const providers = Object.fromEntries(active.map((account) => [account.email, account.provider]));

@@ -69,6 +69,21 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: accountKey(email) }));
   }
 
+  /** Rests a seed (`at`) or brings it back (undefined); false when no such account is registered. */
+  async setRested(email: string, at: number | undefined): Promise<boolean> {
+    return written(
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: accountKey(email),
+          UpdateExpression: at === undefined ? 'REMOVE restedAt' : 'SET restedAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(at === undefined ? {} : { ExpressionAttributeValues: { ':at': at } }),
+        }),
+      ),
+    );
+  }
+
   async recordFailure(email: string, error: string, now: number, unhealthyAfter: number): Promise<boolean> {
     const { Attributes } = await this.client
       .send(

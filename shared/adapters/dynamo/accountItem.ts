@@ -19,6 +19,7 @@ export const accountFromItem = (item: Item): RegisteredAccount => ({
   provider: str(item, 'provider'),
   scope: str(item, 'scope'),
   active: item.active === true,
+  ...(typeof item.restedAt === 'number' ? { rested: true } : {}),
   health: {
     failures: typeof item.failures === 'number' ? item.failures : 0,
     unhealthySince: typeof item.unhealthySince === 'number' ? item.unhealthySince : undefined,

@@ -13,7 +13,9 @@ export type ItemType =
   | 'lease'
   | 'starts'
   | 'inflight'
-  | 'layout';
+  | 'layout'
+  | 'seedHistory'
+  | 'controlRun';
 export type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
@@ -28,6 +30,20 @@ export const startWindowKey = (keyId: string, windowStart: number) => ({
   pk: `STARTS#${keyId}`,
   sk: `WINDOW#${windowStart}`,
 });
+/** One item per seed and calibration (its control copy's placement), newest last; TTL 30 days (seedHealth.ts). */
+export const seedHistoryKey = (email: string, at: number, checkId: string) => ({
+  pk: `SEEDHISTORY#${email}`,
+  sk: `CAL#${String(at).padStart(15, '0')}#${checkId}`,
+});
+export const seedHistoryPartition = (email: string) => seedHistoryKey(email, 0, '').pk;
+export const SEED_HISTORY_SORT_PREFIX = 'CAL#';
+/** One item per scope and calibration: the control's placement per provider and the suspect seeds after it. */
+export const controlRunKey = (scope: string, at: number, checkId: string) => ({
+  pk: `CONTROLRUN#${scope}`,
+  sk: `RUN#${String(at).padStart(15, '0')}#${checkId}`,
+});
+export const controlRunPartition = (scope: string) => controlRunKey(scope, 0, '').pk;
+export const CONTROL_RUN_SORT_PREFIX = 'RUN#';
 /** The scanner's shard layout: how many loops split the accounts, and since when (DynamoShardLayout). */
 export const shardLayoutKey = () => ({ pk: 'LAYOUT#scanner', sk: 'LAYOUT' });
 /**

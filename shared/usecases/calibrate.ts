@@ -1,0 +1,133 @@
+// Owns a calibration: in each scope, a control check (the normal start, marked as a control), the control message
+// sent once to all its seeds, the wait for it, and every seed's placement kept as its history.
+import type { RegisteredAccount } from '../domain/account';
+import { type Check, statusOf } from '../domain/check';
+import type { Clock } from '../domain/clock';
+import { type ControlMail, controlMail } from '../domain/controlMessage';
+import { ACTIVE_MS } from '../domain/limits';
+import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
+import {
+  type ControlRun,
+  controlCountsOf,
+  isSuspect,
+  placementOfCategory,
+  type SeedCalibration,
+  SUSPECT_WINDOW,
+} from '../domain/seedHealth';
+import { startCheck } from './startCheck';
+
+/** Sends one message to every address in BCC, through the operator's control sender. */
+export interface ControlSender {
+  send(recipients: readonly string[], mail: ControlMail): Promise<void>;
+}
+
+export interface CalibrateDeps {
+  accounts: AccountRegistry;
+  checks: CheckStore;
+  history: SeedHistoryStore;
+  sender: ControlSender;
+  clock: Clock;
+  /** Wakes the scanner for the control check where a new check does not wake it by itself (npm start, the CLI). */
+  trigger?: ScanTrigger | undefined;
+  newId?: () => string;
+  /** How often the control check is read while waiting for its copies. */
+  pollMs?: number;
+}
+
+/** The key id a control check is started under: no API key has it (ids are hex), so it is recognisable. */
+export const CONTROL_KEY_ID = 'calibration';
+const DEFAULT_POLL_MS = 1000;
+
+export interface ScopeCalibration {
+  run: ControlRun;
+  entries: SeedCalibration[];
+}
+
+/** Reads the check until it is complete or its 5 minutes are over (a missing copy then stays missing). */
+const settled = async (deps: CalibrateDeps, checkId: string): Promise<Check> => {
+  const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
+  // Bounded by the check's own life: past ACTIVE_MS its status is timeout whatever the store holds.
+  for (;;) {
+    const check = await deps.checks.get(checkId);
+    if (!check) throw new Error(`control check ${checkId} vanished`);
+    const now = deps.clock.now();
+    if (statusOf(check, now) !== 'pending' || now - check.createdAt > ACTIVE_MS) return check;
+    await deps.clock.sleep(pollMs);
+  }
+};
+
+const entryOf = (
+  check: Check,
+  email: string,
+  category: SeedCalibration['category'],
+  account: RegisteredAccount | undefined,
+): SeedCalibration => {
+  const details = check.details?.[email];
+  return {
+    email,
+    scope: check.scope,
+    provider: check.providers?.[email] ?? account?.provider ?? 'unknown',
+    checkId: check.checkId,
+    at: check.createdAt,
+    placement: placementOfCategory(category),
+    category,
+    deliveredAt: details?.deliveredAt,
+    detectedAt: details?.recordedAt,
+    loginFailures: account?.health.failures ?? 0,
+  };
+};
+
+export const calibrateScope = async (deps: CalibrateDeps, scope: string): Promise<ScopeCalibration> => {
+  const started = await startCheck(
+    {
+      accounts: deps.accounts,
+      checks: deps.checks,
+      clock: deps.clock,
+      trigger: deps.trigger,
+      control: true,
+      ...(deps.newId ? { newId: deps.newId } : {}),
+    },
+    { keyId: CONTROL_KEY_ID, scope },
+  );
+  await deps.sender.send(started.accounts, controlMail(started.check_id));
+  const check = await settled(deps, started.check_id);
+  const registered = new Map((await deps.accounts.list()).map((account) => [account.email, account]));
+  const entries = check.results.map(({ email, category }) =>
+    entryOf(check, email, category, registered.get(email)),
+  );
+  await deps.history.record(entries);
+  const suspect: string[] = [];
+  for (const { email } of entries)
+    if (isSuspect(await deps.history.historyOf(email, SUSPECT_WINDOW))) suspect.push(email);
+  const run: ControlRun = {
+    scope,
+    checkId: check.checkId,
+    at: check.createdAt,
+    byProvider: controlCountsOf(entries),
+    suspect,
+  };
+  await deps.history.recordRun(run);
+  return { run, entries };
+};
+
+/** Every scope with an active seed, calibrated side by side; a scope that fails does not stop the others. */
+export const calibrate = async (
+  deps: CalibrateDeps,
+): Promise<{ calibrated: ScopeCalibration[]; failed: { scope: string; error: string }[] }> => {
+  const accounts = await deps.accounts.list();
+  const scopes = [
+    ...new Set(accounts.filter((account) => account.active).map((account) => account.scope)),
+  ].sort();
+  const outcomes = await Promise.allSettled(scopes.map((scope) => calibrateScope(deps, scope)));
+  const calibrated: ScopeCalibration[] = [];
+  const failed: { scope: string; error: string }[] = [];
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'fulfilled') calibrated.push(outcome.value);
+    else
+      failed.push({
+        scope: scopes[index] ?? '',
+        error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason),
+      });
+  });
+  return { calibrated, failed };
+};
