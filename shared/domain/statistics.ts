@@ -67,9 +67,12 @@ export const fisherExact = (a: number, b: number, c: number, d: number): number 
   const observed = logP(a);
   const threshold = observed + Math.log1p(RELATIVE_TOLERANCE);
   let p = 0;
+  let allCounted = true;
   for (let x = Math.max(0, col1 - row2); x <= Math.min(row1, col1); x++) {
     const logPx = logP(x);
     if (logPx <= threshold) p += Math.exp(logPx);
+    else allCounted = false;
   }
-  return Math.min(1, p);
+  // Every table counted is the whole distribution: exactly 1, where summing rounded terms could fall short.
+  return allCounted ? 1 : Math.min(1, p);
 };

@@ -1,21 +1,30 @@
 // Owns the three API handlers (get also serves the placement report) over their dependencies: Lambda's functions/*.ts export them built over the production
 // wiring, npm start and the tests build them over their own. One place, so every way of running serves the same code.
 
+import { compareChecks } from '../usecases/compareChecks';
 import { getCheck } from '../usecases/getCheck';
 import { getReport } from '../usecases/getReport';
 import { startCheck } from '../usecases/startCheck';
 import { authenticatedApi, publicApi } from './apiHandler';
 import type { ApiDeps } from './deps';
 import { MethodNotAllowedError, RouteNotFoundError } from './requestErrors';
-import { allowedMethods, REPORT_ROUTE, routeKeyOf } from './routes';
+import { compareIdsOf } from './compareRequest';
+import { allowedMethods, COMPARE_ROUTE, REPORT_ROUTE, routeKeyOf } from './routes';
 
 /** POST /api/spam-check/start: starts a check for the caller's scope. */
 export const createStartHandler = (deps: ApiDeps) =>
   authenticatedApi(deps, (_event, principal) => startCheck(deps, principal));
 
-/** GET /api/spam-check/{check_id}: reads a check of the caller's scope; with `/report`, its placement report. */
+/**
+ * GET /api/spam-check/{check_id}: reads a check of the caller's scope; with `/report`, its placement report;
+ * `/compare?a=…&b=…`, two of them compared.
+ */
 export const createGetHandler = (deps: ApiDeps) =>
   authenticatedApi(deps, (event, principal) => {
+    if (event.routeKey === routeKeyOf(COMPARE_ROUTE)) {
+      const { a, b } = compareIdsOf(event);
+      return compareChecks(deps, principal, a, b);
+    }
     const checkId = event.pathParameters?.check_id ?? '';
     return event.routeKey === routeKeyOf(REPORT_ROUTE)
       ? getReport(deps, principal, checkId)

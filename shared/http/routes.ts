@@ -16,10 +16,18 @@ export const REPORT_ROUTE: Route = {
   function: 'get',
 };
 
+/** Two checks compared (an addition): served by the get function too, as it reads checks as get does. */
+export const COMPARE_ROUTE: Route = {
+  method: 'GET',
+  path: '/api/spam-check/compare',
+  function: 'get',
+};
+
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/api/spam-check/start', function: 'start' },
   { method: 'GET', path: '/api/spam-check/{check_id}', function: 'get' },
   REPORT_ROUTE,
+  COMPARE_ROUTE,
 ];
 
 export const routeKeyOf = (route: Route): string => `${route.method} ${route.path}`;

@@ -9,6 +9,7 @@ import {
   NoAccountsError,
   StoreUnavailableError,
 } from '../../shared/domain/errors';
+import { CompareQueryError } from '../../shared/http/compareRequest';
 import {
   MethodNotAllowedError,
   PayloadTooLargeError,
@@ -28,6 +29,7 @@ import {
 const START = '/api/spam-check/start';
 const GET = '/api/spam-check/{check_id}';
 const REPORT = '/api/spam-check/{check_id}/report';
+const COMPARE = '/api/spam-check/compare';
 const CHECK_ID = 'h7vlvp24y7xpdm6puop3';
 const getPath = `/api/spam-check/${CHECK_ID}`;
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
@@ -84,9 +86,13 @@ describe('openapi.yaml: the document', () => {
     expect(doc.info.version).toBe('1.0.0');
   });
 
-  it('has exactly the two paths of docs/contract.md and the report addition, with no version segment', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual([GET, REPORT, START].sort());
+  it('has exactly the two paths of docs/contract.md and the report and compare additions, with no version segment', () => {
+    expect(Object.keys(doc.paths).sort()).toEqual([COMPARE, GET, REPORT, START].sort());
     expect(operation(REPORT, 'get')['x-addition']).toBe(true);
+    expect(operation(COMPARE, 'get')['x-addition']).toBe(true);
+    expect(detailOf(responseOf(operation(COMPARE, 'get').responses, 400))).toBe(
+      new CompareQueryError().detail,
+    );
     for (const path of Object.keys(doc.paths)) expect(path).not.toMatch(/\/v\d/);
   });
 
@@ -219,6 +225,8 @@ describe('validateResponse', () => {
     const cases: [string, string, Responses][] = [
       ['POST', START, startOp.responses],
       ['GET', getPath, getOp.responses],
+      ['GET', `${getPath}/report`, operation(REPORT, 'get').responses],
+      ['GET', '/api/spam-check/compare', operation(COMPARE, 'get').responses],
       ['GET', '/nowhere', additions.unmatchedPath],
       ['DELETE', START, additions.unmatchedMethod],
       ['POST', START, additions.anyRequest],
