@@ -1,21 +1,30 @@
-// Lambda woken every minute by EventBridge, at once by the table's stream when a check starts, or by itself to
-// hand over or to run a further shard: sweeps its share of the test mailboxes until shortly before its deadline.
+// Lambda woken every minute by EventBridge, by the table's stream when a check starts (it only starts the loops
+// nobody runs), or by itself to hand over or to run a further shard: sweeps its share of the test mailboxes until
+// shortly before its deadline.
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { composeScanLambda } from '../shared/composition/scanLambda';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
-import { shardOfEvent, wakeOf } from '../shared/scanner/invocation';
+import { isStreamWakeUp, reservationOf, shardOfEvent, wakeOf } from '../shared/scanner/invocation';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
 
 const scan = composeScanLambda(loadScanConfig());
 
 export const handler = middy(async (event: unknown, context: Context) => {
+  if (isStreamWakeUp(event)) {
+    // New checks: start the loops nobody runs and return; a running loop lists the checks again at its next tick.
+    const kicked = await scan.wakeUp(context.awsRequestId);
+    scan.log.info('scanner woken by new checks', { ...kicked });
+    // A failed start gave its reservation back: the stream retries the batch (then its dead-letter queue).
+    if (kicked.failed > 0) throw new Error('could not start a scanner loop for new checks');
+    return kicked;
+  }
   const wake = wakeOf(event);
   let shard = shardOfEvent(event);
   if (!shard) {
-    // The schedule or the stream: this invocation takes shard 0 and starts one invocation per further shard.
+    // The schedule: this invocation takes shard 0 and starts one invocation per further shard.
     const count = await scan.publishShards();
     await Promise.all(
       Array.from({ length: count - 1 }, (_, index) =>
@@ -32,8 +41,10 @@ export const handler = middy(async (event: unknown, context: Context) => {
       owner: `${context.awsRequestId}-${randomUUID()}`,
       deadline: Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
       idleGraceMs: wake === 'schedule' ? 0 : scan.timing.idleGraceMs,
-      // Only a new check's kick waits for a lease (it may land while a loop is just ending); the rest give up at once.
-      acquireWaitMs: wake === 'new-check' ? scan.timing.acquireWaitMs : 0,
+      // A loop the wake-up started takes over the lease it reserved; any other finding the lease held gives up at
+      // once, since the loop holding it does the same work.
+      acquireWaitMs: 0,
+      reservedBy: reservationOf(event),
     },
     undefined,
     () => scan.metrics.flush(),

@@ -1,8 +1,8 @@
-// Owns invoking the scanner Lambda asynchronously: a loop at its deadline hands over to a fresh invocation, and the
-// first invocation of a wake-up starts one invocation per further shard.
+// Owns invoking the scanner Lambda asynchronously: a loop at its deadline hands over to a fresh invocation, the
+// first invocation of a schedule starts one invocation per further shard, and the stream's wake-up starts a loop.
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { Logger } from '../log';
-import { handOverEvent, type ScanWake, shardEvent } from '../scanner/invocation';
+import { handOverEvent, kickEvent, type ScanWake, shardEvent } from '../scanner/invocation';
 import type { Shard } from '../scanner/shards';
 
 export class ScannerInvoker {
@@ -22,7 +22,12 @@ export class ScannerInvoker {
     await this.invoke(shardEvent(shard, wake), 'could not start a scanner shard');
   }
 
-  private async invoke(event: object, failure: string): Promise<void> {
+  /** A loop for `shard` that takes over the lease the wake-up reserved for it; false when the invoke failed. */
+  async startLoop(shard: Shard, reservedBy: string): Promise<boolean> {
+    return this.invoke(kickEvent(shard, reservedBy), 'could not start a scanner loop');
+  }
+
+  private async invoke(event: object, failure: string): Promise<boolean> {
     try {
       await this.client.send(
         new InvokeCommand({
@@ -31,9 +36,11 @@ export class ScannerInvoker {
           Payload: new TextEncoder().encode(JSON.stringify(event)),
         }),
       );
+      return true;
     } catch (error) {
       // The schedule still runs every shard within a minute.
       this.log.warn(failure, { error });
+      return false;
     }
   }
 }

@@ -17,6 +17,7 @@ import { type Shard, shardCountFor } from '../scanner/shards';
 import { SERVICES } from '../telemetry/metrics';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
+import { composeWakeUp } from './wakeUp';
 
 export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
@@ -56,15 +57,23 @@ export const composeScanLambda = (config: ScanConfig) => {
     scanners.set(key, built);
     return built;
   };
+  const invoker = new ScannerInvoker(
+    new LambdaClient({ region: config.AWS_REGION }),
+    config.AWS_LAMBDA_FUNCTION_NAME,
+    log,
+  );
   return {
     log,
     metrics,
     scannerFor,
-    invoker: new ScannerInvoker(
-      new LambdaClient({ region: config.AWS_REGION }),
-      config.AWS_LAMBDA_FUNCTION_NAME,
-      log,
-    ),
+    invoker,
+    /** The stream's batch: starts the loops nobody runs, asynchronously, and returns without waiting for them. */
+    wakeUp: composeWakeUp({
+      client,
+      tableName: config.TABLE_NAME,
+      clock: systemClock,
+      start: (shard, reservedBy) => invoker.startLoop(shard, reservedBy),
+    }),
     timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
     /**
      * How many shards the accounts need now, published for starting checks to file under (DynamoCheckStore.create).

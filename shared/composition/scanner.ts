@@ -21,7 +21,7 @@ import { type Shard, SINGLE_SHARD } from '../scanner/shards';
 const SCANNER_LEASE = 'scanner';
 
 /** One lease per shard index: two loops may never sweep the same shard, while different shards run side by side. */
-const scannerLeaseOf = (shard: Shard): string =>
+export const scannerLeaseOf = (shard: Shard): string =>
   shard.index === 0 ? SCANNER_LEASE : `${SCANNER_LEASE}-${shard.index}`;
 
 export interface ScannerParts {

@@ -159,9 +159,17 @@ export interface ActiveChecks {
 }
 
 export interface Lease {
-  /** True when this owner holds the lease until `now + ttlMs` (taking it over if it had expired). */
-  acquire(owner: string, now: number, ttlMs: number): Promise<boolean>;
+  /**
+   * True when this owner holds the lease until `now + ttlMs` (taking it over if it had expired, or if it is held
+   * by `reservedBy`: the wake-up that reserved it for this loop).
+   */
+  acquire(owner: string, now: number, ttlMs: number, reservedBy?: string): Promise<boolean>;
   release(owner: string): Promise<void>;
+}
+
+/** A lease a wake-up may look at without running a loop: whether some loop holds it now. */
+export interface ObservableLease extends Lease {
+  heldAt(now: number): Promise<boolean>;
 }
 
 /** Where the scanner keeps each account's run of failures, so a dead mailbox drops out of new checks. */

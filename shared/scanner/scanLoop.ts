@@ -38,6 +38,8 @@ export interface ScanLoopOptions {
    * the running loop ends would otherwise wait for the next schedule.
    */
   acquireWaitMs?: number;
+  /** The owner a wake-up reserved the lease under for this loop (see kickLoops): taken over at once. */
+  reservedBy?: string;
   /**
    * How long a failing tick or lease renewal (DynamoDB unreachable after its own retries) is tried again each
    * interval (default STORE_FAILURE_GRACE_MS). Ending the loop at once would leave mail unread until the next
@@ -64,7 +66,7 @@ export interface ScanLoopReport {
 }
 
 export const runScanLoop = async (
-  deps: { scanner: Scanner; lease: Lease; clock: Clock; log: Logger },
+  deps: { scanner: Pick<Scanner, 'tick' | 'close'>; lease: Lease; clock: Clock; log: Logger },
   options: ScanLoopOptions,
   signal?: AbortSignal,
   /** Called after every tick, e.g. to publish buffered metrics from a long loop. */
@@ -74,7 +76,7 @@ export const runScanLoop = async (
   const giveUpAt = clock.now() + (options.acquireWaitMs ?? 0);
   let waitedForLease = false;
   let acquiredAt = clock.now();
-  while (!(await lease.acquire(options.owner, acquiredAt, options.leaseTtlMs))) {
+  while (!(await lease.acquire(options.owner, acquiredAt, options.leaseTtlMs, options.reservedBy))) {
     waitedForLease = true;
     if (signal?.aborted || clock.now() + options.intervalMs > Math.min(giveUpAt, options.deadline)) {
       return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { handOverEvent, shardEvent, shardOfEvent, wakeOf } from '../../shared/scanner/invocation';
+import {
+  handOverEvent,
+  isStreamWakeUp,
+  kickEvent,
+  reservationOf,
+  shardEvent,
+  shardOfEvent,
+  wakeOf,
+} from '../../shared/scanner/invocation';
 import { inShard, isShard, shardCountFor, shardIndexOf } from '../../shared/scanner/shards';
 
 const emails = Array.from({ length: 400 }, (_, index) => `user${String(index).padStart(3, '0')}@mail.test`);
@@ -60,5 +68,19 @@ describe('scanner events', () => {
     // The schedule and the stream carry no shard: that invocation hands them out.
     expect(shardOfEvent({ Records: [] })).toBeUndefined();
     expect(shardOfEvent({ shard: { index: 5, count: 3 } })).toBeUndefined();
+  });
+
+  it("tells the stream's batch (a wake-up only) from the loop a wake-up starts, with its reservation", () => {
+    expect(isStreamWakeUp({ Records: [{}] })).toBe(true);
+    const kicked = kickEvent({ index: 1, count: 2 }, 'wake-abc-1');
+    expect(isStreamWakeUp(kicked)).toBe(false);
+    expect(wakeOf(kicked)).toBe('new-check');
+    expect(shardOfEvent(kicked)).toEqual({ index: 1, count: 2 });
+    expect(reservationOf(kicked)).toBe('wake-abc-1');
+    // Only what a wake-up writes is a reservation: another owner's name, or anything long or odd, is ignored.
+    for (const reservedBy of ['running-loop', `wake-${'x'.repeat(101)}`, 'wake-a b', 7, undefined]) {
+      expect(reservationOf({ ...kicked, reservedBy })).toBeUndefined();
+    }
+    expect(reservationOf(shardEvent({ index: 0, count: 1 }, 'schedule'))).toBeUndefined();
   });
 });
