@@ -17,6 +17,8 @@ import {
   WaitTimeoutError,
 } from '../client';
 import { type CliSettings, loadCliSettings } from '../config';
+import { BaselineError, readBaseline, type SavedRun } from './placement/baseline';
+import { type GateVerdict, isGate, judgeGate } from './placement/gate';
 import { renderHtmlReport } from './placement/htmlReport';
 import { type LoadedMessage, loadDkim, loadMessage, MessageError, mailFor } from './placement/message';
 import {
@@ -54,6 +56,11 @@ result:   --json              one JSON object on stdout instead of the tables:
                               {check_id, status, received, total, inbox_rate, results, elapsed_ms, report}
           --html FILE         also write the placement report as one self-contained HTML page
           --min-inbox R       exit 3 when the inbox rate is below R (0 to 1, or a percentage such as 80%)
+gate:     --assert EXPR       repeatable; each must hold, e.g. 'gmail.inbox >= 0.8', 'outlook.spam == 0',
+                              'auth.dkim == pass', 'inbox_rate >= 0.9', 'seconds_to_deliver.p95 <= 60',
+                              'no_regression' (with --baseline); a wrong one lists the accepted forms
+          --baseline FILE     a saved --json of an earlier run: print what changed since (placement per
+                              provider, authentication, spam verdicts)
           --interval S        seconds between polls, 5 to 15 as the spec asks (default 5)
           --timeout S         stop waiting after S seconds (default ${DEFAULT_TIMEOUT_S}; the service times a check out
                               after 5 minutes)
@@ -67,7 +74,10 @@ exit:     0 done (inbox rate at or above --min-inbox, if given)
           2 wrong command line
           3 inbox rate below --min-inbox
           4 timed out: some account never received the message (checked before --min-inbox), or --timeout passed
-          130 interrupted (Ctrl-C); the check goes on at the service`;
+          130 interrupted (Ctrl-C); the check goes on at the service
+  with --assert or --baseline, instead:
+          0 every assertion held   1 one failed (each printed with its value), or the check timed out
+          2 wrong command line, or any error that left nothing to judge (service, SMTP, --timeout, …)`;
 
 export interface CheckIo {
   /** What the environment says (service URL, API key, SMTP password), read once by the caller. */
@@ -79,6 +89,9 @@ export interface CheckIo {
 }
 
 const EXIT = { ok: 0, failed: 1, usage: 2, belowThreshold: 3, timedOut: 4, interrupted: 130 } as const;
+/** With --assert or --baseline: 1 only when the message failed an assertion, 2 when nothing could be judged. */
+const GATE_EXIT = { ok: 0, failed: 2, usage: 2, belowThreshold: 2, timedOut: 2, interrupted: 130 } as const;
+const ASSERTION_FAILED = 1;
 
 /** One line saying what went wrong, in the words of someone running the command. */
 const describe = (error: unknown, options: CheckOptions): string => {
@@ -107,6 +120,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
   let options: CheckOptions;
   let smtp: SmtpTarget | undefined;
   let client: InboxPlacementClient;
+  let baseline: SavedRun | undefined;
   try {
     options = parseCheckOptions(argv, io.settings);
     if (options.help) {
@@ -115,12 +129,16 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
     }
     smtp = options.send && parseSmtpUrl(options.send.smtp, options.send.smtpPassword);
     client = createClient({ baseUrl: options.url, apiKey: options.key });
+    if (options.gate.baselineFile) baseline = await readBaseline(options.gate.baselineFile);
   } catch (error) {
+    if (error instanceof BaselineError) return fail(EXIT.usage, error.message);
     if (error instanceof UsageError || error instanceof SmtpUrlError || error instanceof TypeError)
       return fail(EXIT.usage, `${error.message} (see --help)`);
     throw error;
   }
 
+  const gate = { assertions: options.gate.assertions, baseline };
+  const exit = isGate(gate) ? GATE_EXIT : EXIT;
   const sender = smtp && createSender(smtp);
   let checkId: string | undefined;
   try {
@@ -173,28 +191,39 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
       if (isAbort(error, io.signal)) throw error;
       reportFailure = describe(error, options);
     }
+    const verdict: GateVerdict | undefined =
+      isGate(gate) && !gaveUp ? judgeGate(gate, check, report) : undefined;
     io.stdout(
       options.json
-        ? jsonReport(check, elapsedMs, report)
-        : [tableReport(check, elapsedMs), ...(report ? ['', reportTable(report)] : [])].join('\n'),
+        ? jsonReport(check, elapsedMs, report, verdict?.json)
+        : [
+            tableReport(check, elapsedMs),
+            ...(report ? ['', reportTable(report)] : []),
+            ...(verdict?.lines ?? []),
+          ].join('\n'),
     );
     if (reportFailure) say(`check: no placement report: ${reportFailure}`);
     if (options.htmlFile) {
-      if (!report) return fail(EXIT.failed, `no placement report to write to ${options.htmlFile}`);
+      if (!report) return fail(exit.failed, `no placement report to write to ${options.htmlFile}`);
       try {
         await writeFile(options.htmlFile, renderHtmlReport(report));
       } catch (error) {
         const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        return fail(EXIT.failed, `cannot write ${options.htmlFile}: ${reason}`);
+        return fail(exit.failed, `cannot write ${options.htmlFile}: ${reason}`);
       }
       say(`check ${checkId}: placement report written to ${options.htmlFile}`);
     }
     const missing = check.total - check.received;
     if (gaveUp)
       return fail(
-        EXIT.timedOut,
+        exit.timedOut,
         `stopped waiting after ${options.timeoutMs / 1000} s (--timeout): ${missing} of ${check.total} accounts still pending`,
       );
+    if (verdict?.cannotJudge) return fail(exit.failed, verdict.cannotJudge);
+    if (verdict) {
+      for (const failure of verdict.failures) say(`check: ${failure}`);
+      return verdict.failures.length > 0 ? ASSERTION_FAILED : exit.ok;
+    }
     if (check.status === 'timeout')
       return fail(
         EXIT.timedOut,
@@ -210,15 +239,15 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
   } catch (error) {
     if (isAbort(error, io.signal))
       return fail(
-        EXIT.interrupted,
+        exit.interrupted,
         checkId
           ? `interrupted; check ${checkId} goes on at the service`
           : 'interrupted before a check started',
       );
     if (error instanceof WaitTimeoutError)
-      return fail(EXIT.timedOut, `stopped waiting after ${options.timeoutMs / 1000} s (--timeout)`);
-    if (error instanceof SmtpError || error instanceof MessageError) return fail(EXIT.failed, error.message);
-    return fail(EXIT.failed, describe(error, options));
+      return fail(exit.timedOut, `stopped waiting after ${options.timeoutMs / 1000} s (--timeout)`);
+    if (error instanceof SmtpError || error instanceof MessageError) return fail(exit.failed, error.message);
+    return fail(exit.failed, describe(error, options));
   } finally {
     sender?.close();
   }
