@@ -1,8 +1,10 @@
 // Owns the operator's `accounts …` registry commands: registering test mailboxes with their credentials, listing
 // them, switching them on and off, removing them, syncing from a file (`accounts test` is accountTest.ts).
 
-import type { AccountEntries } from '../adapters/credentials/accountEntries';
 import type { AccountEntry } from '../adapters/credentials/accountEntrySchema';
+import type { CredentialStore } from '../adapters/credentials/credentialStore';
+import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
+import { moveSecretAccounts } from '../adapters/credentials/moveSecretAccounts';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { type AccountHealth, isHealthy, validateAccount } from '../domain/account';
 import { normaliseAccountEmail } from '../domain/address';
@@ -18,7 +20,7 @@ import { formatTable } from './table';
 
 export interface AccountContext {
   registry: DynamoAccountRegistry;
-  entries: AccountEntries;
+  credentials: CredentialStore;
   out: (text: string) => void;
   json: boolean;
 }
@@ -100,7 +102,7 @@ const addAccount = async (ctx: AccountContext, emailArg: string, options: AddOpt
     auth: { user: applied.user, ...options.credential },
     folders: parseFolders(options.folders),
   };
-  await ctx.entries.update((accounts) => [...accounts.filter((account) => account.email !== email), entry]);
+  await ctx.credentials.put(entry);
   await ctx.registry.put(registration);
   ctx.out(
     ctx.json
@@ -118,11 +120,7 @@ export const setActive = async (ctx: AccountContext, emailArg: string, active: b
   const registered = (await ctx.registry.list()).find((account) => account.email === email);
   if (!registered) throw new InvalidInputError(`no registered account ${email}`);
   await ctx.registry.put({ ...registered, active });
-  await ctx.entries.update((accounts) =>
-    accounts.map((account) =>
-      normaliseAccountEmail(account.email) === email ? { ...account, active } : account,
-    ),
-  );
+  await ctx.credentials.updateEntry(email, (account) => ({ ...account, active }));
   ctx.out(ctx.json ? JSON.stringify({ email, active }) : `${email} is now ${active ? 'active' : 'inactive'}`);
   return 0;
 };
@@ -130,9 +128,7 @@ export const setActive = async (ctx: AccountContext, emailArg: string, active: b
 export const removeAccount = async (ctx: AccountContext, emailArg: string): Promise<number> => {
   const email = normaliseAccountEmail(emailArg);
   await ctx.registry.remove(email);
-  await ctx.entries.update((accounts) =>
-    accounts.filter((account) => normaliseAccountEmail(account.email) !== email),
-  );
+  await ctx.credentials.remove(email);
   ctx.out(ctx.json ? JSON.stringify({ email, removed: true }) : `removed ${email} and its credentials`);
   return 0;
 };
@@ -193,9 +189,22 @@ export const listAccounts = async (ctx: AccountContext): Promise<number> => {
   return 0;
 };
 
-/** Makes the registry hold exactly the accounts of a config file; its secrets are not stored. */
+/**
+ * Makes the registry hold exactly the accounts of a config file (its secrets are not stored); without a file, on a
+ * deployed stack, moves the accounts the credentials secret holds itself into their own items.
+ */
 export const syncAccountFile = async (ctx: AccountContext, file: string | undefined): Promise<number> => {
-  if (!file) throw new InvalidInputError('accounts sync needs a file ({"accounts": [...]})');
+  if (!file && ctx.credentials instanceof ItemCredentialStore) {
+    const { moved } = await moveSecretAccounts(ctx.credentials);
+    ctx.out(
+      ctx.json
+        ? JSON.stringify({ moved })
+        : `moved ${moved} account(s) from the credentials secret to their own items`,
+    );
+    return 0;
+  }
+  if (!file)
+    throw new InvalidInputError('accounts sync needs a file ({"accounts": [...]}) or a deployed stack');
   const count = await syncAccounts(ctx.registry, readLocalConfig(file));
   ctx.out(
     ctx.json

@@ -23,7 +23,7 @@ export interface TestOptions {
 
 const findEntry = async (ctx: AccountContext, emailArg: string): Promise<AccountEntry> => {
   const email = normaliseAccountEmail(emailArg);
-  const entry = (await ctx.entries.read()).find((account) => normaliseAccountEmail(account.email) === email);
+  const entry = await ctx.credentials.entry(email);
   if (!entry) throw new InvalidInputError(`no account ${email} in the credentials store`);
   return entry;
 };

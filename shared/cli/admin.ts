@@ -48,6 +48,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           switched off (exit 4)
   accounts sync <file>    make the registry hold exactly the accounts of a config/credentials file
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored
+  accounts sync           (a deployed stack) move the accounts the credentials secret holds itself into one
+                          sealed item each, while the scanner keeps reading both
 
 options: --json            machine-readable output
          --stack NAME      a deployed stack instead of the local store: its table and credentials secret are
@@ -150,7 +152,7 @@ export const runAdmin = async (
       now: systemClock.now(),
     };
     const registry = new DynamoAccountRegistry(store.client, store.table);
-    const accounts = { registry, entries: store.entries, out, json: values.json };
+    const accounts = { registry, credentials: store.credentials, out, json: values.json };
     const email = () => {
       if (!rest[0]) throw new InvalidInputError(`${noun} ${verb} needs an account address`);
       return rest[0];

@@ -4,13 +4,12 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  type AccountEntries,
-  FileAccountEntries,
-  SecretAccountEntries,
-} from '../adapters/credentials/accountEntries';
+import { FileAccountEntries, SecretAccountEntries } from '../adapters/credentials/accountEntries';
+import { type CredentialStore, DocumentCredentialStore } from '../adapters/credentials/credentialStore';
+import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import type { CliSettings } from '../config';
+import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import { ensureTable } from '../local/bootstrap';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
@@ -19,8 +18,8 @@ import { dataStackOf, findDeployedStore } from './stackOutputs';
 export interface AdminStore {
   client: DynamoDBDocumentClient;
   table: string;
-  /** Where credentials live: the local config file, or the deployed stack's secret. */
-  entries: AccountEntries;
+  /** Where credentials live: the local config file, or the deployed stack's items and their secret. */
+  credentials: CredentialStore;
   close(): Promise<void>;
 }
 
@@ -33,17 +32,17 @@ export interface StoreFlags {
   region?: string;
 }
 
-const noSecret: AccountEntries = {
-  read: async () => {
-    throw new InvalidInputError(
-      'this command needs the credentials secret: add --secret (the CredentialsSecretArn output)',
-    );
-  },
-  update: async () => {
-    throw new InvalidInputError(
-      'this command needs the credentials secret: add --secret (the CredentialsSecretArn output)',
-    );
-  },
+const needsSecret = async (): Promise<never> => {
+  throw new InvalidInputError(
+    'this command needs the credentials secret: add --secret (the CredentialsSecretArn output)',
+  );
+};
+const noSecret: CredentialStore = {
+  entry: needsSecret,
+  updateEntry: needsSecret,
+  put: needsSecret,
+  remove: needsSecret,
+  count: needsSecret,
 };
 
 export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): Promise<AdminStore> => {
@@ -60,13 +59,18 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
     if (!table) throw new InvalidInputError('no table: give --stack or --table');
     const secret = secretFlag ?? deployed?.secret;
     const client = createDocumentClient({ region: awsRegion });
-    const entries = secret
-      ? new SecretAccountEntries(new SecretsManagerClient({ region: awsRegion }), secret)
+    const credentials = secret
+      ? new ItemCredentialStore(
+          client,
+          table,
+          new SecretAccountEntries(new SecretsManagerClient({ region: awsRegion }), secret),
+          { clock: systemClock },
+        )
       : noSecret;
-    return { client, table, entries, close: async () => client.destroy() };
+    return { client, table, credentials, close: async () => client.destroy() };
   }
   const local = await openLocalStore(settings.dataDir);
   await ensureTable(local.client, LOCAL_TABLE);
-  const entries = new FileAccountEntries(settings.localConfig);
-  return { client: local.client, table: LOCAL_TABLE, entries, close: () => local.close() };
+  const credentials = new DocumentCredentialStore(new FileAccountEntries(settings.localConfig));
+  return { client: local.client, table: LOCAL_TABLE, credentials, close: () => local.close() };
 };

@@ -1,7 +1,8 @@
 // Owns the scanner Lambda's wiring: clients, credentials and tokens once per container, and a scanner per shard.
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
+import { ItemCredentialSource } from '../adapters/credentials/ItemCredentialSource';
+import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
 import { SecretAccountEntries } from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
@@ -23,16 +24,22 @@ export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
   const metrics = scanMetrics(createMetrics(SERVICES.scan));
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
-  const entries = new SecretAccountEntries(
-    new SecretsManagerClient({ region: config.AWS_REGION }),
-    config.CREDENTIALS_SECRET_ID,
+  // One sealed item per account in the table, its key (and any account not moved yet) in the secret: a shard reads
+  // only the accounts it sweeps, and a rotated refresh token is written back to that account's item alone.
+  const store = new ItemCredentialStore(
+    client,
+    config.TABLE_NAME,
+    new SecretAccountEntries(
+      new SecretsManagerClient({ region: config.AWS_REGION }),
+      config.CREDENTIALS_SECRET_ID,
+    ),
+    { clock: systemClock },
   );
-  const credentials = new AccountEntriesCredentialSource(entries, systemClock);
-  // Rotated refresh tokens are written back to the same secret.
+  const credentials = new ItemCredentialSource(store, systemClock);
   const tokens = new OAuthTokens({
     clock: systemClock,
     log,
-    ...refreshTokenPersister(entries),
+    ...refreshTokenPersister(store),
     onConsentRequired: metrics.consentRequired,
   });
   const layout = new DynamoShardLayout(client, config.TABLE_NAME);
@@ -77,7 +84,7 @@ export const composeScanLambda = (config: ScanConfig) => {
     timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
     /**
      * How many shards the accounts need now, published for starting checks to file under (DynamoCheckStore.create).
-     * Counted from the secret every invocation reads anyway (cached a minute), not from a scan of the table.
+     * Counted from the credential items' count (cached a minute), not from reading them.
      */
     publishShards: async (): Promise<number> => {
       const count = shardCountFor(await credentials.count(), config.SCAN_SHARD_SIZE);

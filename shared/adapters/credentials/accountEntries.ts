@@ -142,7 +142,14 @@ const lockFile = async (path: string): Promise<() => void> => {
   }
 };
 
-const secretSchema = z.object({ accounts: z.array(accountEntrySchema) });
+const secretSchema = z.object({
+  accounts: z.array(accountEntrySchema),
+  /** The key the per-account credential items are sealed with (credentialItem.ts), once any exist. */
+  itemKey: z.string().min(1).optional(),
+});
+
+/** The secret's document: the accounts it still holds itself, and the item key. */
+export type SecretDocument = z.infer<typeof secretSchema>;
 
 /**
  * The staging label each write's new version gets; it marks the newest write attempt and moves along with it.
@@ -167,7 +174,23 @@ export class SecretAccountEntries implements AccountEntries {
   ) {}
 
   async read(): Promise<AccountEntry[]> {
-    return (await this.readVersion()).accounts;
+    return (await this.readVersion()).document.accounts;
+  }
+
+  async readDocument(): Promise<SecretDocument> {
+    return (await this.readVersion()).document;
+  }
+
+  /** The item key, created by the first caller that finds none (a compare-and-set, so two callers agree on one). */
+  async ensureItemKey(create: () => string): Promise<string> {
+    const { itemKey } = await this.readDocument();
+    if (itemKey !== undefined) return itemKey;
+    let kept = '';
+    await this.write((document) => {
+      kept = document.itemKey ?? create();
+      return { ...document, itemKey: kept };
+    });
+    return kept;
   }
 
   /**
@@ -192,6 +215,11 @@ export class SecretAccountEntries implements AccountEntries {
    * move are atomic, which this relies on. test/support/FakeSecretsManager.ts models exactly these rules.
    */
   async update(change: (accounts: AccountEntry[]) => AccountEntry[]): Promise<void> {
+    await this.write((document) => ({ ...document, accounts: change(document.accounts) }));
+  }
+
+  /** The compare-and-set above, over the whole document (the item key is carried through every write). */
+  private async write(change: (document: SecretDocument) => SecretDocument): Promise<void> {
     const attempts = this.options.attempts ?? 8;
     const backoffMs = this.options.backoffMs ?? ((attempt: number) => (50 + Math.random() * 100) * attempt);
     for (let attempt = 1; ; attempt++) {
@@ -199,7 +227,7 @@ export class SecretAccountEntries implements AccountEntries {
       const { VersionId: staged } = await this.client.send(
         new PutSecretValueCommand({
           SecretId: this.secretId,
-          SecretString: JSON.stringify({ accounts: change(current.accounts) }),
+          SecretString: JSON.stringify(change(current.document)),
           ClientRequestToken: randomUUID(),
           VersionStages: [STAGED_WRITE_LABEL],
         }),
@@ -232,7 +260,7 @@ export class SecretAccountEntries implements AccountEntries {
     }
   }
 
-  private async readVersion(): Promise<{ accounts: AccountEntry[]; versionId: string | undefined }> {
+  private async readVersion(): Promise<{ document: SecretDocument; versionId: string | undefined }> {
     const { SecretString, VersionId } = await this.client.send(
       new GetSecretValueCommand({ SecretId: this.secretId }),
     );
@@ -240,6 +268,6 @@ export class SecretAccountEntries implements AccountEntries {
     const parsed = secretSchema.safeParse(parseJsonText(SecretString ?? '{"accounts":[]}', source));
     // Name the failing fields and what is wrong, never their values: they are credentials.
     if (!parsed.success) throw new Error(`${source} is malformed at ${problemsOf(parsed.error).join('; ')}`);
-    return { accounts: parsed.data.accounts, versionId: VersionId };
+    return { document: parsed.data, versionId: VersionId };
   }
 }

@@ -21,6 +21,10 @@ export type Item = Record<string, unknown>;
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
 export const apiKeyKey = (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' });
 export const accountKey = (email: string) => ({ pk: `ACCOUNT#${email}`, sk: 'ACCOUNT' });
+/** One account's sealed credentials (credentialItem.ts), apart from its registration so the API never reads them. */
+export const credentialKey = (email: string) => ({ pk: `CREDS#${email}`, sk: 'CREDS' });
+/** How many accounts have credential items: what the scanner splits into shards, without reading them all. */
+export const credentialCountKey = () => ({ pk: 'CREDS#', sk: 'COUNT' });
 export const scopeAccountsKey = (scope: string) => ({ gsi1pk: `SCOPE#${scope}` });
 export const scopeAccountSortKey = (email: string) => ({ gsi1sk: `ACCOUNT#${email}` });
 export const cursorKey = (email: string, path: string) => ({ pk: `CURSOR#${email}`, sk: `FOLDER#${path}` });
