@@ -160,6 +160,10 @@ describe('the baseline', () => {
     ).resolves.toMatchObject({
       report: null,
     });
+    const twoLines = `{"check_id":"before","accounts":[]}\n${jsonReport(checkOf(before), 1, before)}\n`;
+    await expect(readBaseline(saved('no-send.json', twoLines))).resolves.toMatchObject({ report: before });
+    const pretty = JSON.stringify(JSON.parse(jsonReport(checkOf(before), 1, before)), null, 2);
+    await expect(readBaseline(saved('pretty.json', pretty))).resolves.toMatchObject({ report: before });
     const refused = async (file: string) =>
       readBaseline(file).then(
         () => '',
@@ -207,6 +211,40 @@ describe('the baseline', () => {
       { section: 'authentication', subject: 'gmail dkim pass', before: '1/2', after: '0/2', worse: true },
       { section: 'authentication', subject: 'gmail dmarc pass', before: '2/2', after: '1/2', worse: true },
       { section: 'spam verdicts', subject: 'gmail called spam', before: '0/2', after: '1/2', worse: true },
+    ]);
+  });
+
+  it('reads provider names from the file as its own keys only', () => {
+    const hostile = sampleReport('hostile');
+    hostile.summary.by_provider = JSON.parse(
+      '{"__proto__":{"total":1,"received":1,"inbox":1,"spam":0,"other":0}}',
+    );
+    const changes = compareRuns(
+      { check: checkOf(hostile), report: hostile },
+      { check: checkOf(before), report: before },
+    );
+    expect(changes.filter((change) => change.section === 'placement')).toEqual([
+      {
+        section: 'placement',
+        subject: '__proto__',
+        before: '1 accounts',
+        after: 'not in this run',
+        worse: true,
+      },
+      {
+        section: 'placement',
+        subject: 'gmail',
+        before: 'not in the baseline',
+        after: '2 accounts',
+        worse: false,
+      },
+      {
+        section: 'placement',
+        subject: 'imap',
+        before: 'not in the baseline',
+        after: '1 accounts',
+        worse: false,
+      },
     ]);
   });
 

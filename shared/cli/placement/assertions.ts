@@ -38,7 +38,7 @@ export type Assertion =
   | { kind: 'delivery'; text: string; statistic: string; quantile: number; op: Comparison; seconds: number }
   | { kind: 'noRegression'; text: string };
 
-export const ASSERTION_FORMS = [
+const ASSERTION_FORMS = [
   'PROVIDER.PLACEMENT OP RATE   e.g. gmail.inbox >= 0.8, outlook.spam == 0',
   'PLACEMENT OP RATE            e.g. spam <= 10%   (over every account)',
   'inbox_rate OP RATE           e.g. inbox_rate >= 0.9',
@@ -55,7 +55,7 @@ const FORMS_TEXT = [
 ].join('\n');
 
 /** An expression longer than any accepted form is refused before it is read. */
-export const MAX_EXPRESSION_LENGTH = 200;
+const MAX_EXPRESSION_LENGTH = 200;
 export const MAX_ASSERTIONS = 50;
 
 export class AssertionSyntaxError extends Error {

@@ -28,6 +28,14 @@ export class BaselineError extends Error {
   override name = 'BaselineError';
 }
 
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
 export const readBaseline = async (file: string): Promise<SavedRun> => {
   const refuse = (why: string): never => {
     throw new BaselineError(`--baseline ${file}: ${why}`);
@@ -41,12 +49,10 @@ export const readBaseline = async (file: string): Promise<SavedRun> => {
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) =>
     refuse(`cannot read it (${error.code ?? 'error'})`),
   );
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return refuse('not JSON: save the output of `check --json` of an earlier run');
-  }
+  // With --no-send, --json prints the started check on a line of its own first; the run is the last line.
+  const trimmed = text.trimEnd();
+  const body = parsed(trimmed) ?? parsed(trimmed.slice(trimmed.lastIndexOf('\n') + 1));
+  if (body === undefined) return refuse('not JSON: save the output of `check --json` of an earlier run');
   const problem = checkProblem(body);
   if (problem) return refuse(`not a saved \`check --json\` output (${problem})`);
   const saved = body as CheckView & { report?: unknown };
@@ -81,8 +87,9 @@ const placementChanges: Section = (before, after) => {
   if (!before.report || !after.report) return changes;
   const [old, current] = [before.report.summary.by_provider, after.report.summary.by_provider];
   for (const provider of Object.keys(old).sort()) {
+    // Provider names come from a file: only its own keys count, never what an object inherits.
     const was = old[provider];
-    const now = current[provider];
+    const now = Object.hasOwn(current, provider) ? current[provider] : undefined;
     if (!was) continue;
     if (!now) {
       changes.push({
@@ -110,7 +117,7 @@ const placementChanges: Section = (before, after) => {
     }
   }
   for (const provider of Object.keys(current).sort())
-    if (!old[provider])
+    if (!Object.hasOwn(old, provider))
       changes.push({
         section: 'placement',
         subject: provider,
