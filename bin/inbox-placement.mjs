@@ -7,13 +7,15 @@ const USAGE = `usage: inbox-placement <command> [options]
 
 commands:
   check     start a check, send ONE message to its addresses, wait, and print where it landed
-            (inbox-placement check --help for its options)`;
+            (inbox-placement check --help for its options)
+  compare   compare two checks A B: each provider's rates with their 95% intervals and Fisher's exact test
+            (inbox-placement compare --help for its options)`;
 
 const [command, ...args] = process.argv.slice(2);
-if (command === 'check') {
+if (command === 'check' || command === 'compare') {
   register();
   const { main } = await import('../shared/cli/placement.ts');
-  await main(args);
+  await main(command === 'compare' ? [command, ...args] : args);
 } else if (command === 'help' || command === '--help' || command === '-h') {
   process.stdout.write(`${USAGE}\n`);
 } else {

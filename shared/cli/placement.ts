@@ -18,7 +18,9 @@ import {
 } from '../client';
 import { type CliSettings, loadCliSettings } from '../config';
 import { BaselineError, readBaseline, type SavedRun } from './placement/baseline';
+import { runCompare } from './placement/compare';
 import { type GateVerdict, isGate, judgeGate } from './placement/gate';
+import { controlLines } from './placement/controlLines';
 import { renderHtmlReport } from './placement/htmlReport';
 import { type LoadedMessage, loadDkim, loadMessage, MessageError, mailFor } from './placement/message';
 import {
@@ -198,7 +200,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
         ? jsonReport(check, elapsedMs, report, verdict?.json)
         : [
             tableReport(check, elapsedMs),
-            ...(report ? ['', reportTable(report)] : []),
+            ...(report ? ['', reportTable(report), ...controlLines(report)] : []),
             ...(verdict?.lines ?? []),
           ].join('\n'),
     );
@@ -257,6 +259,15 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
 export const main = async (argv: string[]): Promise<never> => {
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
+  if (argv[0] === 'compare') {
+    const compared = await runCompare(argv.slice(1), {
+      settings: loadCliSettings(),
+      stdout: (text) => process.stdout.write(`${text}\n`),
+      stderr: (text) => process.stderr.write(text),
+      signal: controller.signal,
+    });
+    process.exit(compared);
+  }
   const code = await runCheck(argv, {
     settings: loadCliSettings(),
     stdout: (text) => process.stdout.write(`${text}\n`),

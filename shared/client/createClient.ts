@@ -10,6 +10,7 @@ import {
   NoAccountsInScopeError,
   WaitTimeoutError,
 } from './apiErrors';
+import { comparisonProblem, type PlacementComparison } from './compareResponse';
 import { type PollIntervalOptions, pollIntervalOf } from './pollInterval';
 import { type PlacementReport, reportProblem } from './reportResponse';
 import { type CheckView, checkProblem, type StartedCheck, startedCheckProblem } from './resources';
@@ -44,6 +45,8 @@ export interface InboxPlacementClient {
   waitForCheck(checkId: string, options?: WaitOptions): Promise<CheckView>;
   /** Why each copy landed where it did: `GET /api/spam-check/{check_id}/report`, an addition to the spec. */
   getReport(checkId: string, options?: RequestOptions): Promise<PlacementReport>;
+  /** Two checks' rates side by side with Fisher's exact test: `GET /api/spam-check/compare`, an addition. */
+  compare(a: string, b: string, options?: RequestOptions): Promise<PlacementComparison>;
 }
 
 const abortReason = (signal: AbortSignal): unknown =>
@@ -179,6 +182,27 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     return body as PlacementReport;
   };
 
+  const compare = async (
+    a: string,
+    b: string,
+    { signal }: RequestOptions = {},
+  ): Promise<PlacementComparison> => {
+    for (const checkId of [a, b])
+      if (typeof checkId !== 'string' || checkId === '')
+        throw new TypeError('check ids must be non-empty strings');
+    const query = new URLSearchParams({ a, b }).toString();
+    const { url, status, body } = await request(
+      'GET',
+      `/api/spam-check/compare?${query}`,
+      signal,
+      (code, detail) =>
+        code === 404 ? new CheckGoneError(`${a} or ${b}`, detail) : new ApiError(code, detail),
+    );
+    const problem = comparisonProblem(body);
+    if (problem) throw new BadResponseError(url, status, `not a comparison: ${problem}`);
+    return body as PlacementComparison;
+  };
+
   const waitForCheck = async (checkId: string, wait: WaitOptions = {}): Promise<CheckView> => {
     const { signal, onProgress, timeoutMs, retries = 2 } = wait;
     const intervalMs = pollIntervalOf(wait);
@@ -207,5 +231,5 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     }
   };
 
-  return { startCheck, getCheck, waitForCheck, getReport };
+  return { startCheck, getCheck, waitForCheck, getReport, compare };
 };

@@ -12,6 +12,13 @@ export {
   WaitTimeoutError,
 } from './apiErrors';
 export {
+  type ComparedCheck,
+  type ComparedRate,
+  comparisonProblem,
+  type PlacementComparison,
+  type RateInterval,
+} from './compareResponse';
+export {
   type ClientOptions,
   createClient,
   type InboxPlacementClient,
@@ -23,6 +30,7 @@ export {
   type AuthReasons,
   type AuthResult,
   type AuthVerdict,
+  type ControlPlacement,
   type PlacementReport,
   type ProviderSummary,
   type ReportAccount,

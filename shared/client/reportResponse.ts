@@ -6,6 +6,7 @@ export type {
   AuthReasons,
   AuthResult,
   AuthVerdict,
+  ControlPlacement,
   PlacementReport,
   ProviderSummary,
   ReportAccount,

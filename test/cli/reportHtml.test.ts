@@ -70,7 +70,9 @@ describe('check --html', () => {
   it('prints the report table, writes the page, and still gates on --min-inbox', async () => {
     const page = join(dir, 'report.html');
     const run = await check(['--html', page, '--min-inbox', '0.5']);
-    expect(run.stdout).toMatch(/^PROVIDER\s+RECEIVED\s+INBOX\s+SPAM\s+OTHER\s+INBOX RATE$/m);
+    expect(run.stdout).toMatch(
+      /^PROVIDER\s+RECEIVED\s+INBOX\s+SPAM\s+OTHER\s+INBOX RATE\s+INBOX 95%\s+SPAM 95%\s+CONTROL$/m,
+    );
     expect(run.stdout).toMatch(
       /^junk@mail\.test\s+IMAP\s+spam\s+Junk\s+pass\s+none\s+pass\s+spam 1000\.1\/5/m,
     );

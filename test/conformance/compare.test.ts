@@ -1,7 +1,9 @@
 // GET /api/spam-check/compare over real HTTP against the local server and dynalite: both checks' rates with their
 // intervals, the difference and Fisher's p-value; the scope rule, the 400 and 404 answers and the read limit, each
-// check counting as one read. Every response is checked against openapi.yaml by the test service.
+// check counting as one read. Every response is checked against openapi.yaml by the test service. Then the CLI's
+// `compare A B` through the typed client against the same server: the table and --json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCompare } from '../../shared/cli/placement/compare';
 import { READINGS } from '../../shared/domain/placementComparison';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
@@ -106,5 +108,35 @@ describe('GET /api/spam-check/compare', () => {
       });
     }
     expect((await service.request('GET', compare('a', 'b'), {})).status).toBe(401);
+  });
+
+  it('prints the comparison as a table, or the answer as one JSON object, through the typed client', async () => {
+    service.clock.advance(60_000);
+    const a = await checkWith(6);
+    const b = await checkWith(0);
+    service.clock.advance(60_000);
+    const run = async (...argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCompare(argv, {
+        settings: { serviceUrl: service.baseUrl, apiKey: key },
+        stdout: (text) => out.push(text),
+        stderr: (text) => err.push(text),
+      });
+      return { code, stdout: out.join('\n'), stderr: err.join('') };
+    };
+    const table = await run(a, b);
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    expect(table.stdout).toMatch(/^PROVIDER\s+RATE\s+A\s+B\s+B - A\s+P\s+READING$/m);
+    expect(table.stdout).toMatch(
+      /^Gmail\s+inbox\s+6 of 6 \(100%, 61-100%\)\s+0 of 6 \(0%, 0-39%\)\s+-100 points\s+0\.002\s+the difference is larger than chance/m,
+    );
+    expect(table.stdout).toMatch(/^overall\s+inbox\s+6 of 6/m);
+    const json = await run(a, b, '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ a: { check_id: a }, b: { check_id: b } });
+    const gone = await run(a, 'abcdefghijklmnopqrst');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('a check is gone (Check not found or expired)');
+    expect((await run(a)).code).toBe(2);
   });
 });

@@ -64,6 +64,19 @@ describe('placement report words', () => {
     expect(sentences[1]).toMatch(/rules: R0, R1, R2, R3, R4, R5, R6, R7 and 4 more\.$/);
   });
 
+  it('prints the latest control beside its provider and marks a suspect seed', () => {
+    const report = sampleReport();
+    const gmail = report.summary.by_provider.gmail;
+    if (!gmail || !report.accounts[2]) throw new Error('fixture');
+    gmail.control = { check_id: 'ctl', at: report.started_at, total: 3, inbox: 1, spam: 2, missing: 0 };
+    report.accounts[2].suspect = true;
+    const table = reportTable(report);
+    expect(table).toMatch(/^Gmail\s.*\s+inbox 1 of 3, spam 2$/m);
+    expect(table).toMatch(/^EMAIL\s.*\s+DELIVERY\s+SEED$/m);
+    expect(table).toMatch(/^junk@mail\.test\s.*\s1 s\s+suspect$/m);
+    expect(reportTable(sampleReport())).not.toMatch(/SEED$/m);
+  });
+
   it('no control character or bidi override reaches a terminal', () => {
     expect(printable('a\u001b[31mb\u202ec\r\n')).toBe('a?[31mb?c??');
     expect(printable('x'.repeat(300), 10)).toBe(`${'x'.repeat(9)}…`);
@@ -71,9 +84,13 @@ describe('placement report words', () => {
 
   it('prints one row per provider, one per account with auth and spam, then why', () => {
     const table = reportTable(sampleReport());
-    expect(table).toMatch(/^PROVIDER\s+RECEIVED\s+INBOX\s+SPAM\s+OTHER\s+INBOX RATE$/m);
-    expect(table).toMatch(/^Gmail\s+2\/2\s+1\s+0\s+1\s+50%$/m);
-    expect(table).toMatch(/^IMAP\s+1\/1\s+0\s+1\s+0\s+0%$/m);
+    expect(table).toMatch(
+      /^PROVIDER\s+RECEIVED\s+INBOX\s+SPAM\s+OTHER\s+INBOX RATE\s+INBOX 95%\s+SPAM 95%\s+CONTROL$/m,
+    );
+    // Wilson's bounds in closed form: 0 of n tops at z²/(n + z²), n of n starts at n/(n + z²); z² = 3.8415.
+    expect(table).toMatch(/^Gmail\s+2\/2\s+1\s+0\s+1\s+50%\s+9-91%\s+0-66%\s+-$/m);
+    expect(table).toMatch(/^IMAP\s+1\/1\s+0\s+1\s+0\s+0%\s+0-79%\s+21-100%\s+-$/m);
+    expect(table).toMatch(/^overall inbox: 1 of 3 \(33%, 6-79%\)$/m);
     expect(table).toMatch(
       /^seed2@gmail\.com\s+Gmail\s+promotions\s+<img src=x onerror=alert\(1\)>\?\[31mred\s+pass\s+fail\s+pass\s+-\s+2 s$/m,
     );

@@ -3,6 +3,7 @@
 import type { PlacementReport } from '../../client';
 import { formatTable } from '../table';
 import { authCell, failureSentences, percentOf, printable, providerName, spamCell } from './explain';
+import { controlText, INTERVAL_NOTE, intervalText, rateText } from './rates';
 
 export const reportTable = (report: PlacementReport): string => {
   const providers = Object.entries(report.summary.by_provider).map(([provider, counts]) => ({
@@ -12,7 +13,11 @@ export const reportTable = (report: PlacementReport): string => {
     spam: String(counts.spam),
     other: String(counts.other),
     'inbox rate': percentOf(counts.inbox, counts.total),
+    'inbox 95%': intervalText(counts.rates?.inbox),
+    'spam 95%': intervalText(counts.rates?.spam),
+    control: controlText(counts.control),
   }));
+  const suspects = report.accounts.some((account) => account.suspect === true);
   const accounts = report.accounts.map((account) => ({
     email: printable(account.email, 80),
     provider: providerName(account.provider),
@@ -23,10 +28,23 @@ export const reportTable = (report: PlacementReport): string => {
     dmarc: authCell(account, 'dmarc'),
     spam: spamCell(account),
     delivery: account.seconds_to_deliver === null ? '-' : `${account.seconds_to_deliver} s`,
+    seed: account.suspect === true ? 'suspect' : '',
   }));
   const why = failureSentences(report);
   return [
-    formatTable(providers, ['provider', 'received', 'inbox', 'spam', 'other', 'inbox rate']),
+    formatTable(providers, [
+      'provider',
+      'received',
+      'inbox',
+      'spam',
+      'other',
+      'inbox rate',
+      'inbox 95%',
+      'spam 95%',
+      'control',
+    ]),
+    `overall inbox: ${rateText(report.summary.rates?.inbox)}`,
+    INTERVAL_NOTE,
     '',
     formatTable(accounts, [
       'email',
@@ -38,6 +56,7 @@ export const reportTable = (report: PlacementReport): string => {
       'dmarc',
       'spam',
       'delivery',
+      ...(suspects ? ['seed'] : []),
     ]),
     '',
     ...(why.length > 0 ? ['why:', ...why.map((sentence) => `  ${sentence}`)] : ['why: every check passed']),
