@@ -16,6 +16,7 @@ import type { Construct } from 'constructs';
 import { type SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { METRICS_NAMESPACE, type SERVICES } from '../../shared/telemetry/metrics';
 import { LOCK_FILE, PROJECT_ROOT } from '../paths';
+import { type KeyGrant, TABLE_KEYS, tableStatements } from '../tableKeys';
 import type { LogLevel } from '../settings';
 
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
@@ -30,6 +31,8 @@ interface TableGrant {
   table: readonly DynamoAction[];
   /** Per index, what may be done on it: each index gets only its own actions. */
   indexes: Partial<Record<IndexName, readonly DynamoAction[]>>;
+  /** Which kinds of item the table actions may touch (dynamodb:LeadingKeys, infra/tableKeys.ts). */
+  keys: KeyGrant;
 }
 
 /**
@@ -38,9 +41,9 @@ interface TableGrant {
  */
 export const TABLE_ACCESS = {
   /** TABLE_NAME only: the shared config loader requires it, the code never touches the table. */
-  none: { table: [], indexes: {} },
+  none: { table: [], indexes: {}, keys: TABLE_KEYS.none },
   /** get reads only: the API key (DynamoApiKeyStore.get) and the check (DynamoCheckStore.get). */
-  get: { table: ['dynamodb:GetItem'], indexes: {} },
+  get: { table: ['dynamodb:GetItem'], indexes: {}, keys: TABLE_KEYS.get },
   /**
    * start: the API key, the in-flight list and the shard layout (GetItem), the check and a first in-flight list
    * (PutItem, putOnce), the check's shard entries under a layout of several shards (BatchWriteItem,
@@ -50,6 +53,7 @@ export const TABLE_ACCESS = {
   start: {
     table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
     indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query'] },
+    keys: TABLE_KEYS.start,
   },
   /**
    * The scanner: checks (GetItem, UpdateItem, Query on openChecks to list and settle them, BatchWriteItem deleting a
@@ -71,6 +75,7 @@ export const TABLE_ACCESS = {
       [TABLE_SCHEMA.openChecks.name]: ['dynamodb:Query'],
       [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Scan'],
     },
+    keys: TABLE_KEYS.scanner,
   },
 } as const satisfies Record<string, TableGrant>;
 
@@ -160,8 +165,8 @@ export class ServiceFunction extends NodejsFunction {
   /** Sets TABLE_NAME and allows exactly `access` on the table and on its indexes (none for TABLE_ACCESS.none). */
   bindTable(table: ITable, access: TableAccess): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
-    if (access.table.length > 0) {
-      this.addToRolePolicy(new PolicyStatement({ actions: [...access.table], resources: [table.tableArn] }));
+    for (const statement of tableStatements(table.tableArn, access.table, access.keys)) {
+      this.addToRolePolicy(statement);
     }
     const indexes = Object.entries(access.indexes) as [IndexName, readonly DynamoAction[]][];
     for (const [name, actions] of indexes) {

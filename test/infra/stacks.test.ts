@@ -263,6 +263,8 @@ describe('least privilege', () => {
         // The probe of failing accounts reads the accounts index, never the whole table.
         `dynamodb:Scan on index ${accountsByScope.name}`,
         'dynamodb:UpdateItem on table',
+        // An account's health, and nothing else of it (infra/tableKeys.ts).
+        'dynamodb:UpdateItem on table',
         // The stream event source (Lambda's poller, under the function's role).
         'dynamodb:DescribeStream on other',
         'dynamodb:GetRecords on other',

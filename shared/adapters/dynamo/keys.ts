@@ -60,6 +60,28 @@ export const inFlightKey = (holder: InFlightHolder) =>
     : { pk: `SCOPEINFLIGHT#${holder.scope}`, sk: 'INFLIGHT' };
 
 /**
+ * The partition-key prefix of each kind of item, for IAM's dynamodb:LeadingKeys conditions (infra/tableKeys.ts);
+ * test/unit/keyPrefixes.test.ts holds every key function above to its prefix.
+ */
+export const KEY_PREFIXES = {
+  check: 'CHECK#',
+  apiKey: 'APIKEY#',
+  account: 'ACCOUNT#',
+  credentials: 'CREDS#',
+  cursor: 'CURSOR#',
+  lease: 'LEASE#',
+  starts: 'STARTS#',
+  layout: 'LAYOUT#',
+  inFlight: 'INFLIGHT#',
+  scopeInFlight: 'SCOPEINFLIGHT#',
+  seedHistory: 'SEEDHISTORY#',
+  controlRun: 'CONTROLRUN#',
+  webhook: 'WEBHOOK#',
+  webhookSecrets: 'WHSEC#',
+} as const;
+export type KeyKind = keyof typeof KEY_PREFIXES;
+
+/**
  * Every unsettled check sits in one partition of the open-checks index (table.ts), sorted by creation time, so
  * "open checks created after T" is one Query. The check carries these keys until DynamoOpenChecks.settle removes them.
  */
