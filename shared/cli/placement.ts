@@ -19,8 +19,8 @@ import {
 import { type CliSettings, loadCliSettings } from '../config';
 import { BaselineError, readBaseline, type SavedRun } from './placement/baseline';
 import { runCompare } from './placement/compare';
-import { type GateVerdict, isGate, judgeGate } from './placement/gate';
 import { controlLines } from './placement/controlLines';
+import { type GateVerdict, isGate, judgeGate } from './placement/gate';
 import { renderHtmlReport } from './placement/htmlReport';
 import { type LoadedMessage, loadDkim, loadMessage, MessageError, mailFor } from './placement/message';
 import {

@@ -6,6 +6,7 @@ import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry'
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
+import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
 import { type ApiConfig, loadApiConfig } from '../config';
@@ -47,6 +48,7 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
     checks: new DynamoCheckStore(client, config.TABLE_NAME, new DynamoShardLayout(client, config.TABLE_NAME)),
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
+    seeds: new DynamoSeedHistory(client, config.TABLE_NAME),
     clock: systemClock,
     log,
     authCache: new AuthCache(config.AUTH_CACHE_TTL_MS, { unknownTtlMs: config.UNKNOWN_KEY_CACHE_TTL_MS }),

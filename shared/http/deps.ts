@@ -1,7 +1,13 @@
 // Owns what the API's handlers are given: the stores, the clock, the logger and the optional per-process parts.
 import type { AuthCache } from '../domain/authCache';
 import type { Clock } from '../domain/clock';
-import type { AccountRegistry, ApiKeyStore, CheckStore, ScanTrigger } from '../domain/ports';
+import type {
+  AccountRegistry,
+  ApiKeyStore,
+  CheckStore,
+  ScanTrigger,
+  SeedHistoryStore,
+} from '../domain/ports';
 import type { ReadLimiter } from '../domain/readLimits';
 import type { Logger } from '../log';
 import type { KeyLimitDeps } from '../usecases/keyLimits';
@@ -24,4 +30,6 @@ export interface ApiDeps {
    */
   trigger?: ScanTrigger | undefined;
   onStarted?: (() => void) | undefined;
+  /** The seeds' calibration record, for the report's control beside each provider; absent: the report has none. */
+  seeds?: SeedHistoryStore | undefined;
 }

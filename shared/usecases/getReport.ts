@@ -1,5 +1,6 @@
 // Owns the placement report (GET /api/spam-check/{check_id}/report, an addition): the check as get reads it, with
 // why each copy landed where it did, from what the scanner kept with each result. Same 404s as get.
+import type { Principal } from '../domain/apiKey';
 import {
   CATEGORIES,
   type Category,
@@ -18,9 +19,10 @@ import type {
   RateInterval,
   ReportAccount,
 } from '../domain/placementReport';
-import type { RecordedDetails } from '../domain/ports';
+import type { RecordedDetails, SeedHistoryStore } from '../domain/ports';
 import { wilsonInterval } from '../domain/statistics';
 import { showingCheck } from './getCheck';
+import { seedContextOf } from './seedContext';
 
 /** A check started before providers were kept with it names none. */
 const UNKNOWN_PROVIDER = 'unknown';
@@ -148,4 +150,14 @@ export const reportOf = (check: Check, now: number, seeds: SeedContext = {}): Pl
   };
 };
 
-export const getReport = showingCheck(reportOf);
+const showingReport = showingCheck((check, now) => ({ check, now }));
+
+/** The report, with the scope's latest control run beside it where the seeds' history is kept. */
+export const getReport = async (
+  deps: Parameters<typeof showingReport>[0] & { seeds?: SeedHistoryStore | undefined },
+  principal: Principal,
+  checkId: string,
+): Promise<PlacementReport> => {
+  const { check, now } = await showingReport(deps, principal, checkId);
+  return reportOf(check, now, deps.seeds ? seedContextOf(await deps.seeds.latestRun(check.scope)) : {});
+};

@@ -2,6 +2,7 @@
 // machines, and the live progress line on stderr while polling.
 import { type CheckView, inboxRate, type PlacementReport } from '../../client';
 import { isInbox } from '../../domain/categories';
+import { lookFirst } from '../../domain/controlReading';
 import { formatTable } from '../table';
 
 export const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
@@ -50,6 +51,8 @@ export const jsonReport = (
     elapsed_ms: elapsedMs,
     /** The placement report (why each copy landed where it did), null when the service gave none. */
     report,
+    /** Where the message went to spam: what to look at first, set beside the control (null without a report). */
+    look_first: report ? lookFirst(report) : null,
     ...gate,
   });
 

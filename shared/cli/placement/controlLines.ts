@@ -1,0 +1,65 @@
+// Owns the placement report's control lines as the check CLI prints them: each provider's latest control beside this
+// message, the suspect seeds (shown, left out of the rates), and what to look at first where the message hit spam.
+import type { PlacementReport } from '../../client';
+import { lookFirst, type ProviderReading } from '../../domain/controlReading';
+import type { ProviderSummary } from '../../domain/placementReport';
+import { printable, providerName } from './explain';
+
+const controlText = (summary: ProviderSummary): string => {
+  const control = summary.control;
+  if (!control) return 'no control yet (npm run admin -- calibrate)';
+  const astray = [
+    ...(control.spam > 0 ? [`spam ${control.spam}`] : []),
+    ...(control.missing > 0 ? [`missing ${control.missing}`] : []),
+  ];
+  return `control inbox ${control.inbox} of ${control.total}${astray.length > 0 ? ` (${astray.join(', ')})` : ''}`;
+};
+
+const messageText = (summary: ProviderSummary): string =>
+  summary.spam > 0
+    ? `this message spam ${summary.spam} of ${summary.received}`
+    : `this message inbox ${summary.inbox} of ${summary.received}`;
+
+const WHAT: Record<ProviderReading['order'][number], string> = {
+  message: 'the message and its sending side (the content and authentication findings above)',
+  seed: 'the seeds there and the path to them',
+};
+
+const readingText = (reading: ProviderReading): string => {
+  const name = providerName(reading.provider);
+  const order = reading.order.map((what) => WHAT[what]).join(', then ');
+  const seeds = reading.suspectSeeds.map((email) => printable(email, 80)).join(', ');
+  switch (reading.because) {
+    case 'control-inbox':
+      return `${name}: ${order}: the control landed in the inbox there, so those seeds take good mail.`;
+    case 'control-astray':
+      return `${name}: ${order}: the control went to spam or missing there too.`;
+    case 'suspect-seeds':
+      return `${name}: ${order}: every copy in spam came from a suspect seed (${seeds}).`;
+    case 'no-control':
+      return `${name}: ${order}: no control to compare with.`;
+  }
+};
+
+/** Empty when the service keeps no control history (no provider carries a control field). */
+export const controlLines = (report: PlacementReport): string[] => {
+  const providers = Object.entries(report.summary.by_provider);
+  if (!providers.some(([, summary]) => summary.control !== undefined)) return [];
+  const suspect = report.accounts.filter((account) => account.suspect === true);
+  const readings = lookFirst(report);
+  return [
+    'against the control:',
+    ...providers.map(
+      ([provider, summary]) =>
+        `  ${providerName(provider)}: ${controlText(summary)}; ${messageText(summary)}`,
+    ),
+    ...(suspect.length > 0
+      ? [
+          `suspect seeds (shown, left out of the rates): ${suspect.map((account) => printable(account.email, 80)).join(', ')}`,
+        ]
+      : []),
+    ...(readings.length > 0
+      ? ['look first:', ...readings.map((reading, index) => `  ${index + 1}. ${readingText(reading)}`)]
+      : []),
+  ];
+};

@@ -1,0 +1,52 @@
+// Owns what to look at first when a message went to spam somewhere: set beside the latest control message at the
+// same provider, the message (content, sending side) or the seeds. Read from the placement report alone.
+import type { PlacementReport, ProviderSummary } from './placementReport';
+
+/** `message`: content and sending-side findings; `seed`: the seeds themselves, or the path to them. */
+export type Suspect = 'message' | 'seed';
+
+export interface ProviderReading {
+  provider: string;
+  /** What to look at, the likelier cause first. */
+  order: Suspect[];
+  /** Why that order, as a code the CLI words: the control's own placement there, or the seeds' record. */
+  because: 'control-inbox' | 'control-astray' | 'suspect-seeds' | 'no-control';
+  /** This message's copies in spam at the provider, and copies received there. */
+  spam: number;
+  received: number;
+  /** The latest control's copies at the provider, and how many landed in the inbox; null without a control. */
+  control: { inbox: number; total: number } | null;
+  /** Seeds at the provider whose own controls went astray lately and whose copy of this message is in spam. */
+  suspectSeeds: string[];
+}
+
+const readingOf = (report: PlacementReport, provider: string, summary: ProviderSummary): ProviderReading => {
+  const spamSeeds = report.accounts.filter(
+    (account) => account.provider === provider && account.category === 'spam',
+  );
+  const suspectSeeds = spamSeeds
+    .filter((account) => account.suspect === true)
+    .map((account) => account.email);
+  const control = summary.control ?? null;
+  const base = {
+    provider,
+    spam: summary.spam,
+    received: summary.received,
+    control: control && { inbox: control.inbox, total: control.total },
+    suspectSeeds,
+  };
+  // Every copy in spam came from a seed that keeps losing the control too: the seeds first, whatever else.
+  if (suspectSeeds.length > 0 && suspectSeeds.length === spamSeeds.length)
+    return { ...base, order: ['seed', 'message'], because: 'suspect-seeds' };
+  if (!control || control.total === 0) return { ...base, order: ['message'], because: 'no-control' };
+  if (control.spam + control.missing > 0)
+    return { ...base, order: ['seed', 'message'], because: 'control-astray' };
+  return { ...base, order: ['message', 'seed'], because: 'control-inbox' };
+};
+
+/** One reading per provider where this message went to spam, the most copies in spam first. */
+export const lookFirst = (report: PlacementReport): ProviderReading[] =>
+  Object.entries(report.summary.by_provider)
+    .filter(([, summary]) => summary.spam > 0)
+    .map(([provider, summary]) => readingOf(report, provider, summary))
+    .sort((a, b) => b.spam - a.spam || a.provider.localeCompare(b.provider));
