@@ -12,6 +12,7 @@ export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/adapters/shardListing.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/wakeUp.test.ts': "AWS's DynamoDB Local, on Java",
   'test/cli/reportHtml.test.ts': "Debian's Chromium",
+  'test/cli/rateChart.test.ts': "Debian's Chromium",
 };
 
 /** The files that need no peer but most of the loop's minute each: the full suite runs them. */

@@ -2,10 +2,11 @@
 // script and no network, a Content-Security-Policy that forbids both, and every report value escaped, because the
 // values come from headers a sender wrote.
 import type { PlacementReport, ProviderSummary } from '../../client';
+import { escapeHtml } from './escapeHtml';
 import { authCell, failureSentences, percentOf, printable, providerName, spamCell } from './explain';
+import { rateChart, rateChartLegend } from './rateChart';
 
-export const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+export { escapeHtml } from './escapeHtml';
 
 const text = (value: string, max?: number) => escapeHtml(printable(value, max));
 
@@ -50,6 +51,8 @@ th{background:#fafafa;font-weight:600}td.num{text-align:right}
 td.ok{color:#2e7d32}td.bad{color:#c62828;font-weight:600}td.muted{color:#9e9e9e}
 .legend span{display:inline-block;margin-right:1rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:middle}
 ul.why li{margin:.2rem 0}
+tr.suspect td{color:#757575;font-style:italic}
+#rate-chart text{font-size:12px;fill:#424242}#rate-chart text.tick{fill:#9e9e9e}
 `;
 
 export const renderHtmlReport = (report: PlacementReport): string => {
@@ -67,7 +70,9 @@ export const renderHtmlReport = (report: PlacementReport): string => {
         return cell(value, resultClass(value));
       });
       const spam = spamCell(account);
-      return `<tr>${cell(account.email, undefined)}${cell(providerName(account.provider))}${cell(account.category)}${cell(account.folder ?? '-')}${auth.join('')}${cell(spam, resultClass(account.spam?.verdict ?? '-'))}${cell(account.seconds_to_deliver === null ? '-' : `${account.seconds_to_deliver} s`)}</tr>`;
+      const category =
+        account.suspect === true ? `${account.category} (suspect seed, not counted)` : account.category;
+      return `<tr${account.suspect === true ? ' class="suspect"' : ''}>${cell(account.email, undefined)}${cell(providerName(account.provider))}${cell(category)}${cell(account.folder ?? '-')}${auth.join('')}${cell(spam, resultClass(account.spam?.verdict ?? '-'))}${cell(account.seconds_to_deliver === null ? '-' : `${account.seconds_to_deliver} s`)}</tr>`;
     })
     .join('\n');
   const why = failureSentences(report);
@@ -88,6 +93,9 @@ export const renderHtmlReport = (report: PlacementReport): string => {
 <h1>Placement report</h1>
 <p class="meta">check ${text(report.check_id, 80)} · ${text(report.status)} · started ${text(report.started_at, 40)}${report.completed_at ? ` · completed ${text(report.completed_at, 40)}` : ''}</p>
 <p class="meta">inbox rate ${text(share(rate.of_total))} of all ${summary.total} accounts; ${summary.received} received</p>
+<h2>Rates and how sure they are</h2>
+${rateChartLegend()}
+${rateChart(report)}
 <h2>Placement by provider</h2>
 <p class="legend">${legend}</p>
 <table id="providers">
