@@ -1,5 +1,7 @@
 // The report's statistics (shared/domain/statistics.ts) against values published by others, each with its source,
 // and the properties an interval must have whatever the counts.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fisherExact, wilsonInterval } from '../../shared/domain/statistics';
@@ -51,6 +53,22 @@ describe('wilsonInterval', () => {
   it('is exactly 0 below 0 of n and exactly 1 above n of n', () => {
     expect(wilsonInterval(0, 30)?.low).toBe(0);
     expect(wilsonInterval(30, 30)?.high).toBe(1);
+  });
+
+  it('meets Wilson’s bounds at the edges in closed form: 0 of n up to z²/(n + z²), n of n from n/(n + z²)', () => {
+    const z2 = 1.959964 ** 2;
+    for (let n = 1; n <= 50; n++) {
+      expect(wilsonInterval(0, n)?.high).toBeCloseTo(z2 / (n + z2), 12);
+      expect(wilsonInterval(n, n)?.low).toBeCloseTo(n / (n + z2), 12);
+    }
+  });
+
+  it('gives the intervals the README quotes for three seeds', () => {
+    const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
+    const full = wilsonInterval(3, 3);
+    const none = wilsonInterval(0, 3);
+    expect(readme).toContain(`3 of 3 reads as ${full?.low.toFixed(2)} to ${full?.high}`);
+    expect(readme).toContain(`0 of 3 as ${none?.low} to ${none?.high.toFixed(2)}`);
   });
 
   it('has none for nothing counted, and refuses counts that cannot be', () => {
