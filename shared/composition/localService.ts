@@ -8,7 +8,7 @@ import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import type { LocalSettings } from '../config';
 import { systemClock } from '../domain/clock';
-import { createFallbackHandler, createGetHandler, createStartHandler } from '../http/handlers';
+import { createFallbackHandler, createGetHandler, createScreen, createStartHandler } from '../http/handlers';
 import { LocalExpiry } from '../local/expiry';
 import { createLocalServer } from '../local/httpAdapter';
 import { LocalScanRunner } from '../local/LocalScanRunner';
@@ -78,7 +78,7 @@ export const composeLocalService = async ({
       fallback: createFallbackHandler(api),
     },
     log,
-    { handlerTiming: settings.LOCAL_HANDLER_TIMING === '1' },
+    { handlerTiming: settings.LOCAL_HANDLER_TIMING === '1', screen: createScreen(api) },
   );
   // dynalite has no TTL: without this stand-in the local table keeps every check ever started. Its own client, apart
   // from `parts.clients`: DynamoDB's TTL deletes for nothing and needs no Scan, so this is no cost of the service's.

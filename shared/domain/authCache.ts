@@ -68,15 +68,21 @@ export class AuthCache {
     this.unknown = new BoundedExpiring(max);
   }
 
+  /** What memory alone says of `keyHash` at `now`: its stored key, null when it is known to be no key, else undefined. */
+  remembered(keyHash: string, now: number): ApiKey | null | undefined {
+    const cached = this.known.get(keyHash, now);
+    if (cached) return cached.value;
+    return this.unknown.get(keyHash, now) ? null : undefined;
+  }
+
   /** The stored key for `keyHash`, from memory while fresh (known or unknown), else from `load`. */
   async lookup(
     keyHash: string,
     now: number,
     load: () => Promise<ApiKey | undefined>,
   ): Promise<ApiKey | undefined> {
-    const cached = this.known.get(keyHash, now);
-    if (cached) return cached.value;
-    if (this.unknown.get(keyHash, now)) return undefined;
+    const remembered = this.remembered(keyHash, now);
+    if (remembered !== undefined) return remembered ?? undefined;
     const pending = this.loading.get(keyHash);
     if (pending) return pending;
     const loaded = load().finally(() => this.loading.delete(keyHash));

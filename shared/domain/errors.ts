@@ -2,6 +2,16 @@
 
 export abstract class DomainError extends Error {
   abstract readonly status: number;
+
+  constructor(message?: string) {
+    // An answer to a request, never a fault to trace: capturing a stack was a large share of what a refusal cost
+    // under a flood of them, and no log or response ever shows one.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
+
   /** The exact `detail` text clients see. */
   abstract readonly detail: string;
   override get name(): string {

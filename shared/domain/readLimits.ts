@@ -37,24 +37,41 @@ export class ReadLimiter {
     }
   }
 
+  /** The tokens `held` has at `now`: a clock that steps back refills nothing rather than draining the bucket. */
+  private tokensOf(held: Bucket | undefined, now: number): number {
+    const { perSecond, burst } = this.limits;
+    return held ? Math.min(burst, held.tokens + (Math.max(0, now - held.at) * perSecond) / 1000) : burst;
+  }
+
+  private waitFor(tokens: number, now: number): number {
+    return retryAfterSeconds(now + ((1 - tokens) * 1000) / this.limits.perSecond, now);
+  }
+
   /** Takes one read for `keyId` at `now`: undefined when allowed, else the whole seconds until one is. */
   take(keyId: string, now: number): number | undefined {
-    const { perSecond, burst } = this.limits;
-    if (perSecond === 0) return undefined;
-    const held = this.buckets.get(keyId);
-    // A clock that steps back refills nothing rather than draining the bucket.
-    const elapsed = held ? Math.max(0, now - held.at) : 0;
-    const tokens = held ? Math.min(burst, held.tokens + (elapsed * perSecond) / 1000) : burst;
+    const refused = this.refusal(keyId, now);
+    if (refused !== undefined || this.limits.perSecond === 0) return refused;
+    const tokens = this.tokensOf(this.buckets.get(keyId), now);
     // Re-inserted on every use, so the Map's first entry is the least recently used.
     this.buckets.delete(keyId);
     if (this.buckets.size >= this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value as string);
-    if (tokens >= 1) {
-      this.buckets.set(keyId, { tokens: tokens - 1, at: now });
-      return undefined;
-    }
-    // A refusal takes nothing and leaves the bucket as it was, so refusals never add up rounding.
-    if (held) this.buckets.set(keyId, held);
-    return retryAfterSeconds(now + ((1 - tokens) * 1000) / perSecond, now);
+    this.buckets.set(keyId, { tokens: tokens - 1, at: now });
+    return undefined;
+  }
+
+  /**
+   * `take`'s answer when it refuses, and nothing else: a request sure to be refused can be answered before any
+   * other work. A refusal takes nothing and leaves the tokens as they were, so refusals never add up rounding, but
+   * counts as a use, so a key kept busy never loses its empty bucket to the least-recently-used rule.
+   */
+  refusal(keyId: string, now: number): number | undefined {
+    const held = this.buckets.get(keyId);
+    if (this.limits.perSecond === 0 || !held) return undefined;
+    const tokens = this.tokensOf(held, now);
+    if (tokens >= 1) return undefined;
+    this.buckets.delete(keyId);
+    this.buckets.set(keyId, held);
+    return this.waitFor(tokens, now);
   }
 
   /** Buckets held: never more than the maximum, however many keys read. */

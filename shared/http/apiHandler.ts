@@ -9,13 +9,15 @@ import { jsonResponse } from './responses';
 
 export type ApiAction = (event: APIGatewayProxyEventV2, principal: Principal) => Promise<unknown>;
 
+/** `reads`: the action reads a check (get, the report), so a key past its read limit is refused before it runs. */
 export const authenticatedApi = (
-  deps: Pick<ApiDeps, 'keys' | 'clock' | 'log' | 'authCache'>,
+  deps: Pick<ApiDeps, 'keys' | 'clock' | 'log' | 'authCache' | 'readLimiter'>,
   action: ApiAction,
+  options: { reads: boolean },
 ) =>
   middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthedContext>()
     .use(errorMiddleware(deps.log))
-    .use(authMiddleware(deps))
+    .use(authMiddleware(deps, options))
     .handler(async (event, context) => jsonResponse(200, await action(event, principalOf(context))));
 
 export const publicApi = (

@@ -1,22 +1,23 @@
-// Owns authenticating every API request before its handler runs, through the one authenticate use case.
+// Owns authenticating every API request before its handler runs: first the refusals memory alone is sure of
+// (screenRequest), then the one authenticate use case.
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Principal } from '../domain/apiKey';
-import type { AuthCache } from '../domain/authCache';
-import type { Clock } from '../domain/clock';
 import { InvalidApiKeyError } from '../domain/errors';
-import type { ApiKeyStore } from '../domain/ports';
-import { authenticate } from '../usecases/authenticate';
+import { type AuthDeps, authenticate } from '../usecases/authenticate';
+import { type ScreenDeps, screenRequest } from '../usecases/screenRequest';
 
 export type AuthedContext = Context & { principal?: Principal };
 
-export const authMiddleware = (deps: {
-  keys: ApiKeyStore;
-  clock: Clock;
-  authCache?: AuthCache | undefined;
-}): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthedContext> => ({
+export const authMiddleware = (
+  deps: AuthDeps & ScreenDeps,
+  options: { reads: boolean },
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthedContext> => ({
   before: async (request) => {
-    request.context.principal = await authenticate(deps, request.event.headers?.authorization);
+    const authorization = request.event.headers?.authorization;
+    request.context.principal =
+      screenRequest(deps, { authorization, reads: options.reads }) ??
+      (await authenticate(deps, authorization));
   },
 });
 

@@ -20,6 +20,10 @@ const headersFor = (error: DomainError): Record<string, string> => {
   return {};
 };
 
+/** The response for a named error: the one wording of every `{detail}` body, with its status and headers. */
+export const domainErrorResponse = (error: DomainError): APIGatewayProxyStructuredResultV2 =>
+  errorResponse(error.status, error.detail, headersFor(error));
+
 export const errorMiddleware = (
   log: Logger,
 ): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
@@ -30,7 +34,7 @@ export const errorMiddleware = (
       if (error instanceof StoreUnavailableError) {
         log.warn('store unavailable', { reason: error.reason, routeKey: request.event.routeKey });
       }
-      request.response = errorResponse(error.status, error.detail, headersFor(error));
+      request.response = domainErrorResponse(error);
       return;
     }
     log.error('request failed', {

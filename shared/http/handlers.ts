@@ -4,32 +4,50 @@
 import { compareChecks } from '../usecases/compareChecks';
 import { getCheck } from '../usecases/getCheck';
 import { getReport } from '../usecases/getReport';
+import { type ScreenDeps, screenRequest } from '../usecases/screenRequest';
 import { startCheck } from '../usecases/startCheck';
 import { authenticatedApi, publicApi } from './apiHandler';
+import { compareIdsOf } from './compareRequest';
 import type { ApiDeps } from './deps';
 import { MethodNotAllowedError, RouteNotFoundError } from './requestErrors';
-import { compareIdsOf } from './compareRequest';
-import { allowedMethods, COMPARE_ROUTE, REPORT_ROUTE, routeKeyOf } from './routes';
+import { allowedMethods, COMPARE_ROUTE, REPORT_ROUTE, type RouteFunction, routeKeyOf } from './routes';
+
+/** Whether each function reads checks (get, the report, compare), and so counts against the per-key read limit. */
+const READS: Record<RouteFunction, { reads: boolean }> = { start: { reads: false }, get: { reads: true } };
+
+/**
+ * The refusals memory alone is sure of, for a server to answer before it builds an event (npm start's HTTP adapter):
+ * the same as the handlers' own first middleware, which still runs on every request that gets through.
+ */
+export const createScreen =
+  (deps: ScreenDeps) =>
+  (target: RouteFunction, authorization: string | undefined): void => {
+    screenRequest(deps, { authorization, ...READS[target] });
+  };
 
 /** POST /api/spam-check/start: starts a check for the caller's scope. */
 export const createStartHandler = (deps: ApiDeps) =>
-  authenticatedApi(deps, (_event, principal) => startCheck(deps, principal));
+  authenticatedApi(deps, (_event, principal) => startCheck(deps, principal), READS.start);
 
 /**
  * GET /api/spam-check/{check_id}: reads a check of the caller's scope; with `/report`, its placement report;
  * `/compare?a=…&b=…`, two of them compared.
  */
 export const createGetHandler = (deps: ApiDeps) =>
-  authenticatedApi(deps, (event, principal) => {
-    if (event.routeKey === routeKeyOf(COMPARE_ROUTE)) {
-      const { a, b } = compareIdsOf(event);
-      return compareChecks(deps, principal, a, b);
-    }
-    const checkId = event.pathParameters?.check_id ?? '';
-    return event.routeKey === routeKeyOf(REPORT_ROUTE)
-      ? getReport(deps, principal, checkId)
-      : getCheck(deps, principal, checkId);
-  });
+  authenticatedApi(
+    deps,
+    (event, principal) => {
+      if (event.routeKey === routeKeyOf(COMPARE_ROUTE)) {
+        const { a, b } = compareIdsOf(event);
+        return compareChecks(deps, principal, a, b);
+      }
+      const checkId = event.pathParameters?.check_id ?? '';
+      return event.routeKey === routeKeyOf(REPORT_ROUTE)
+        ? getReport(deps, principal, checkId)
+        : getCheck(deps, principal, checkId);
+    },
+    READS.get,
+  );
 
 /** API Gateway's $default route: unknown paths and wrong methods get JSON errors, never a gateway page. */
 export const createFallbackHandler = (deps: Pick<ApiDeps, 'log'>) =>

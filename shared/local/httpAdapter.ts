@@ -9,14 +9,17 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { DomainError } from '../domain/errors';
+import { DomainError } from '../domain/errors';
+import { domainErrorResponse } from '../http/errorMiddleware';
 import { HeadersTooLargeError, MalformedRequestError, PayloadTooLargeError } from '../http/requestErrors';
 import { errorResponse } from '../http/responses';
-import { findRoute, type RouteFunction, routeKeyOf } from '../http/routes';
+import { findRoute, type RouteFunction, type RouteMatch, routeKeyOf } from '../http/routes';
 import type { Logger } from '../log';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
 export type HandlerTable = Record<RouteFunction | 'fallback', LambdaHttpHandler>;
+/** Throws the DomainError a request to `target` is sure to get, known without building its event (or returns). */
+export type RequestScreen = (target: RouteFunction, authorization: string | undefined) => void;
 
 // API Gateway refuses payloads over 10 MB; we take far less because no route reads a body.
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -31,6 +34,17 @@ const headersOf = (req: IncomingMessage): Record<string, string> => {
     headers[name] = name in headers ? `${headers[name]},${value}` : value;
   }
   return headers;
+};
+
+/** One header as the event carries it (headersOf's joining of repeats), without building the rest. */
+const headerOf = (req: IncomingMessage, name: string): string | undefined => {
+  let joined: string | undefined;
+  for (let index = 0; index < req.rawHeaders.length; index += 2) {
+    if ((req.rawHeaders[index] ?? '').toLowerCase() !== name) continue;
+    const value = req.rawHeaders[index + 1] ?? '';
+    joined = joined === undefined ? value : `${joined},${value}`;
+  }
+  return joined;
 };
 
 const decode = (value: string): string => {
@@ -76,18 +90,34 @@ const send = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
   res.end(result.body ?? '');
 };
 
+interface RequestLine {
+  method: string;
+  rawPath: string;
+  rawQueryString: string;
+  match: RouteMatch | undefined;
+}
+
+const requestLineOf = (req: IncomingMessage): RequestLine => {
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
+  const method = req.method ?? 'GET';
+  return {
+    method,
+    rawPath,
+    rawQueryString: queryAt === -1 ? '' : url.slice(queryAt + 1),
+    match: findRoute(method, rawPath),
+  };
+};
+
 export const toEvent = (
   req: IncomingMessage,
   body: Buffer,
   requestId: string,
   now: Date,
+  line: RequestLine = requestLineOf(req),
 ): { event: APIGatewayProxyEventV2; target: RouteFunction | 'fallback' } => {
-  const url = req.url ?? '/';
-  const queryAt = url.indexOf('?');
-  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
-  const rawQueryString = queryAt === -1 ? '' : url.slice(queryAt + 1);
-  const method = req.method ?? 'GET';
-  const match = findRoute(method, rawPath);
+  const { method, rawPath, rawQueryString, match } = line;
   const routeKey = match ? routeKeyOf(match.route) : '$default';
   const headers = headersOf(req);
   const event: APIGatewayProxyEventV2 = {
@@ -128,8 +158,6 @@ export const toEvent = (
   return { event, target: match ? match.route.function : 'fallback' };
 };
 
-const errorResponseOf = (error: DomainError) => errorResponse(error.status, error.detail);
-
 /**
  * A request Node cannot parse never reaches a handler, and Node would answer it with a bare status and no body. It
  * gets JSON `{detail}` like every other error instead: 431 when its headers are over Node's 16 KB limit (API Gateway's
@@ -142,7 +170,7 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex): vo
     socket.destroy();
     return;
   }
-  const response = errorResponseOf(
+  const response = domainErrorResponse(
     error.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLargeError() : new MalformedRequestError(),
   );
   const status = response.statusCode ?? 400;
@@ -157,6 +185,20 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex): vo
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers}\r\n${body}`);
 };
 
+const screened = (
+  screen: RequestScreen,
+  target: RouteFunction,
+  authorization: string | undefined,
+): DomainError | undefined => {
+  try {
+    screen(target, authorization);
+    return undefined;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+};
+
 /** Path of the benchmarks' timing read-out; served only when the server was created with `handlerTiming`. */
 export const HANDLER_TIMING_PATH = '/__bench/handler-timings';
 
@@ -168,11 +210,13 @@ const noTimings = (): HandlerTimings => ({ start: [], get: [], fallback: [] });
 /**
  * `handlerTiming` (benchmarks only, off by default): records each handler call's own milliseconds, apart from this
  * adapter and the HTTP server, and serves them (then forgets them) at GET HANDLER_TIMING_PATH.
+ * `screen`: asked first about every request to a route, so one it is sure is refused (a made-up key, a key past its
+ * read limit) is answered before an event is built or a handler runs; the handlers decide everything else as ever.
  */
 export const createLocalServer = (
   handlers: HandlerTable,
   log: Logger,
-  options: { handlerTiming?: boolean } = {},
+  options: { handlerTiming?: boolean; screen?: RequestScreen | undefined } = {},
 ): Server => {
   let timings = noTimings();
   const server = createServer(async (req, res) => {
@@ -185,10 +229,18 @@ export const createLocalServer = (
     try {
       const body = await readBody(req);
       if (body === 'too-large') {
-        send(res, errorResponseOf(new PayloadTooLargeError()));
+        send(res, domainErrorResponse(new PayloadTooLargeError()));
         return;
       }
-      const { event, target } = toEvent(req, body, requestId, new Date());
+      const line = requestLineOf(req);
+      if (options.screen && line.match) {
+        const refusal = screened(options.screen, line.match.route.function, headerOf(req, 'authorization'));
+        if (refusal) {
+          send(res, domainErrorResponse(refusal));
+          return;
+        }
+      }
+      const { event, target } = toEvent(req, body, requestId, new Date(), line);
       const at = options.handlerTiming ? Date.now() : 0;
       const began = options.handlerTiming ? performance.now() : 0;
       const result = (await handlers[target](

@@ -27,6 +27,7 @@ import { AuthCache, DEFAULT_AUTH_CACHE_TTL_MS } from '../../shared/domain/authCa
 import type { Clock } from '../../shared/domain/clock';
 import type { KeyLimits } from '../../shared/domain/keyLimits';
 import { ReadLimiter, type ReadLimits } from '../../shared/domain/readLimits';
+import { createScreen } from '../../shared/http/handlers';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
@@ -132,9 +133,11 @@ export const startTestService = async <C extends TestClock = ManualClock>(
     keyLimits: options.keyLimits && { usage: new DynamoKeyUsage(client, TABLE), limits: options.keyLimits },
     readLimiter: options.readLimits && new ReadLimiter(options.readLimits),
   };
+  // Screened as npm start screens, so every conformance test sees the answers a screened refusal gives.
   const server = createLocalServer(
     { start: createStart(deps), get: createGet(deps), fallback: createFallback(deps) },
     log,
+    { screen: createScreen(deps) },
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

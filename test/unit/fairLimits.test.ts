@@ -1,10 +1,13 @@
 // The per-process parts of the fair limits on an injected clock: the per-key read bucket (rate, burst, Retry-After,
-// a bounded number of buckets) and the auth cache's memory of unknown keys (one store read per key per lifetime,
-// bounded, shared by requests arriving together, never pushing a known key out).
+// a bounded number of buckets), the auth cache's memory of unknown keys (one store read per key per lifetime,
+// bounded, shared by requests arriving together, never pushing a known key out), and the screen that refuses from
+// that memory alone.
 import { describe, expect, it } from 'vitest';
-import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
+import { generateApiKey, hashApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
 import { AuthCache, DEFAULT_UNKNOWN_KEY_TTL_MS } from '../../shared/domain/authCache';
+import { InvalidApiKeyError, TooManyReadsError } from '../../shared/domain/errors';
 import { ReadLimiter } from '../../shared/domain/readLimits';
+import { screenRequest } from '../../shared/usecases/screenRequest';
 import { ManualClock } from '../support/manualClock';
 
 describe('ReadLimiter (a token bucket per key)', () => {
@@ -56,6 +59,25 @@ describe('ReadLimiter (a token bucket per key)', () => {
     expect(limiter.take('a', 0)).toBe(1); // a kept its empty bucket
     for (let index = 0; index < 1000; index++) limiter.take(`made-up-${index}`, 0);
     expect(limiter.size).toBe(2);
+  });
+
+  it('answers, without taking, what take would refuse with, and keeps a key refused this way from losing its bucket', () => {
+    const limiter = new ReadLimiter({ perSecond: 4, burst: 2 }, 2);
+    expect(limiter.refusal('k', 0)).toBeUndefined();
+    expect(limiter.take('k', 0)).toBeUndefined();
+    expect(limiter.refusal('k', 0)).toBeUndefined();
+    expect(limiter.take('k', 0)).toBeUndefined();
+    for (let index = 0; index < 10; index++) expect(limiter.refusal('k', 100)).toBe(1);
+    // Asking took nothing: the token that comes back after 250 ms is there for take.
+    expect(limiter.refusal('k', 250)).toBeUndefined();
+    expect(limiter.take('k', 250)).toBeUndefined();
+    expect(limiter.take('k', 250)).toBe(1);
+    // Refused by refusal alone, the key was the last used, so a new key's bucket pushes out the other one.
+    expect(limiter.take('other', 250)).toBeUndefined();
+    expect(limiter.refusal('k', 260)).toBe(1);
+    expect(limiter.take('new', 260)).toBeUndefined();
+    expect(limiter.refusal('k', 260)).toBe(1);
+    expect(limiter.take('k', 260)).toBe(1);
   });
 
   it('refuses a burst below 1', () => {
@@ -137,5 +159,69 @@ describe('AuthCache: unknown keys', () => {
   it('refuses an unknown-key lifetime over 60 s', () => {
     expect(() => new AuthCache(30_000, { unknownTtlMs: 60_001 })).toThrow(RangeError);
     expect(() => new AuthCache(30_000, { unknownTtlMs: -1 })).toThrow(RangeError);
+  });
+});
+
+describe('screenRequest (refusals memory alone is sure of)', () => {
+  const key = generateApiKey();
+  const record = newApiKeyRecord(key, { scope: 'default', label: 't' }, 0);
+  const bearer = (presented: string) => `Bearer ${presented}`;
+  const setUp = () => {
+    const clock = new ManualClock(1000);
+    const authCache = new AuthCache(30_000);
+    const readLimiter = new ReadLimiter({ perSecond: 1, burst: 2 });
+    return { deps: { clock, authCache, readLimiter }, clock, authCache, readLimiter };
+  };
+
+  it('refuses a malformed header and a key remembered as unknown with 401, and leaves the rest to the store', async () => {
+    const { deps, authCache, clock } = setUp();
+    expect(() => screenRequest(deps, { authorization: undefined, reads: false })).toThrow(InvalidApiKeyError);
+    expect(() => screenRequest(deps, { authorization: 'Basic abc', reads: true })).toThrow(
+      InvalidApiKeyError,
+    );
+    const madeUp = 'ipk_made-up-key-000000000000';
+    expect(screenRequest(deps, { authorization: bearer(madeUp), reads: true })).toBeUndefined();
+    await authCache.lookup(hashApiKey(madeUp), clock.now(), async () => undefined);
+    expect(() => screenRequest(deps, { authorization: bearer(madeUp), reads: false })).toThrow(
+      InvalidApiKeyError,
+    );
+    clock.advance(DEFAULT_UNKNOWN_KEY_TTL_MS);
+    expect(screenRequest(deps, { authorization: bearer(madeUp), reads: false })).toBeUndefined();
+  });
+
+  it('answers a remembered key with its principal, and refuses it with 429 only for a read past its bucket', async () => {
+    const { deps, authCache, readLimiter, clock } = setUp();
+    await authCache.lookup(record.keyHash, clock.now(), async () => record);
+    const principal = { keyId: record.keyId, scope: 'default' };
+    expect(screenRequest(deps, { authorization: bearer(key), reads: true })).toEqual(principal);
+    readLimiter.take(record.keyId, clock.now());
+    readLimiter.take(record.keyId, clock.now());
+    let refused: unknown;
+    try {
+      screenRequest(deps, { authorization: bearer(key), reads: true });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(TooManyReadsError);
+    expect((refused as TooManyReadsError).retryAfterSeconds).toBe(1);
+    // Start is no read: its own limits are the store's to count.
+    expect(screenRequest(deps, { authorization: bearer(key), reads: false })).toEqual(principal);
+    clock.advance(1000);
+    expect(screenRequest(deps, { authorization: bearer(key), reads: true })).toEqual(principal);
+  });
+
+  it('refuses a remembered key once it has expired, as authentication would', async () => {
+    const { deps, authCache, clock } = setUp();
+    const expiringKey = generateApiKey();
+    const expiring = newApiKeyRecord(expiringKey, { scope: 'default', label: 't', expiresAt: 2000 }, 0);
+    await authCache.lookup(expiring.keyHash, clock.now(), async () => expiring);
+    expect(screenRequest(deps, { authorization: bearer(expiringKey), reads: false })).toEqual({
+      keyId: expiring.keyId,
+      scope: 'default',
+    });
+    clock.set(2000);
+    expect(() => screenRequest(deps, { authorization: bearer(expiringKey), reads: false })).toThrow(
+      InvalidApiKeyError,
+    );
   });
 });
