@@ -23,6 +23,8 @@ const { values } = parseArgs({
     'load-seconds': { type: 'string', default: '60' },
     'property-cases': { type: 'string', default: '100000' },
     kills: { type: 'string', default: '60' },
+    /** Checks of the webhook section, each polled beside at the spec's interval (a few seconds each). */
+    'webhook-checks': { type: 'string', default: '20' },
     'no-write': { type: 'boolean', default: false },
     /** Rewrites BENCHMARKS.md's table from bench/results/latest.json (after a change of goals.ts), running nothing. */
     table: { type: 'boolean', default: false },
@@ -68,7 +70,15 @@ const main = async () => {
   const stamp = takeRunStamp();
   const results: Record<string, unknown> = {};
   const scaleAccounts = Number(values['scale-accounts']);
-  const needsStack = ['detection', 'waiting', 'sweep-cost', 'scale', 'shards', 'kill-restart'].some(wanted);
+  const needsStack = [
+    'detection',
+    'waiting',
+    'sweep-cost',
+    'scale',
+    'shards',
+    'kill-restart',
+    'webhooks',
+  ].some(wanted);
   if (needsStack) {
     say(`starting the mail stack in ${MAILSTACK_DIR} with ${scaleAccounts} extra users`);
     mailStack('start', scaleAccounts);
@@ -137,6 +147,15 @@ const main = async () => {
         accounts: ['inbox', 'junk', 'trash', 'promo', 'archive'],
         intervalMs: 200,
         leaseTtlMs: 1000,
+      });
+    }
+    if (wanted('webhooks')) {
+      const { runWebhookBench } = await import('./webhooks');
+      results.webhooks = await runWebhookBench({
+        accounts: passwordAccounts.slice(0, 5),
+        checks: Number(values['webhook-checks']),
+        intervalMs: Number(values.interval),
+        progress: say,
       });
     }
   } finally {

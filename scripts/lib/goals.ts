@@ -7,6 +7,7 @@ import { COST_GOALS } from './costGoals';
 import { RELIABILITY_GOALS } from './reliabilityGoals';
 import { describeStamp, type RunStamp } from './runStamp';
 import { SCANNER_GOALS } from './scannerGoals';
+import { WEBHOOK_GOALS } from './webhookGoals';
 
 type Results = Record<string, unknown>;
 
@@ -19,7 +20,7 @@ interface Row {
 }
 
 /** In the table's order. */
-export const GOALS = [...SCANNER_GOALS, ...API_GOALS, ...COST_GOALS, ...RELIABILITY_GOALS];
+export const GOALS = [...SCANNER_GOALS, ...API_GOALS, ...WEBHOOK_GOALS, ...COST_GOALS, ...RELIABILITY_GOALS];
 
 export const goalRows = (results: Results): Row[] =>
   GOALS.map((goal) => {
