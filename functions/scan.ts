@@ -8,11 +8,14 @@ import { composeScanLambda } from '../shared/composition/scanLambda';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
 import { isStreamWakeUp, reservationOf, shardOfEvent, wakeOf } from '../shared/scanner/invocation';
+import { isDeployProbe } from '../shared/scanner/probe';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
 
 const scan = composeScanLambda(loadScanConfig());
 
 export const handler = middy(async (event: unknown, context: Context) => {
+  // A new version's post-deploy check (the deploy probe hook): one account swept, no loop, nothing recorded.
+  if (isDeployProbe(event)) return scan.probe();
   if (isStreamWakeUp(event)) {
     // New checks: start the loops nobody runs and return; a running loop lists the checks again at its next tick.
     const kicked = await scan.wakeUp(context.awsRequestId);

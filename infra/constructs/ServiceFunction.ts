@@ -3,7 +3,15 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import {
+  type Alias,
+  type AliasOptions,
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import {
   type BundlingOptions,
   NodejsFunction,
@@ -16,8 +24,11 @@ import type { Construct } from 'constructs';
 import { type SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { METRICS_NAMESPACE, type SERVICES } from '../../shared/telemetry/metrics';
 import { LOCK_FILE, PROJECT_ROOT } from '../paths';
-import { type KeyGrant, TABLE_KEYS, tableStatements } from '../tableKeys';
 import type { LogLevel } from '../settings';
+import { type KeyGrant, TABLE_KEYS, tableStatements } from '../tableKeys';
+
+/** The alias every caller (API integrations, schedule, stream) invokes; CodeDeploy moves it between versions. */
+export const LIVE_ALIAS = 'live';
 
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
@@ -112,7 +123,15 @@ export const SERVICE_NODE_OPTIONS = '--enable-source-maps';
 export interface ServiceFunctionProps
   extends Omit<
     NodejsFunctionProps,
-    'runtime' | 'architecture' | 'bundling' | 'logGroup' | 'logRetention' | 'role' | 'handler' | 'entry'
+    | 'runtime'
+    | 'architecture'
+    | 'bundling'
+    | 'logGroup'
+    | 'logRetention'
+    | 'role'
+    | 'handler'
+    | 'entry'
+    | 'tracing'
   > {
   /** The handler module, which exports `handler`. */
   entry: string;
@@ -120,13 +139,22 @@ export interface ServiceFunctionProps
   service: ServiceName;
   logRetention: RetentionDays;
   logLevel: LogLevel;
+  /** X-Ray active tracing, and the Powertools Tracer in the code (POWERTOOLS_TRACE_ENABLED). */
+  tracing: boolean;
 }
+
+const APPLICATION_LOG_LEVELS: Record<LogLevel, ApplicationLogLevel> = {
+  debug: ApplicationLogLevel.DEBUG,
+  info: ApplicationLogLevel.INFO,
+  warn: ApplicationLogLevel.WARN,
+  error: ApplicationLogLevel.ERROR,
+};
 
 export class ServiceFunction extends NodejsFunction {
   private readonly selfName: string | undefined;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { service, logRetention, logLevel, environment, entry, ...rest } = props;
+    const { service, logRetention, logLevel, tracing, environment, entry, ...rest } = props;
     // Created beside the function (nothing can be added to `this` before super): its own log group with a retention,
     // and a role that may write only there, instead of AWSLambdaBasicExecutionRole's logs:* on every log group.
     const logGroup = new LogGroup(scope, `${id}Logs`, {
@@ -148,6 +176,11 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       role,
       logGroup,
+      // JSON, so Lambda's own lines (START, REPORT, timeouts) are queryable beside Powertools' lines; the application
+      // level matches LOG_LEVEL, or Lambda would drop the lines Powertools writes below its default of INFO.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: APPLICATION_LOG_LEVELS[logLevel],
+      ...(tracing ? { tracing: Tracing.ACTIVE } : {}),
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: LOCK_FILE,
       bundling: SERVICE_BUNDLING,
@@ -156,10 +189,19 @@ export class ServiceFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: service,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         LOG_LEVEL: logLevel,
+        POWERTOOLS_TRACE_ENABLED: String(tracing),
         ...environment,
       },
     });
     this.selfName = props.functionName;
+  }
+
+  /**
+   * The alias every caller invokes, on the version this deploy publishes; `options` are its asynchronous settings
+   * (an alias has its own: the function's apply to unqualified calls only).
+   */
+  live(options: AliasOptions = {}): Alias {
+    return this.addAlias(LIVE_ALIAS, options);
   }
 
   /** Sets TABLE_NAME and allows exactly `access` on the table and on its indexes (none for TABLE_ACCESS.none). */
@@ -218,7 +260,10 @@ export class ServiceFunction extends NodejsFunction {
       resourceName: this.selfName,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    this.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [arn] }));
+    // The live alias too: a hand-over sent to it runs the version that passed the deploy probe.
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [arn, `${arn}:${LIVE_ALIAS}`] }),
+    );
     return this;
   }
 }

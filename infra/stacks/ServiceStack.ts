@@ -18,6 +18,7 @@ import { SERVICES } from '../../shared/telemetry/metrics';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
 import { ServiceDashboard } from '../constructs/ServiceDashboard';
+import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
 import { ServiceFunction, TABLE_ACCESS } from '../constructs/ServiceFunction';
 import { functionEntry } from '../paths';
 import { hasAlarmDestination, NO_ALARM_DESTINATION, type Settings } from '../settings';
@@ -53,6 +54,10 @@ const LATEST_RUNTIME_REASON =
   'nodejs22.x is the runtime the service is built (esbuild target node22) and tested for; moving to a newer ' +
   'Node.js is a deliberate upgrade with its own test run, not something a deploy should do silently.';
 
+/** The service's alarms (ServiceAlarms ids) that also roll back a deployment in progress. */
+const API_ROLLBACK_ALARMS = new Set(['ApiFunctionErrors', 'ApiLatency', 'Api5xx']);
+const SCANNER_ROLLBACK_ALARMS = new Set(['ScannerErrors']);
+
 const routesServedBy = (fn: RouteFunction): string =>
   ROUTES.filter((route) => route.function === fn)
     .map(routeKeyOf)
@@ -67,7 +72,11 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
     const { table, credentials, settings } = props;
-    const common = { logRetention: settings.logRetentionDays, logLevel: settings.logLevel };
+    const common = {
+      logRetention: settings.logRetentionDays,
+      logLevel: settings.logLevel,
+      tracing: settings.tracing,
+    };
 
     const start = new ServiceFunction(this, 'Start', {
       ...common,
@@ -138,9 +147,22 @@ export class ServiceStack extends Stack {
       .bindSecret(credentials)
       .grantInvokeSelf();
 
+    // Every caller invokes the live aliases, so a new version takes traffic only as CodeDeploy shifts it (SafeDeploys).
+    // The scanner's alias carries the same asynchronous settings as the function: the schedule invokes it.
+    const live = {
+      start: start.live(),
+      get: get.live(),
+      fallback: fallback.live(),
+      scanner: this.scanner.live({
+        retryAttempts: 0,
+        maxEventAge: SCANNER_MAX_EVENT_AGE,
+        onFailure: new SqsDestination(this.scannerDeadLetters),
+      }),
+    };
+
     // A new check wakes the scanner at once through the table's stream, so start needs no permission to invoke it.
     // Only the INSERT of a check item passes the filter; the handler treats any event with Records as a new check.
-    this.scanner.addEventSource(
+    live.scanner.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.LATEST,
         batchSize: 1,
@@ -169,7 +191,7 @@ export class ServiceStack extends Stack {
       schedule: Schedule.rate(Duration.millis(SCAN_SCHEDULE_MS)),
       // An event EventBridge could not hand to Lambda at all goes to the same dead-letter queue.
       targets: [
-        new LambdaFunction(this.scanner, { retryAttempts: 0, deadLetterQueue: this.scannerDeadLetters }),
+        new LambdaFunction(live.scanner, { retryAttempts: 0, deadLetterQueue: this.scannerDeadLetters }),
       ],
     });
 
@@ -181,8 +203,8 @@ export class ServiceStack extends Stack {
 
     const api = new ServiceApi(this, 'Http', {
       apiName: settings.stage === undefined ? 'inbox-placement' : `${settings.stage}-inbox-placement`,
-      routes: { start, get },
-      fallback,
+      routes: { start: live.start, get: live.get },
+      fallback: live.fallback,
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
       routeThrottles: {
         start: { rateLimit: settings.startThrottleRate, burstLimit: settings.startThrottleBurst },
@@ -197,7 +219,7 @@ export class ServiceStack extends Stack {
       functions,
       imapFailureThreshold: ALARM_THRESHOLDS.imapConsecutiveFailures,
     });
-    new ServiceAlarms(this, 'Alarms', {
+    const alarms = new ServiceAlarms(this, 'Alarms', {
       namePrefix: this.stackName,
       scanner: this.scanner,
       api: [start, get, fallback],
@@ -206,6 +228,19 @@ export class ServiceStack extends Stack {
       stage: api.stage,
       alarmEmail: settings.alarmEmail,
       alarmTopicArn: settings.alarmTopicArn,
+    });
+    const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
+    Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
+    new SafeDeploys(this, 'Deploys', {
+      namePrefix: this.stackName,
+      api: (['start', 'get', 'fallback'] as const).map((name) => ({
+        id: live[name].lambda.node.id,
+        alias: live[name],
+      })),
+      apiAlarms: alarms.alarms.filter((alarm) => API_ROLLBACK_ALARMS.has(alarm.node.id)),
+      scanner: { id: this.scanner.node.id, alias: live.scanner },
+      scannerAlarms: alarms.alarms.filter((alarm) => SCANNER_ROLLBACK_ALARMS.has(alarm.node.id)),
+      probe,
     });
     // One warning line in `cdk synth` output; `npm run deploy` (cdk deploy --strict) refuses to deploy with it.
     if (!hasAlarmDestination(settings)) {

@@ -5,7 +5,9 @@ import { ItemCredentialSource } from '../adapters/credentials/ItemCredentialSour
 import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
 import { SecretAccountEntries } from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
+import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
+import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../adapters/ScannerInvoker';
@@ -13,6 +15,7 @@ import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
 import type { ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
+import { sweepOneAccount } from '../scanner/probe';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
 import { type Shard, shardCountFor } from '../scanner/shards';
 import { SERVICES } from '../telemetry/metrics';
@@ -82,6 +85,13 @@ export const composeScanLambda = (config: ScanConfig) => {
       start: (shard, reservedBy) => invoker.startLoop(shard, reservedBy),
     }),
     timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
+    /** The deploy probe's synthetic sweep of one account with this version's code; records nothing. */
+    probe: async () =>
+      sweepOneAccount(
+        new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens),
+        credentials,
+        await new DynamoAccountRegistry(client, config.TABLE_NAME).anyActive(),
+      ),
     /**
      * How many shards the accounts need now, published for starting checks to file under (DynamoCheckStore.create).
      * Counted from the credential items' count (cached a minute), not from reading them.

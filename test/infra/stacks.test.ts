@@ -34,6 +34,16 @@ const functionIds = () => {
 
 const stringify = (value: unknown) => JSON.stringify(value);
 
+/** The function a `{ Ref }` names: itself, or the function behind a live alias (callers invoke the aliases). */
+const functionBehind = (ref: unknown): string | undefined => {
+  // A stream mapping names the alias as `<function>:live`.
+  const join = (ref as { 'Fn::Join'?: [string, [{ Ref: string }, string]] } | undefined)?.['Fn::Join'];
+  if (join?.[1][1] === ':live') return join[1][0].Ref;
+  const id = (ref as { Ref?: string } | undefined)?.Ref ?? '';
+  const alias = resourcesOf(built.serviceTemplate, 'AWS::Lambda::Alias')[id];
+  return alias ? propOf<{ Ref: string }>(alias, 'FunctionName').Ref : id;
+};
+
 describe('resource counts', () => {
   it('puts the table and the secret in the data stack and nothing else stateful', () => {
     const data = built.dataTemplate;
@@ -44,13 +54,18 @@ describe('resource counts', () => {
 
   it('puts the functions, API, triggers, alarms, topic and dashboard in the service stack', () => {
     const service = built.serviceTemplate;
-    service.resourceCountIs('AWS::Lambda::Function', 4);
+    // The four functions and the deploy probe (CodeDeploy's hook for the scanner).
+    service.resourceCountIs('AWS::Lambda::Function', 5);
     service.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + 1);
     service.resourceCountIs('AWS::Events::Rule', 1);
     service.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    service.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    // The service's alarms, and an error and a latency alarm per API alias that roll its canary back.
+    const alarmsOf = (id: string) =>
+      (built.service.node.findChild(id) as unknown as { alarms: unknown[] }).alarms;
+    expect(alarmsOf('Deploys')).toHaveLength(6);
+    service.resourceCountIs('AWS::CloudWatch::Alarm', alarmsOf('Alarms').length + 6);
     service.resourceCountIs('AWS::SQS::Queue', 1);
     service.resourceCountIs('AWS::SNS::Topic', 1);
     service.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
@@ -116,7 +131,7 @@ describe('functions', () => {
       expect(logGroups[logGroupId]?.Properties?.RetentionInDays).toBe(30);
     }
     const used = Object.values(functions).map((fn) => stringify(fn.Properties?.LoggingConfig));
-    expect(new Set(used).size).toBe(4);
+    expect(new Set(used).size).toBe(5);
   });
 
   it('set the Powertools, log level and source map env, with the service of each function', () => {
@@ -270,6 +285,8 @@ describe('least privilege', () => {
         'dynamodb:GetRecords on other',
         'dynamodb:GetShardIterator on other',
         'dynamodb:ListStreams on other',
+        // Itself, unqualified and through its live alias.
+        'lambda:InvokeFunction on other',
         'lambda:InvokeFunction on other',
         'logs:CreateLogStream on other',
         'logs:PutLogEvents on other',
@@ -284,7 +301,9 @@ describe('least privilege', () => {
       ].sort(),
     );
     const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'));
-    expect(stringify(invoke?.Resource)).toMatch(/:function:InboxPlacementService-scanner"\]\]\}$/);
+    // Itself, unqualified and through the live alias.
+    expect(stringify(invoke?.Resource)).toMatch(/:function:InboxPlacementService-scanner"\]\]\},/);
+    expect(stringify(invoke?.Resource)).toMatch(/:function:InboxPlacementService-scanner:live"\]\]\}\]$/);
   });
 
   it('lets only the scanner role read the secret', () => {
@@ -308,9 +327,7 @@ describe('asynchronous invocations', () => {
     // Asynchronous callers: the schedule rule, and the scanner itself (hand-over and shard fan-out).
     const rules = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Events::Rule'));
     const invokedByRules = rules.flatMap((rule) =>
-      propOf<{ Arn: { 'Fn::GetAtt': [string, string] } }[]>(rule, 'Targets').map(
-        (t) => t.Arn['Fn::GetAtt'][0],
-      ),
+      propOf<{ Arn: unknown }[]>(rule, 'Targets').map((t) => functionBehind(t.Arn)),
     );
     const invokedBySelf = Object.values(ids).filter((id) =>
       statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, id)).some((s) =>
@@ -360,14 +377,17 @@ describe('what wakes the scanner', () => {
   it('runs it every minute from an EventBridge rule', () => {
     built.serviceTemplate.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionIds().scanner, 'Arn'] } })],
+      Targets: [Match.objectLike({ Arn: { Ref: Match.stringLikeRegexp('^ScannerAliaslive') } })],
     });
+    const [rule] = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Events::Rule'));
+    const [target] = propOf<{ Arn: unknown }[]>(rule, 'Targets');
+    expect(functionBehind(target?.Arn)).toBe(functionIds().scanner);
   });
 
   it('runs it on the INSERT of a check item in the table stream, one record, no retry', () => {
     const [mapping] = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventSourceMapping'));
+    expect(functionBehind(mapping?.Properties?.FunctionName)).toBe(functionIds().scanner);
     expect(mapping?.Properties).toMatchObject({
-      FunctionName: { Ref: functionIds().scanner },
       StartingPosition: 'LATEST',
       BatchSize: 1,
       MaximumRetryAttempts: 0,
@@ -393,8 +413,8 @@ describe('HTTP API', () => {
     for (const route of routes) {
       const target = stringify(route.Properties?.Target);
       const [integrationId] = Object.keys(integrations).filter((id) => target.includes(`"Ref":"${id}"`));
-      const uri = stringify(integrations[integrationId ?? '']?.Properties?.IntegrationUri);
-      expect(uri).toContain(`"${expected[String(route.Properties?.RouteKey)]}"`);
+      const uri = integrations[integrationId ?? '']?.Properties?.IntegrationUri;
+      expect(functionBehind(uri)).toBe(expected[String(route.Properties?.RouteKey)]);
     }
   });
 

@@ -161,6 +161,24 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
     return failing.sort((a, b) => a.email.localeCompare(b.email));
   }
 
+  /** One active, healthy account, for the deploy probe's synthetic sweep: the first the accounts index yields. */
+  async anyActive(): Promise<string | undefined> {
+    const pages = paginateScan(
+      { client: this.client, pageSize: 100 },
+      {
+        TableName: this.tableName,
+        IndexName: TABLE_SCHEMA.accountsByScope.name,
+        FilterExpression: 'active = :true AND attribute_not_exists(unhealthySince)',
+        ExpressionAttributeValues: { ':true': true },
+      },
+    );
+    for await (const page of pages) {
+      const [first] = (page.Items ?? []).map(accountFromItem);
+      if (first) return first.email;
+    }
+    return undefined;
+  }
+
   async listUnhealthy(): Promise<string[]> {
     return (await this.list())
       .filter((account) => account.health.unhealthySince !== undefined)
