@@ -124,6 +124,8 @@ const localEnv = z.object({
   SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
   UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,
+  /** Webhooks may go to this machine over plain http (127.0.0.0/8, ::1, localhost): for local receivers and tests. */
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: z._default(z.enum(['0', '1']), '0'),
   /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */
   LOCAL_HANDLER_TIMING: z._default(z.enum(['0', '1']), '0'),
 });

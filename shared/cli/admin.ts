@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import { type CliSettings, loadCliSettings } from '../config';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
@@ -18,6 +19,7 @@ import {
 import { type TestOptions, testAccount } from './accountTest';
 import { openAdminStore } from './adminStore';
 import { createKey, listKeys, revokeKey } from './keyCommands';
+import { rotateWebhookSecret } from './webhookSecretCommands';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -25,6 +27,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           issue a key; it is printed once and only its hash is stored
   keys list               label, scope, created, expiry and state of every key (never the key)
   keys revoke <key-id>    revoke a key at once
+  keys rotate-webhook-secret <key-id> [--overlap 24h]
+                          a new webhook secret, printed once; the old one keeps signing for the overlap
   accounts list           the registered test accounts (non-secret fields)
   accounts add <email> [--provider gmail|outlook|microsoft365|yahoo|aol|icloud|imap] [--scope S]
                        [--host H] [--port N] [--no-secure] [--user U] [--folder Name=category …]
@@ -67,6 +71,7 @@ const OPTIONS = {
   scope: { type: 'string' },
   label: { type: 'string' },
   expires: { type: 'string' },
+  overlap: { type: 'string' },
   json: { type: 'boolean', default: false },
   stack: { type: 'string' },
   stage: { type: 'string' },
@@ -147,6 +152,7 @@ export const runAdmin = async (
   try {
     const keys = {
       keys: new DynamoApiKeyStore(store.client, store.table),
+      secrets: new DynamoWebhookStore(store.client, store.table),
       out,
       json: values.json,
       now: systemClock.now(),
@@ -165,6 +171,8 @@ export const runAdmin = async (
         return await listKeys(keys);
       case 'keys revoke':
         return await revokeKey(keys, rest[0]);
+      case 'keys rotate-webhook-secret':
+        return await rotateWebhookSecret(keys, rest[0], values.overlap);
       case 'accounts list':
         return await listAccounts(accounts);
       case 'accounts add': {

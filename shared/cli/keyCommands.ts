@@ -4,11 +4,15 @@
 import type { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { type ApiKey, generateApiKey, isUsable, newApiKeyRecord } from '../domain/apiKey';
 import { InvalidInputError } from '../domain/errors';
+import type { WebhookSecretStore } from '../domain/webhookSecret';
 import { parseExpiry } from './duration';
 import { formatTable } from './table';
+import { issueFirstSecret } from './webhookSecretCommands';
 
 export interface KeyContext {
   keys: DynamoApiKeyStore;
+  /** Where the key's webhook secret is kept: keys create issues one, shown once with the key. */
+  secrets?: WebhookSecretStore;
   out: (text: string) => void;
   json: boolean;
   now: number;
@@ -47,10 +51,11 @@ export const createKey = async (ctx: KeyContext, options: CreateKeyOptions): Pro
     ctx.now,
   );
   await ctx.keys.create(record);
+  const secret = ctx.secrets && (await issueFirstSecret(ctx.secrets, record.keyId, ctx.now));
   ctx.out(
     ctx.json
-      ? JSON.stringify({ key, ...keyJson(record, ctx.now) })
-      : `${key}\n(key id ${record.keyId}; shown once, save it now)`,
+      ? JSON.stringify({ key, ...keyJson(record, ctx.now), ...(secret ? { webhook_secret: secret } : {}) })
+      : `${key}\n${secret ? `${secret}\n(key id ${record.keyId} and its webhook secret` : `(key id ${record.keyId}`}; shown once, save it now)`,
   );
   return 0;
 };

@@ -4,6 +4,7 @@ import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountE
 import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
+import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import type { LocalSettings } from '../config';
@@ -12,6 +13,7 @@ import { createFallbackHandler, createGetHandler, createScreen, createStartHandl
 import { LocalExpiry } from '../local/expiry';
 import { createLocalServer } from '../local/httpAdapter';
 import { LocalScanRunner } from '../local/LocalScanRunner';
+import { LocalWebhookSender } from '../local/LocalWebhookSender';
 import { LOCAL_REGION, LOCAL_TABLE, type LocalStore } from '../local/localStore';
 import type { LocalServiceParts } from '../local/serviceHooks';
 import { createLogger, type Logger } from '../log';
@@ -19,6 +21,7 @@ import { shardCountFor } from '../scanner/shards';
 import { buildApiDeps } from './apiDeps';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
+import { buildDeliverDeps } from './webhookDeps';
 
 export interface LocalServiceInput {
   settings: LocalSettings;
@@ -39,6 +42,17 @@ export const composeLocalService = async ({
 }: LocalServiceInput) => {
   // The API as on Lambda, over the embedded store: its settings are npm start's, its table the local one.
   const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
+  const callbackPolicy = { allowLoopbackHttp: settings.WEBHOOK_ALLOW_LOOPBACK_HTTP === '1' };
+  // The same sending code as the AWS sender function; here its queue is the local store, run in this process.
+  const webhooks = new LocalWebhookSender(
+    buildDeliverDeps({
+      client: store.client,
+      tableName: LOCAL_TABLE,
+      policy: callbackPolicy,
+      clock: systemClock,
+      log: createLogger('webhook', settings.LOG_LEVEL),
+    }),
+  );
   const api = buildApiDeps(
     { ...settings, TABLE_NAME: LOCAL_TABLE, AWS_REGION: LOCAL_REGION, DYNAMODB_ENDPOINT: store.endpoint },
     apiClient,
@@ -62,6 +76,7 @@ export const composeLocalService = async ({
       unhealthyAfter: settings.UNHEALTHY_AFTER_FAILURES,
       tabGraceMs: settings.GMAIL_TAB_GRACE_MS,
       shard: { index, count },
+      onWebhookQueued: (checkId) => webhooks.kick(checkId),
     });
     return new LocalScanRunner({ scanner, lease, clock: systemClock, log }, timing);
   });
@@ -73,8 +88,8 @@ export const composeLocalService = async ({
   // The same handlers as on Lambda; locally start kicks the in-process loops instead of a Lambda.
   const server = createLocalServer(
     {
-      start: createStartHandler({ ...api, trigger }),
-      get: createGetHandler(api),
+      start: createStartHandler({ ...api, trigger, callbackPolicy }),
+      get: createGetHandler({ ...api, webhooks: new DynamoWebhookStore(apiClient, LOCAL_TABLE) }),
       fallback: createFallbackHandler(api),
     },
     log,
@@ -100,12 +115,14 @@ export const composeLocalService = async ({
     start: () => {
       for (const loop of loops) loop.start();
       expiry.start();
+      return webhooks.start();
     },
     /** Stops taking requests, ends the loops (their watches close before their leases are released), then expiry. */
     stop: async () => {
       server.close();
       server.closeAllConnections();
       await Promise.all(loops.map((loop) => loop.stop()));
+      await webhooks.stop();
       await expiry.stop();
       expiryClient.destroy();
     },

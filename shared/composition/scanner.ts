@@ -43,6 +43,8 @@ export interface ScannerParts {
   tabGraceMs?: number;
   /** IDLE watches on INBOX and junk (default on); off for tests of the sweep's own IMAP conversation. */
   watch?: boolean;
+  /** Told of each webhook delivery the scanner queues (npm start's in-process sender). */
+  onWebhookQueued?: (checkId: string) => void;
 }
 
 export const createScanner = (parts: ScannerParts) => ({
@@ -52,6 +54,7 @@ export const createScanner = (parts: ScannerParts) => ({
       parts.tableName,
       new DynamoShardLayout(parts.client, parts.tableName),
       parts.shard,
+      parts.onWebhookQueued,
     ),
     cursors: new DynamoCursorStore(parts.client, parts.tableName),
     health: new DynamoAccountRegistry(parts.client, parts.tableName),

@@ -22,6 +22,17 @@ export interface Check {
   providers?: Readonly<Record<string, string>> | undefined;
   /** What was recorded with each received account's result (for the placement report), by email. */
   details?: Readonly<Record<string, RecordedDetails>> | undefined;
+  /** Where to send a webhook when the check ends (an addition), when the caller asked for one. */
+  callback?: CheckCallback | undefined;
+}
+
+/** Where a check's webhook goes, and what it names: kept with the check from its start. */
+export interface CheckCallback {
+  url: string;
+  /** The API key that started the check: its webhook secrets sign the delivery. */
+  keyId: string;
+  /** The check's placement report, as the caller reached the API. */
+  reportUrl: string;
 }
 
 export const newCheck = (
@@ -30,6 +41,7 @@ export const newCheck = (
   emails: readonly string[],
   now: number,
   providers?: Readonly<Record<string, string>>,
+  callback?: CheckCallback,
 ): Check => ({
   checkId,
   scope,
@@ -37,6 +49,7 @@ export const newCheck = (
   results: emails.map((email) => ({ email, category: 'pending' })),
   received: 0,
   ...(providers ? { providers } : {}),
+  ...(callback ? { callback } : {}),
 });
 
 const totalOf = (check: Check): number => check.results.length;

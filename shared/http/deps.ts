@@ -8,7 +8,9 @@ import type {
   ScanTrigger,
   SeedHistoryStore,
 } from '../domain/ports';
+import type { CallbackPolicy } from '../domain/publicAddress';
 import type { ReadLimiter } from '../domain/readLimits';
+import type { WebhookStore } from '../domain/webhook';
 import type { Logger } from '../log';
 import type { KeyLimitDeps } from '../usecases/keyLimits';
 
@@ -32,4 +34,8 @@ export interface ApiDeps {
   onStarted?: (() => void) | undefined;
   /** The seeds' calibration record, for the report's control beside each provider; absent: the report has none. */
   seeds?: SeedHistoryStore | undefined;
+  /** Where start accepts callback URLs; absent: public https only, as on AWS. */
+  callbackPolicy?: CallbackPolicy | undefined;
+  /** The webhook deliveries, for the report's attempts (an addition); absent: the report shows none. */
+  webhooks?: Pick<WebhookStore, 'get'> | undefined;
 }

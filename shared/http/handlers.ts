@@ -3,7 +3,7 @@
 
 import { compareChecks } from '../usecases/compareChecks';
 import { getCheck } from '../usecases/getCheck';
-import { getReport } from '../usecases/getReport';
+import { getReportWithWebhook } from '../usecases/reportWebhook';
 import { type ScreenDeps, screenRequest } from '../usecases/screenRequest';
 import { startCheck } from '../usecases/startCheck';
 import { authenticatedApi, publicApi } from './apiHandler';
@@ -11,6 +11,7 @@ import { compareIdsOf } from './compareRequest';
 import type { ApiDeps } from './deps';
 import { MethodNotAllowedError, RouteNotFoundError } from './requestErrors';
 import { allowedMethods, COMPARE_ROUTE, REPORT_ROUTE, type RouteFunction, routeKeyOf } from './routes';
+import { startOptionsOf } from './startRequest';
 
 /** Whether each function reads checks (get, the report, compare), and so counts against the per-key read limit. */
 const READS: Record<RouteFunction, { reads: boolean }> = { start: { reads: false }, get: { reads: true } };
@@ -27,7 +28,11 @@ export const createScreen =
 
 /** POST /api/spam-check/start: starts a check for the caller's scope. */
 export const createStartHandler = (deps: ApiDeps) =>
-  authenticatedApi(deps, (_event, principal) => startCheck(deps, principal), READS.start);
+  authenticatedApi(
+    deps,
+    (event, principal) => startCheck(deps, principal, startOptionsOf(event, deps.callbackPolicy)),
+    READS.start,
+  );
 
 /**
  * GET /api/spam-check/{check_id}: reads a check of the caller's scope; with `/report`, its placement report;
@@ -43,7 +48,7 @@ export const createGetHandler = (deps: ApiDeps) =>
       }
       const checkId = event.pathParameters?.check_id ?? '';
       return event.routeKey === routeKeyOf(REPORT_ROUTE)
-        ? getReport(deps, principal, checkId)
+        ? getReportWithWebhook(deps, principal, checkId)
         : getCheck(deps, principal, checkId);
     },
     READS.get,

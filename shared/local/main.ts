@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import { composeLocalService } from '../composition/localService';
 import { loadLocalSettings } from '../config';
 import { systemClock } from '../domain/clock';
@@ -13,7 +14,8 @@ import { configKeysLedger, revokeRemovedConfigKeys } from './configKeys';
 import { ensureLocalConfig, readLocalConfig } from './localConfig';
 import { LOCAL_TABLE, openLocalStore } from './localStore';
 import { announceLocalService } from './serviceHooks';
-import { printIssuedKeys, printListening } from './startupLines';
+import { printIssuedKeys, printListening, printWebhookSecrets } from './startupLines';
+import { ensureWebhookSecrets } from './webhookSecrets';
 
 const main = async () => {
   const env = loadLocalSettings();
@@ -32,9 +34,14 @@ const main = async () => {
   const issued = await ensureApiKeys(keyStore, config, systemClock);
   const revoked = await revokeRemovedConfigKeys(keyStore, config, configKeysLedger(resolve(env.DATA_DIR)));
   if (revoked.length > 0) log.info('revoked the API keys removed from the local config', { keyIds: revoked });
+  const webhookSecrets = await ensureWebhookSecrets(
+    keyStore,
+    new DynamoWebhookStore(store.client, LOCAL_TABLE),
+    systemClock,
+  );
   const service = await composeLocalService({ settings: env, store, configPath, accounts, log });
   const stopped = announceLocalService(service.parts);
-  service.start();
+  await service.start();
   service.server.listen(env.PORT, env.HOST);
   await once(service.server, 'listening');
   // Before the ready line: whoever waits for that line may stop the service the moment it reads it.
@@ -49,6 +56,7 @@ const main = async () => {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   const baseUrl = `http://${env.HOST}:${(service.server.address() as AddressInfo).port}`;
   printIssuedKeys(issued);
+  printWebhookSecrets(webhookSecrets);
   log.info('listening', { baseUrl, accounts, config: configPath, dataDir: env.DATA_DIR });
   printListening(baseUrl);
 };

@@ -1,7 +1,7 @@
 // Owns starting a check: pick the scope's active accounts, create the check once, hand out tagged addresses.
 import { tagAddress } from '../domain/address';
 import type { Principal } from '../domain/apiKey';
-import { newCheck } from '../domain/check';
+import { type CheckCallback, newCheck } from '../domain/check';
 import { newCheckId } from '../domain/checkId';
 import type { Clock } from '../domain/clock';
 import { ConflictError, NoAccountsError } from '../domain/errors';
@@ -22,6 +22,13 @@ export interface StartCheckDeps {
   keyLimits?: KeyLimitDeps | undefined;
 }
 
+/** What the caller asked for beyond the spec's request (an addition): a webhook when the check ends. */
+export interface StartOptions {
+  callbackUrl?: string | undefined;
+  /** The API's base URL as the caller reached it, for the webhook's report_url. */
+  apiBaseUrl?: string | undefined;
+}
+
 export interface StartedCheck {
   check_id: string;
   accounts: string[];
@@ -31,7 +38,24 @@ export interface StartedCheck {
 // silently overwriting someone else's check instead of failing loudly.
 const ID_ATTEMPTS = 3;
 
-export const startCheck = async (deps: StartCheckDeps, principal: Principal): Promise<StartedCheck> => {
+const callbackOf = (
+  options: StartOptions,
+  principal: Principal,
+  checkId: string,
+): CheckCallback | undefined =>
+  options.callbackUrl === undefined
+    ? undefined
+    : {
+        url: options.callbackUrl,
+        keyId: principal.keyId,
+        reportUrl: `${options.apiBaseUrl ?? ''}/api/spam-check/${checkId}/report`,
+      };
+
+export const startCheck = async (
+  deps: StartCheckDeps,
+  principal: Principal,
+  options: StartOptions = {},
+): Promise<StartedCheck> => {
   const limits = deps.keyLimits;
   if (limits) await countStart(limits, principal, deps.clock.now());
   const inScope = await deps.accounts.activeInScope(principal.scope);
@@ -41,7 +65,9 @@ export const startCheck = async (deps: StartCheckDeps, principal: Principal): Pr
   const providers = Object.fromEntries(active.map((account) => [account.email, account.provider]));
   const newId = deps.newId ?? newCheckId;
   for (let attempt = 1; ; attempt++) {
-    const check = newCheck(newId(), principal.scope, emails, deps.clock.now(), providers);
+    const checkId = newId();
+    const callback = callbackOf(options, principal, checkId);
+    const check = newCheck(checkId, principal.scope, emails, deps.clock.now(), providers, callback);
     if (limits) await reserveInFlight(limits, principal, check.checkId, check.createdAt);
     try {
       await deps.checks.create(check);

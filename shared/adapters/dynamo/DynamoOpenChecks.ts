@@ -21,12 +21,14 @@ import { isConditionFailed, written } from './conditionalWrite';
 import {
   checkKey,
   checkTimeSortKey,
+  hasWebhookMark,
   OPEN_CHECKS,
   SHARD_ENTRIES,
   shardEntryKeysOf,
   shardOpenPartition,
 } from './keys';
 import { TABLE_SCHEMA } from './table';
+import { enqueueWebhook } from './webhookEnqueue';
 
 /**
  * After the layout changes, checks started up to this long after the change are listed from the one partition that
@@ -46,7 +48,17 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     private readonly tableName: string,
     private readonly layout: Pick<ShardLayoutStore, 'read'>,
     private readonly shard: Shard = SINGLE_SHARD,
+    /** Told of each webhook delivery this store queued (npm start's sender runs it at once; on AWS the stream does). */
+    private readonly onWebhookQueued?: (checkId: string) => void,
   ) {}
+
+  /** A result write that emptied the check's pending set completed it: its webhook is queued now, not at settling. */
+  private async completed(checkId: string, attributes: Record<string, unknown> | undefined, now: number) {
+    if (!attributes || attributes.pending !== undefined) return;
+    // Settling queues it too (the write is conditional): a failure here only delays it until then.
+    const webhookId = await enqueueWebhook(this.client, this.tableName, checkId, now).catch(() => undefined);
+    if (webhookId) this.onWebhookQueued?.(checkId);
+  }
 
   async recordResult(
     checkId: string,
@@ -59,7 +71,7 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
       // One conditional UpdateItem: the result (category, details), the counter and the pending set move together or
       // not at all, so rescans, duplicate deliveries and racing scanners can never count an account twice. The
       // result's map is written whole: while pending it holds only its category, so nothing else is lost.
-      await this.client.send(
+      const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: checkKey(checkId),
@@ -76,8 +88,10 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
           // A refused write hands back the item it was refused on, so telling a duplicate from a closed check
           // costs no second read (DynamoDB does; dynalite ignores it, and the read below stands in).
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
+      await this.completed(checkId, Attributes, now);
       return 'recorded';
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
@@ -109,18 +123,20 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     });
     // As recordResult, for several accounts at once: every category and the counter move together, and only if
     // every one of them is still pending, so nothing can be counted twice.
-    return written(
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: checkKey(checkId),
-          UpdateExpression: `SET ${sets.join(', ')} ADD received :count DELETE #pendingSet :emails`,
-          ConditionExpression: `${pending.join(' AND ')} AND createdAt >= :cutoff`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      ),
+    const update = this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: checkKey(checkId),
+        UpdateExpression: `SET ${sets.join(', ')} ADD received :count DELETE #pendingSet :emails`,
+        ConditionExpression: `${pending.join(' AND ')} AND createdAt >= :cutoff`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'UPDATED_NEW',
+      }),
     );
+    if (!(await written(update))) return false;
+    await this.completed(checkId, (await update).Attributes, now);
+    return true;
   }
 
   /**
@@ -169,7 +185,7 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     partition: string,
     from: number,
     until: number | undefined,
-    attributes: readonly (typeof TABLE_SCHEMA.openChecks.projected)[number][],
+    attributes: readonly string[],
   ): AsyncGenerator<Record<string, unknown>> {
     const index = TABLE_SCHEMA.openChecks;
     const names = Object.fromEntries(attributes.map((name, at) => [`#a${at}`, name]));
@@ -193,24 +209,30 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
   }
 
   async settle(now: number): Promise<SettledCheck[]> {
-    const candidates: { checkId: string; createdAt: number; status: SettledCheck['status'] }[] = [];
+    const candidates: (SettledCheck & { webhook: boolean })[] = [];
     // The index holds only unsettled checks: a settled one left it in the write that settled it.
     const unsettled = this.openChecks(OPEN_CHECKS, now - RETENTION_MS, undefined, [
       'checkId',
       'createdAt',
       'received',
       'total',
+      TABLE_SCHEMA.openChecks.sortKey,
     ]);
     for await (const item of unsettled) {
       const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
       const status =
         check.received >= Number(item.total) ? 'complete' : isActive(check, now) ? undefined : 'timeout';
-      if (status) candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status });
+      const webhook = hasWebhookMark(item[TABLE_SCHEMA.openChecks.sortKey]);
+      if (status)
+        candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status, webhook });
     }
     const index = TABLE_SCHEMA.openChecks;
     const settled: SettledCheck[] = [];
     const entries: Record<string, unknown>[] = [];
-    for (const candidate of candidates) {
+    for (const { webhook, ...candidate } of candidates) {
+      const webhookId = webhook
+        ? await enqueueWebhook(this.client, this.tableName, candidate.checkId, now)
+        : undefined;
       // Once per check, whichever scanner gets there first: the metric it feeds must not double-count. The same
       // write removes the check's open-checks keys, so it leaves the index that listing and settling read.
       const settling = this.client.send(
@@ -227,6 +249,7 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
       );
       if (!(await written(settling))) continue;
       settled.push(candidate);
+      if (webhookId) this.onWebhookQueued?.(candidate.checkId);
       const old = (await settling).Attributes;
       entries.push(...shardEntryKeysOf(candidate.checkId, old?.[SHARD_ENTRIES]));
     }

@@ -1,7 +1,7 @@
 // Owns a check's item: the check and its recorded results to and from the table, its pending set and what a result
 // write stores.
 import { type Category, isCategory } from '../../domain/categories';
-import type { Check } from '../../domain/check';
+import type { Check, CheckCallback } from '../../domain/check';
 import { RETENTION_MS } from '../../domain/limits';
 import type { PlacementDetails, RecordedDetails } from '../../domain/ports';
 import { num, str } from './itemFields';
@@ -32,7 +32,7 @@ export const checkToItem = (check: Check): Item => {
     .map((result) => result.email);
   return {
     ...checkKey(check.checkId),
-    ...openCheckKey(check.createdAt, check.checkId),
+    ...openCheckKey(check.createdAt, check.checkId, check.callback !== undefined),
     type: 'check' satisfies ItemType,
     checkId: check.checkId,
     scope: check.scope,
@@ -47,6 +47,7 @@ export const checkToItem = (check: Check): Item => {
     // DynamoDB stores no empty set: a check with nothing pending has no `pending` at all.
     ...(pending.length > 0 ? { pending: new Set(pending) } : {}),
     ...(check.providers ? { providers: check.providers } : {}),
+    ...(check.callback ? { callback: check.callback } : {}),
   };
 };
 
@@ -79,6 +80,9 @@ export const checkFromItem = (item: Item): Check => {
     ...(Object.keys(details).length > 0 ? { details } : {}),
     ...(item.providers && typeof item.providers === 'object'
       ? { providers: item.providers as Record<string, string> }
+      : {}),
+    ...(item.callback && typeof item.callback === 'object'
+      ? { callback: item.callback as CheckCallback }
       : {}),
   };
 };

@@ -15,7 +15,9 @@ export type ItemType =
   | 'inflight'
   | 'layout'
   | 'seedHistory'
-  | 'controlRun';
+  | 'controlRun'
+  | 'webhook'
+  | 'webhookSecrets';
 export type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
@@ -60,7 +62,7 @@ export const inFlightKey = (holder: InFlightHolder) =>
     : { pk: `SCOPEINFLIGHT#${holder.scope}`, sk: 'INFLIGHT' };
 
 /**
- * The partition-key prefix of each kind of item, for IAM's dynamodb:LeadingKeys conditions (infra/tableKeys.ts);
+ * The partition-key prefix of each kind of item, for IAM's dynamodb:LeadingKeys conditions (infra/tableAccess.ts);
  * test/unit/keyPrefixes.test.ts holds every key function above to its prefix.
  */
 export const KEY_PREFIXES = {
@@ -90,10 +92,22 @@ export const OPEN_CHECKS = 'OPEN';
 export const SHARD_ENTRIES = 'shardEntries';
 export const checkTimeSortKey = (createdAt: number, checkId = '') =>
   `${String(createdAt).padStart(15, '0')}#${checkId}`;
-export const openCheckKey = (createdAt: number, checkId: string): Item => ({
+/**
+ * A check with a callback carries a mark at the end of its open-checks sort key (always projected), so settling
+ * knows from the index alone which checks must enqueue a webhook in the same write.
+ */
+const WEBHOOK_MARK = '#webhook';
+export const openCheckKey = (createdAt: number, checkId: string, webhook = false): Item => ({
   [TABLE_SCHEMA.openChecks.partitionKey]: OPEN_CHECKS,
-  [TABLE_SCHEMA.openChecks.sortKey]: checkTimeSortKey(createdAt, checkId),
+  [TABLE_SCHEMA.openChecks.sortKey]: `${checkTimeSortKey(createdAt, checkId)}${webhook ? WEBHOOK_MARK : ''}`,
 });
+export const hasWebhookMark = (sortKey: unknown): boolean =>
+  typeof sortKey === 'string' && sortKey.endsWith(WEBHOOK_MARK);
+
+/** A check's webhook delivery: its own partition, outliving the check (retries run for a day and more). */
+export const webhookKey = (checkId: string) => ({ pk: `WEBHOOK#${checkId}`, sk: 'DELIVERY' });
+/** An API key's webhook secrets, by key id (the key's own item is found by hash). */
+export const webhookSecretsKey = (keyId: string) => ({ pk: `WHSEC#${keyId}`, sk: 'WHSEC' });
 
 /**
  * Under a layout of several shards, a check also has one small entry per shard it touches, beside its item (same

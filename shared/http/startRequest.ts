@@ -1,0 +1,33 @@
+// Owns reading POST /api/spam-check/start's event: its optional body (an addition) and the API's base URL as the
+// caller reached it, for the webhook's report_url.
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { MAX_START_BODY_BYTES, parseStartRequest } from '../domain/callbackUrl';
+import { isLoopbackHost } from '../domain/loopback';
+import { AWS_CALLBACK_POLICY, type CallbackPolicy } from '../domain/publicAddress';
+import type { StartOptions } from '../usecases/startCheck';
+
+const HOST = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/;
+
+const bodyOf = (event: APIGatewayProxyEventV2): Buffer | undefined => {
+  if (event.body === undefined || event.body === '') return undefined;
+  // Capped before decoding: base64 is a third longer than what it carries.
+  if (event.body.length > Math.ceil((MAX_START_BODY_BYTES * 4) / 3) + 4)
+    return Buffer.alloc(MAX_START_BODY_BYTES + 1);
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+};
+
+/** API Gateway's own domain on AWS (https); npm start's Host (plain http on this machine). */
+const apiBaseUrlOf = (event: APIGatewayProxyEventV2): string | undefined => {
+  const host = event.requestContext?.domainName;
+  if (!host || !HOST.test(host)) return undefined;
+  const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
+  return `${isLoopbackHost(hostname) ? 'http' : 'https'}://${host}`;
+};
+
+export const startOptionsOf = (
+  event: APIGatewayProxyEventV2,
+  policy: CallbackPolicy = AWS_CALLBACK_POLICY,
+): StartOptions => {
+  const { callbackUrl } = parseStartRequest(bodyOf(event), policy);
+  return callbackUrl === undefined ? {} : { callbackUrl, apiBaseUrl: apiBaseUrlOf(event) };
+};
