@@ -49,7 +49,7 @@ export const TABLE_KEYS = {
 } as const satisfies Record<string, KeyGrant>;
 
 /** `ForAllValues`: every partition key a request names must match; a request naming none is not allowed by it. */
-export const leadingKeysCondition = (kinds: readonly KeyKind[]) => ({
+const leadingKeysCondition = (kinds: readonly KeyKind[]) => ({
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': kinds.map((kind) => `${KEY_PREFIXES[kind]}*`) },
 });
 

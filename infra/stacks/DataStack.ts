@@ -1,9 +1,10 @@
-// Owns the stateful part: the one DynamoDB table and the secret with the mailbox credentials. Both are retained when
-// the stack is deleted, and nothing here changes when a function does.
+// Owns the stateful part: the one DynamoDB table and the secret with the mailbox credentials (and the operator's
+// policy over both). Both are retained when the stack is deleted, and nothing here changes when a function does.
 import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { addOperatorPolicy } from '../operatorPolicy';
 import { SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 
 /**
@@ -75,5 +76,6 @@ export class DataStack extends Stack {
       value: this.credentials.secretName,
       description: 'The same secret',
     });
+    addOperatorPolicy(this, this.table, this.credentials);
   }
 }

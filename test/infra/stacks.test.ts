@@ -49,7 +49,9 @@ describe('resource counts', () => {
     const data = built.dataTemplate;
     data.resourceCountIs('AWS::DynamoDB::Table', 1);
     data.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    expect(Object.keys(resourcesOf(data))).toHaveLength(2);
+    // And the operators' policy over both (infra/operatorPolicy.ts).
+    data.resourceCountIs('AWS::IAM::ManagedPolicy', 1);
+    expect(Object.keys(resourcesOf(data))).toHaveLength(3);
   });
 
   it('puts the functions, API, triggers, alarms, topic and dashboard in the service stack', () => {
