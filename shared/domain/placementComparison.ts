@@ -5,7 +5,7 @@ import type { PlacementReport, RateInterval } from './placementReport';
 import { fisherExact } from './statistics';
 
 /** Below this p-value a difference is called larger than chance gives; the conventional two-sided 5 %. */
-export const SIGNIFICANCE_LEVEL = 0.05;
+const SIGNIFICANCE_LEVEL = 0.05;
 
 export const READINGS = {
   nothing: 'nothing to compare: one of the checks has no copy counted here',
@@ -39,7 +39,7 @@ export interface PlacementComparison {
 
 const NOTHING: RateInterval = { count: 0, of: 0, rate: null, low: null, high: null };
 
-export const compareRates = (a: RateInterval, b: RateInterval): ComparedRate => {
+const compareRates = (a: RateInterval, b: RateInterval): ComparedRate => {
   if (a.rate === null || b.rate === null) {
     return { a, b, difference: null, p_value: null, reading: READINGS.nothing };
   }

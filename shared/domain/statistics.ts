@@ -1,7 +1,7 @@
 // Owns the report's statistics: the Wilson score interval of a rate and the two-sided Fisher exact test of two.
 
 /** The normal quantile for a two-sided 95 % interval. */
-export const Z_95 = 1.959964;
+const Z_95 = 1.959964;
 
 export interface Interval {
   low: number;
@@ -34,7 +34,7 @@ export const wilsonInterval = (count: number, of: number, z = Z_95): Interval | 
 };
 
 /** Beyond this many trials the table of log-factorials would outgrow what a report ever needs. */
-export const MAX_TRIALS = 1_000_000;
+const MAX_TRIALS = 1_000_000;
 
 const logFactorials: number[] = [0];
 /** ln(n!), summed once and kept: exact to rounding, where Stirling's series would add its own error. */

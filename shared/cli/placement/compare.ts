@@ -17,7 +17,7 @@ import { printable, providerName } from './explain';
 import { DEFAULT_URL } from './options';
 import { rateText } from './rates';
 
-export const COMPARE_USAGE = `usage: npm run placement -- compare A B [options]   (or: npx inbox-placement compare A B)
+const COMPARE_USAGE = `usage: npm run placement -- compare A B [options]   (or: npx inbox-placement compare A B)
 
 Compares two checks of this API key's scope (A the baseline, B the new one): per provider the inbox and spam rates
 of each with their 95% intervals, B minus A, the two-sided p-value of Fisher's exact test and what it means, and
@@ -39,6 +39,14 @@ export interface CompareIo {
 }
 
 class CompareUsageError extends Error {}
+
+const OPTIONS = {
+  url: { type: 'string' },
+  key: { type: 'string' },
+  insecure: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
 const optionsOf = (argv: string[], settings: CompareIo['settings']) => {
   let parsed: ReturnType<
@@ -74,14 +82,6 @@ const optionsOf = (argv: string[], settings: CompareIo['settings']) => {
   return { url, key, a, b, json: values.json === true };
 };
 
-const OPTIONS = {
-  url: { type: 'string' },
-  key: { type: 'string' },
-  insecure: { type: 'boolean', default: false },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
 const points = (difference: number | null) =>
   difference === null ? '-' : `${difference > 0 ? '+' : ''}${Math.round(difference * 100)} points`;
 
@@ -98,7 +98,7 @@ const row = (provider: string, rate: string, compared: ComparedRate) => ({
 });
 
 /** The comparison as people read it: one row per provider and rate, the overall inbox rate last. */
-export const comparisonTable = (comparison: PlacementComparison): string => {
+const comparisonTable = (comparison: PlacementComparison): string => {
   const rows = Object.entries(comparison.by_provider).flatMap(([provider, rates]) => [
     row(providerName(provider), 'inbox', rates.inbox),
     row(providerName(provider), 'spam', rates.spam),

@@ -13,7 +13,7 @@ const ROW = 22;
 const BAR = 12;
 const AXIS = 24;
 const WIDTH = LABEL + PLOT + NOTE;
-export const CHART_COLORS = {
+const CHART_COLORS = {
   inbox: '#2e7d32',
   spam: '#c62828',
   whisker: '#212121',
