@@ -25,4 +25,4 @@ export const controlText = (control: ControlPlacement | null | undefined): strin
 
 /** What the interval columns mean, printed once under them. */
 export const INTERVAL_NOTE =
-  'intervals: 95% Wilson, over received copies from seeds not suspect; a few seeds give a wide one (`compare A B` tests whether two checks differ)';
+  'intervals: 95% Wilson over received copies, suspect seeds left out; `compare A B` tests two checks apart';
