@@ -31,6 +31,8 @@ export const TOO_SLOW_FOR_THE_LOOP: Record<string, string> = {
   'test/infra/nag.test.ts': 'synthesizes the app and runs cdk-nag over it',
   'test/infra/settings.test.ts': 'synthesizes the app once per setting',
   'test/infra/observability.test.ts': 'synthesizes the app for its dashboard and alarms',
+  'test/infra/alarms.test.ts': 'synthesizes the app for its alarms, and again per setting',
+  'test/infra/scannerWakeUp.test.ts': 'synthesizes the app',
   'test/infra/stacks.test.ts': 'synthesizes the app',
 };
 

@@ -1,17 +1,22 @@
-// Owns the one CloudWatch dashboard: the API as API Gateway sees it, each function as Lambda sees it, and the
-// service's own metrics, every one of them built from shared/telemetry/metrics.ts.
+// Owns the one CloudWatch dashboard: the API as API Gateway sees it, each function as Lambda sees it, the scanner's
+// wake-ups, capacity and dead letters, the service's own metrics (built from shared/telemetry/metrics.ts), and the
+// state of every alarm.
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
+  AlarmStatusWidget,
   Dashboard,
   GraphWidget,
   type HorizontalAnnotation,
+  type IAlarm,
   type IMetric,
   type MetricOptions,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ALARM_THRESHOLDS } from './alarmRules';
 import { serviceMetric, serviceSearch } from './serviceMetrics';
 
 export interface ServiceDashboardProps {
@@ -21,6 +26,11 @@ export interface ServiceDashboardProps {
   functions: Record<string, IFunction>;
   /** Drawn on the failures graph: the ImapConsecutiveFailures maximum at which the alarm fires. */
   imapFailureThreshold: number;
+  scanner: IFunction;
+  /** The scanner's reserved concurrency, drawn beside its concurrency. */
+  scannerReservation: number;
+  /** Every dead-letter queue, by name. */
+  deadLetters: Record<string, IQueue>;
 }
 
 const WIDTH = 8;
@@ -55,10 +65,14 @@ export class ServiceDashboard extends Construct {
         stage.metricClientError({ statistic: 'Sum', label: '4xx' }),
         stage.metricServerError({ statistic: 'Sum', label: '5xx' }),
       ]),
-      graph('Latency (ms)', [
-        stage.metricLatency({ statistic: 'p50', label: 'p50' }),
-        stage.metricLatency({ statistic: 'p99', label: 'p99' }),
-      ]),
+      graph(
+        'Latency (ms)',
+        [
+          stage.metricLatency({ statistic: 'p50', label: 'p50' }),
+          stage.metricLatency({ statistic: 'p99', label: 'p99' }),
+        ],
+        { leftAnnotations: [{ value: ALARM_THRESHOLDS.apiLatencyP99Ms, label: 'p99 alarm' }] },
+      ),
     );
 
     this.dashboard.addWidgets(new TextWidget({ markdown: '## Functions', width: 24, height: 1 }));
@@ -74,6 +88,38 @@ export class ServiceDashboard extends Construct {
       graph(
         'Throttles',
         perFunction(functions, (fn, o) => fn.metricThrottles({ ...o, statistic: 'Sum' })),
+      ),
+    );
+
+    this.dashboard.addWidgets(
+      new TextWidget({ markdown: '## Scanner wake-ups, capacity and dead letters', width: 24, height: 1 }),
+    );
+    const scanner = props.scanner;
+    this.dashboard.addWidgets(
+      graph(
+        'Stream wake-ups: oldest record waiting (ms)',
+        [scanner.metric('IteratorAge', { statistic: 'Maximum', label: 'iterator age (max)' })],
+        { leftAnnotations: [{ value: ALARM_THRESHOLDS.iteratorAgeMs, label: 'alarm' }] },
+      ),
+      graph(
+        'Scanner concurrency',
+        [scanner.metric('ConcurrentExecutions', { statistic: 'Maximum', label: 'concurrent (max)' })],
+        {
+          leftAnnotations: [
+            {
+              value: Math.ceil(props.scannerReservation * ALARM_THRESHOLDS.scannerConcurrencyShare),
+              label: 'alarm',
+            },
+            { value: props.scannerReservation, label: 'reserved' },
+          ],
+        },
+      ),
+      graph(
+        'Dead-letter queues: messages waiting',
+        Object.entries(props.deadLetters).map(([name, queue]) =>
+          queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: name }),
+        ),
+        { leftAnnotations: [{ value: ALARM_THRESHOLDS.deadLetters, label: 'alarm' }] },
       ),
     );
 
@@ -149,6 +195,18 @@ export class ServiceDashboard extends Construct {
         serviceMetric('sweepDuration', { statistic: 'p99', label: 'p99' }),
         serviceMetric('sweepDuration', { statistic: 'Maximum', label: 'max' }),
       ]),
+    );
+  }
+
+  /** Every alarm's state in one widget, at the foot of the page. */
+  showAlarms(alarms: IAlarm[]): void {
+    this.dashboard.addWidgets(
+      new AlarmStatusWidget({
+        title: 'Alarms',
+        alarms,
+        width: 24,
+        height: Math.max(3, Math.ceil(alarms.length / 4) + 1),
+      }),
     );
   }
 }

@@ -15,11 +15,12 @@ import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
 import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
 import { SERVICES } from '../../shared/telemetry/metrics';
+import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
 import { ServiceDashboard } from '../constructs/ServiceDashboard';
-import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
 import { ServiceFunction, TABLE_ACCESS } from '../constructs/ServiceFunction';
+import { SCANNER_RECURSIVE_LOOP, WAKE_UP_BATCHES } from '../constructs/scannerWakeUp';
 import { functionEntry } from '../paths';
 import { hasAlarmDestination, NO_ALARM_DESTINATION, type Settings } from '../settings';
 
@@ -138,6 +139,8 @@ export class ServiceStack extends Stack {
       // LambdaThrottles, and its events age out into the dead-letter queue. It needs room for every shard plus the
       // moment a loop's hand-over overlaps its successor, and the account must keep 100 unreserved.
       reservedConcurrentExecutions: settings.scannerConcurrency,
+      // Its hand-over is a self-invoke every few minutes while checks arrive: never cut as a runaway loop.
+      recursiveLoop: SCANNER_RECURSIVE_LOOP,
       // A failed run is not retried: the minute schedule is the retry, and a retry would only race for the lease.
       retryAttempts: 0,
       maxEventAge: SCANNER_MAX_EVENT_AGE,
@@ -165,8 +168,7 @@ export class ServiceStack extends Stack {
     live.scanner.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.LATEST,
-        batchSize: 1,
-        retryAttempts: 0,
+        ...WAKE_UP_BATCHES,
         onFailure: new SqsDlq(this.scannerDeadLetters),
         filters: [
           FilterCriteria.filter({
@@ -213,22 +215,29 @@ export class ServiceStack extends Stack {
       logRetention: settings.logRetentionDays,
     });
 
-    new ServiceDashboard(this, 'Dashboard', {
+    // Every dead-letter queue of the stack, each with its own alarm and line on the dashboard.
+    const deadLetters = { Scanner: this.scannerDeadLetters };
+    const dashboard = new ServiceDashboard(this, 'Dashboard', {
       dashboardName: this.stackName,
       stage: api.stage,
       functions,
       imapFailureThreshold: ALARM_THRESHOLDS.imapConsecutiveFailures,
+      scanner: this.scanner,
+      scannerReservation: settings.scannerConcurrency,
+      deadLetters,
     });
     const alarms = new ServiceAlarms(this, 'Alarms', {
       namePrefix: this.stackName,
       scanner: this.scanner,
       api: [start, get, fallback],
-      deadLetters: this.scannerDeadLetters,
+      scannerReservation: settings.scannerConcurrency,
+      deadLetters,
       table,
       stage: api.stage,
       alarmEmail: settings.alarmEmail,
       alarmTopicArn: settings.alarmTopicArn,
     });
+    dashboard.showAlarms(alarms.alarms);
     const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
     Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     new SafeDeploys(this, 'Deploys', {

@@ -1,5 +1,6 @@
-// The dashboard and the alarms, checked against shared/telemetry/metrics.ts so a metric name cannot drift.
-import { Match } from 'aws-cdk-lib/assertions';
+// The dashboard, checked against shared/telemetry/metrics.ts so a metric name cannot drift (the alarms are
+// test/infra/alarms.test.ts's).
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALARM_THRESHOLDS } from '../../infra/constructs/ServiceAlarms';
 import {
@@ -8,15 +9,7 @@ import {
   type MetricSpec,
   SERVICE_DIMENSION,
 } from '../../shared/telemetry/metrics';
-import {
-  joinWithPlaceholders,
-  logicalIdOf,
-  propOf,
-  type Resource,
-  resourcesOf,
-  type SynthesizedApp,
-  synthApp,
-} from './synthApp';
+import { joinWithPlaceholders, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
 
 let built: SynthesizedApp;
 beforeAll(() => {
@@ -151,237 +144,44 @@ describe('dashboard', () => {
     expect(drawn.sort()).toEqual(['4xx:Sum', '5xx:Sum', 'Count:Sum', 'Latency:p50', 'Latency:p99']);
   });
 
+  it("draws the scanner's wake-ups, its concurrency against the reservation, and every dead-letter queue", () => {
+    const widgets = widgetsOf(dashboardBody(built));
+    const titled = (start: string) => {
+      const widget = widgets.find((candidate) => candidate.properties.title?.startsWith(start));
+      if (!widget) throw new Error(`no widget "${start}…"`);
+      return widget.properties as { metrics: unknown[][]; annotations?: { horizontal: { value: number }[] } };
+    };
+    const lines = (start: string) => titled(start).annotations?.horizontal.map((line) => line.value);
+    expect(titled('Stream wake-ups').metrics.map((row) => row.slice(0, 2))).toEqual([
+      ['AWS/Lambda', 'IteratorAge'],
+    ]);
+    expect(lines('Stream wake-ups')).toEqual([ALARM_THRESHOLDS.iteratorAgeMs]);
+    expect(titled('Scanner concurrency').metrics.map((row) => row.slice(0, 2))).toEqual([
+      ['AWS/Lambda', 'ConcurrentExecutions'],
+    ]);
+    expect(lines('Scanner concurrency')).toEqual([8, 10]);
+    expect(titled('Dead-letter queues').metrics.map((row) => row.slice(0, 2))).toEqual([
+      ['AWS/SQS', 'ApproximateNumberOfMessagesVisible'],
+    ]);
+    expect(lines('Latency (ms)')).toEqual([ALARM_THRESHOLDS.apiLatencyP99Ms]);
+  });
+
+  it("shows every one of the service's alarms in the alarm status widget", () => {
+    const widget = widgetsOf(dashboardBody(built)).find((candidate) => candidate.type === 'alarm') as
+      | { properties: { alarms: string[] } }
+      | undefined;
+    const alarms = built.service.node
+      .findChild('Alarms')
+      .node.children.filter((child) => child instanceof Alarm);
+    expect(alarms.length).toBeGreaterThan(10);
+    expect(widget?.properties.alarms).toHaveLength(alarms.length);
+  });
+
   it('draws errors, duration and throttles of each of the four functions', () => {
     const rows = widgetsOf(dashboardBody(built)).flatMap((w) => w.properties.metrics ?? []);
     const lambda = rows.filter((row) => row[0] === 'AWS/Lambda').map((row) => row[1]);
     expect(lambda.filter((name) => name === 'Errors')).toHaveLength(4);
     expect(lambda.filter((name) => name === 'Duration')).toHaveLength(4);
     expect(lambda.filter((name) => name === 'Throttles')).toHaveLength(4);
-  });
-});
-
-describe('alarms', () => {
-  // The service's own alarms; the deploy alarms of each API alias (SafeDeploys) are test/infra/deploys.test.ts's.
-  const alarms = () =>
-    Object.values(resourcesOf(built.serviceTemplate, 'AWS::CloudWatch::Alarm')).filter(
-      (alarm) => !/Deploy(Errors|Latency)$/.test(String(alarm.Properties?.AlarmName)),
-    );
-  const topicRef = () => ({
-    Ref: logicalIdOf(built.service.node.findChild('Alarms').node.findChild('Topic')),
-  });
-  const alarmNamed = (suffix: string): Resource => {
-    const alarm = alarms().find((a) => String(a.Properties?.AlarmName).endsWith(`-${suffix}`));
-    if (!alarm) throw new Error(`no alarm ${suffix}`);
-    return alarm;
-  };
-
-  it('are ten, each notifying the topic; only the heartbeat breaches on missing data', () => {
-    expect(alarms()).toHaveLength(10);
-    for (const alarm of alarms()) {
-      const heartbeat = String(alarm.Properties?.AlarmName).endsWith('-ScannerHeartbeat');
-      expect(alarm.Properties).toMatchObject({
-        AlarmActions: [topicRef()],
-        OKActions: [topicRef()],
-        TreatMissingData: heartbeat ? 'breaching' : 'notBreaching',
-        EvaluationPeriods: 1,
-      });
-    }
-  });
-
-  it('fire when the scanner heartbeat is missing: under one tick in 15 minutes, no data breaching', () => {
-    const props = alarmNamed('ScannerHeartbeat').Properties;
-    expect(props).toMatchObject({
-      Threshold: ALARM_THRESHOLDS.scannerHeartbeats,
-      ComparisonOperator: 'LessThanThreshold',
-      TreatMissingData: 'breaching',
-    });
-    expect(ALARM_THRESHOLDS.scannerHeartbeats).toBe(1);
-    expect(props?.Metrics).toEqual([
-      expect.objectContaining({
-        MetricStat: {
-          Metric: {
-            Namespace: METRICS_NAMESPACE,
-            MetricName: METRICS.scannerHeartbeat.name,
-            Dimensions: [{ Name: SERVICE_DIMENSION, Value: METRICS.scannerHeartbeat.service }],
-          },
-          Period: 900,
-          Stat: 'Sum',
-        },
-      }),
-    ]);
-  });
-
-  it('fire on a dead-lettered scanner invocation', () => {
-    expect(alarmNamed('ScannerDeadLetters').Properties).toMatchObject({
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [
-        {
-          Name: 'QueueName',
-          Value: { 'Fn::GetAtt': [logicalIdOf(built.service.scannerDeadLetters), 'QueueName'] },
-        },
-      ],
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-  });
-
-  interface MetricQuery {
-    MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Value: unknown }[] } };
-  }
-  /** The MetricStat inputs of a math alarm, as "Namespace/MetricName [dimension values]". */
-  const inputsOf = (alarm: Resource) =>
-    propOf<MetricQuery[]>(alarm, 'Metrics')
-      .flatMap(({ MetricStat }) => (MetricStat ? [MetricStat.Metric] : []))
-      .map((m) => `${m.Namespace}/${m.MetricName} ${JSON.stringify(m.Dimensions.map((d) => d.Value))}`)
-      .sort();
-  const fnRef = (fn: { node: unknown }) => JSON.stringify([{ Ref: logicalIdOf(fn as never) }]);
-
-  it('fire on one error of any API function in 5 minutes', () => {
-    const alarm = alarmNamed('ApiFunctionErrors');
-    expect(alarm.Properties).toMatchObject({
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    const { start, get, fallback } = built.service.functions;
-    expect(inputsOf(alarm)).toEqual(
-      [start, get, fallback].map((fn) => `AWS/Lambda/Errors ${fnRef(fn)}`).sort(),
-    );
-  });
-
-  it('fire on one Lambda throttle of any function in 5 minutes', () => {
-    const alarm = alarmNamed('LambdaThrottles');
-    expect(alarm.Properties).toMatchObject({
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(inputsOf(alarm)).toEqual(
-      Object.values(built.service.functions)
-        .map((fn) => `AWS/Lambda/Throttles ${fnRef(fn)}`)
-        .sort(),
-    );
-  });
-
-  it('fire on one throttled DynamoDB request to the table, whatever the operation', () => {
-    const alarm = alarmNamed('TableThrottles');
-    expect(alarm.Properties).toMatchObject({
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    const inputs = inputsOf(alarm);
-    expect(inputs).toHaveLength(7);
-    for (const operation of [
-      'GetItem',
-      'PutItem',
-      'UpdateItem',
-      'DeleteItem',
-      'BatchWriteItem',
-      'Query',
-      'Scan',
-    ]) {
-      expect(
-        inputs.some((i) => i.startsWith('AWS/DynamoDB/ThrottledRequests') && i.includes(`"${operation}"`)),
-      ).toBe(true);
-    }
-  });
-
-  it('fires on one scanner error in 5 minutes', () => {
-    expect(alarmNamed('ScannerErrors').Properties).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalIdOf(built.service.scanner) } }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-  });
-
-  it('fires while any account is out of new checks (UnhealthyAccounts maximum)', () => {
-    const props = alarmNamed('UnhealthyAccounts').Properties;
-    expect(props).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-    expect(JSON.stringify(props?.Metrics)).toContain(`"MetricName":"${METRICS.unhealthyAccounts.name}"`);
-    expect(JSON.stringify(props?.Metrics)).toContain('"Stat":"Maximum"');
-  });
-
-  it('fires when an account failed 3 sweeps in a row (ImapConsecutiveFailures maximum)', () => {
-    const props = alarmNamed('ImapLoginFailures').Properties;
-    expect(props).toMatchObject({
-      Threshold: ALARM_THRESHOLDS.imapConsecutiveFailures,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(ALARM_THRESHOLDS.imapConsecutiveFailures).toBe(3);
-    expect(props?.Metrics).toEqual([
-      expect.objectContaining({
-        MetricStat: {
-          Metric: {
-            Namespace: METRICS_NAMESPACE,
-            MetricName: METRICS.consecutiveImapFailures.name,
-            Dimensions: [{ Name: SERVICE_DIMENSION, Value: METRICS.consecutiveImapFailures.service }],
-          },
-          Period: 300,
-          Stat: 'Maximum',
-        },
-      }),
-    ]);
-  });
-
-  it('fires on 5 API 5xx in 5 minutes on stage $default', () => {
-    const props = alarmNamed('Api5xx').Properties;
-    expect(props).toMatchObject({
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5xx',
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 5,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(props?.Dimensions).toContainEqual({ Name: 'Stage', Value: '$default' });
-  });
-
-  it('fires when over 20% of the checks ending in 15 minutes timed out', () => {
-    const props = alarmNamed('ChecksTimingOut').Properties;
-    expect(props).toMatchObject({ Threshold: 0.2, ComparisonOperator: 'GreaterThanThreshold' });
-    const metrics = props?.Metrics as {
-      Id: string;
-      Expression?: string;
-      MetricStat?: { Metric: { MetricName: string }; Period: number; Stat: string };
-    }[];
-    const expression = metrics.find((m) => m.Expression)?.Expression ?? '';
-    expect(expression.replaceAll(/FILL\((\w+), 0\)/g, '$1')).toBe('timedOut / (completed + timedOut)');
-    const inputs = Object.fromEntries(metrics.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat]));
-    expect(inputs).toEqual({
-      timedOut: {
-        Metric: expect.objectContaining({ MetricName: METRICS.checksTimedOut.name }),
-        Period: 900,
-        Stat: 'Sum',
-      },
-      completed: {
-        Metric: expect.objectContaining({ MetricName: METRICS.checksCompleted.name }),
-        Period: 900,
-        Stat: 'Sum',
-      },
-    });
-  });
-
-  it('notify an existing topic as well when alarmTopicArn is given', () => {
-    const arn = 'arn:aws:sns:eu-west-1:123456789012:ops-pager';
-    const withTopic = synthApp({ alarmTopicArn: arn });
-    const ref = { Ref: logicalIdOf(withTopic.service.node.findChild('Alarms').node.findChild('Topic')) };
-    const all = Object.values(resourcesOf(withTopic.serviceTemplate, 'AWS::CloudWatch::Alarm'));
-    expect(all).toHaveLength(10);
-    for (const alarm of all) {
-      expect(alarm.Properties).toMatchObject({ AlarmActions: [ref, arn], OKActions: [ref, arn] });
-    }
-  });
-
-  it('publish to a topic that refuses publishing without TLS', () => {
-    built.serviceTemplate.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: {
-        Statement: [
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ],
-      },
-    });
   });
 });

@@ -386,13 +386,11 @@ describe('what wakes the scanner', () => {
     expect(functionBehind(target?.Arn)).toBe(functionIds().scanner);
   });
 
-  it('runs it on the INSERT of a check item in the table stream, one record, no retry', () => {
+  it('runs it on the INSERT of a check item in the table stream (batching: test/infra/scannerWakeUp.test.ts)', () => {
     const [mapping] = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventSourceMapping'));
     expect(functionBehind(mapping?.Properties?.FunctionName)).toBe(functionIds().scanner);
     expect(mapping?.Properties).toMatchObject({
       StartingPosition: 'LATEST',
-      BatchSize: 1,
-      MaximumRetryAttempts: 0,
     });
     expect(stringify(mapping?.Properties?.EventSourceArn)).toContain('StreamArn');
     const filters = propOf<{ Filters: { Pattern: string }[] }>(mapping, 'FilterCriteria').Filters;
