@@ -1,12 +1,14 @@
 // The mail-stack benchmarks of `npm run bench`, smoke-sized, so they cannot rot: detection latency with its cost
-// phase, sweep cost, the sweep at scale and the shards, each over real Dovecot. Then the goals table of BENCHMARKS.md
-// is built from their results, which proves every goal still finds its figure where the benchmark puts it.
+// phase, sweep cost, the sweep at scale and the shards, and webhook delivery, each over real Dovecot. Then the goals
+// table of BENCHMARKS.md is built from their results, which proves every goal still finds its figure where the
+// benchmark puts it.
 // Accounts user009-user012 are this file's alone (the stack has 12 extra users), so the other files' mail cannot
 // land in them.
 import { describe, expect, it } from 'vitest';
 import { runDetectionBench } from '../../bench/detection';
 import { runScaleBench, runShardBench } from '../../bench/scale';
 import { runSweepCostBench } from '../../bench/sweepCost';
+import { runWebhookBench } from '../../bench/webhooks';
 import { GOALS, goalRows } from '../../scripts/lib/goals';
 import { stackAccount } from '../support/mailStack';
 
@@ -77,11 +79,27 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
     }
   }, 120_000);
 
+  it('webhooks: each check delivered once, signed and verified, and fewer requests than polling', async () => {
+    const webhooks = await runWebhookBench({
+      accounts: OWN,
+      checks: 2,
+      intervalMs: 500,
+      pollIntervalMs: 1000,
+    });
+    results.webhooks = webhooks;
+    expect(webhooks).toMatchObject({ checks: 2, verified: 2, missing: 0, duplicates: 0 });
+    expect(webhooks.completeToDelivery.samples).toBe(2);
+    // Delivered after the check completed: the clock runs from its last result recorded.
+    expect(webhooks.completeToDelivery.p50Ms).toBeGreaterThanOrEqual(0);
+    expect(webhooks.requestsPerCheck.webhook).toBe(1);
+    expect(webhooks.requestsPerCheck.polling).toBeGreaterThan(webhooks.requestsPerCheck.webhook);
+  }, 90_000);
+
   it('the goals table reads a figure for every goal of these benchmarks', () => {
     const sections = new Set(Object.keys(results));
-    expect(sections.size).toBe(4);
+    expect(sections.size).toBe(5);
     const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
-    expect(rows.length).toBeGreaterThanOrEqual(9);
+    expect(rows.length).toBeGreaterThanOrEqual(11);
     for (const row of rows) {
       expect(row.measured, row.goal).not.toMatch(/NaN|undefined|n\/a|not run/);
     }
