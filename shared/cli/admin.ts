@@ -18,6 +18,7 @@ import {
 } from './accountCommands';
 import { type TestOptions, testAccount } from './accountTest';
 import { openAdminStore } from './adminStore';
+import { listSeedHealth, restSeed, runCalibration } from './calibrationCommands';
 import { createKey, listKeys, revokeKey } from './keyCommands';
 import { rotateWebhookSecret } from './webhookSecretCommands';
 
@@ -50,6 +51,14 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           envelope headers it carries (whether BCC copies can be credited there); an
                           account that never receives it, or whose envelope names another address, is
                           switched off (exit 4)
+  accounts health         every seed with its calibration history, suspect and rested marks, last delivery,
+                          last login and login failures
+  accounts rest|unrest <email>
+                          leave a seed out of new checks (calibrations still reach it), or bring it back
+  calibrate [--scope S]   a control check in each scope (or S): the control message (CONTROL_SMTP_URL,
+                          CONTROL_FROM, CONTROL_SMTP_PASSWORD) sent once to all its seeds, each seed's placement
+                          kept 30 days; a seed whose control went to spam or missing in 2 of its last 3 is suspect;
+                          on the local store this also runs a scanner over LOCAL_CONFIG's mailboxes
   accounts sync <file>    make the registry hold exactly the accounts of a config/credentials file
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored
   accounts sync           (a deployed stack) move the accounts the credentials secret holds itself into one
@@ -163,6 +172,7 @@ export const runAdmin = async (
       if (!rest[0]) throw new InvalidInputError(`${noun} ${verb} needs an account address`);
       return rest[0];
     };
+    const seeds = { client: store.client, table: store.table, registry, out, json: values.json };
     const command = `${noun} ${verb ?? ''}`.trim();
     switch (command) {
       case 'keys create':
@@ -194,6 +204,17 @@ export const runAdmin = async (
         return await removeAccount(accounts, email());
       case 'accounts test':
         return await testAccount(accounts, email(), testOptions(values, settings));
+      case 'accounts health':
+        return await listSeedHealth(seeds);
+      case 'accounts rest':
+        return await restSeed(seeds, email(), true);
+      case 'accounts unrest':
+        return await restSeed(seeds, email(), false);
+      case 'calibrate':
+        return await runCalibration(seeds, settings, {
+          scope: values.scope,
+          local: values.stack === undefined && values.stage === undefined && !values.table,
+        });
       case 'accounts sync':
         return await syncAccountFile(accounts, rest[0]);
       default:
