@@ -23,6 +23,8 @@ const { values } = parseArgs({
     'load-seconds': { type: 'string', default: '60' },
     'property-cases': { type: 'string', default: '100000' },
     kills: { type: 'string', default: '60' },
+    /** Stream records of the wake-up section (600: a minute at 600 starts a minute); a few dozen for a smoke run. */
+    'wake-up-records': { type: 'string', default: '600' },
     /** Checks of the webhook section, each polled beside at the spec's interval (a few seconds each). */
     'webhook-checks': { type: 'string', default: '20' },
     'no-write': { type: 'boolean', default: false },
@@ -185,6 +187,12 @@ const main = async () => {
     const { runLinearParsingBench } = await import('./linearParsing');
     say('linear parsing: every reader of sender or client text on hostile input up to 1 MB');
     results.linearParsing = runLinearParsingBench();
+  }
+  if (wanted('wake-up')) {
+    const { runWakeUpBench } = await import('./wakeUp');
+    const records = Number(values['wake-up-records']);
+    say(`wake-up: ${records} stream records one at a time, a loop holding the lease`);
+    results.wakeUp = await runWakeUpBench({ records });
   }
   if (wanted('properties')) {
     const { runPropertyBench } = await import('./properties');

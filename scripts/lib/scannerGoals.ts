@@ -1,5 +1,5 @@
 // Owns the scanner's goals in BENCHMARKS.md: detection latency, sweep cost against old mail, one sweep at scale,
-// connections and logins per account, and shards.
+// connections and logins per account, shards, and the stream wake-up keeping up.
 import { BENCH, type Goal, get, ms, num, str } from './goalReading';
 
 export const SCANNER_GOALS: Goal[] = [
@@ -104,5 +104,17 @@ export const SCANNER_GOALS: Goal[] = [
         pass: num(r, 'speedup') >= 3.8 && rows.at(-1)?.shards === 4,
       };
     },
+  },
+  {
+    section: 'wakeUp',
+    goal: 'Stream wake-up keeps up with 600 starts a minute, one record at a time, a loop holding the lease: ≥ 10 records/s, no loop started, p99 reported',
+    command: `${BENCH} wake-up`,
+    read: (r) => ({
+      measured: `${num(r, 'recordsPerSec')} records/s (${num(r, 'headroom')} × the ${num(r, 'arrivalsPerSec')}/s arriving); handler p99 ${num(r, 'handlerMs.p99')} ms, p50 ${num(r, 'handlerMs.p50')} ms; ${num(r, 'dynamoRequestsPerRecord')} DynamoDB requests a record; ${num(r, 'loopsStarted')} loops started over ${num(r, 'records')} records (${str(r, 'store')})`,
+      pass:
+        num(r, 'recordsPerSec') >= num(r, 'arrivalsPerSec') &&
+        num(r, 'loopsStarted') === 0 &&
+        get(r, 'loopStillRunning') === true,
+    }),
   },
 ];

@@ -1,11 +1,12 @@
-// Smoke-sized runs of the API, load and cold start benchmarks, so `npm run bench` cannot rot: each must run end to
-// end and report every field with no errors and nothing lost. Timing goals are the benchmarks' business, not this.
+// Smoke-sized runs of the API, load, cold start and wake-up benchmarks, so `npm run bench` cannot rot: each must run
+// end to end and report every field with no errors and nothing lost. Timing goals are the benchmarks' business.
 import { describe, expect, it } from 'vitest';
 import { runApiBench } from '../../bench/api';
 import { runColdStartBench } from '../../bench/coldStart';
 import { runLinearParsingBench } from '../../bench/linearParsing';
 import { runLoadBench } from '../../bench/load';
 import { runPropertyBench } from '../../bench/properties';
+import { runWakeUpBench } from '../../bench/wakeUp';
 import { GOALS, goalRows } from '../../scripts/lib/goals';
 
 /** What each benchmark returned, for the goals table at the end. */
@@ -114,11 +115,31 @@ describe('the benchmarks, smoke-sized', () => {
     }
   }, 120_000);
 
+  it('runs the wake-up benchmark: stream records one at a time, none starting a loop while one runs', async () => {
+    const summary = await runWakeUpBench({ records: 20 });
+    results.wakeUp = summary;
+    expect(summary).toMatchObject({
+      records: 20,
+      loopsStarted: 0,
+      loopStillRunning: true,
+      dynamoRequestsPerRecord: 2,
+    });
+    expect(summary.handlerMs.p99).toBeGreaterThan(0);
+    expect(summary.recordsPerSec).toBeGreaterThan(0);
+  }, 60_000);
+
   it('the goals table of BENCHMARKS.md reads a figure for every goal of these benchmarks', () => {
     const sections = new Set(Object.keys(results));
-    expect([...sections].sort()).toEqual(['api', 'coldStart', 'linearParsing', 'load', 'properties']);
+    expect([...sections].sort()).toEqual([
+      'api',
+      'coldStart',
+      'linearParsing',
+      'load',
+      'properties',
+      'wakeUp',
+    ]);
     const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
-    expect(rows).toHaveLength(8);
+    expect(rows).toHaveLength(9);
     for (const row of rows) expect(row.measured, row.goal).not.toMatch(/NaN|undefined|n\/a|not run/);
   });
 });
