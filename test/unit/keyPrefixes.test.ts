@@ -6,7 +6,7 @@ import * as keys from '../../shared/adapters/dynamo/keys';
 const { KEY_PREFIXES } = keys;
 
 /** The partition keys a key builder makes, called with every argument shape the builders take. */
-const partitionKeysOf = (build: (...args: unknown[]) => unknown): string[] => {
+const partitionKeysOf = (build: Builder): string[] => {
   const shapes: unknown[][] = [['x', 1, 'y'], [{ keyId: 'x' }], [{ scope: 'x' }], []];
   return shapes.flatMap((args) => {
     try {
@@ -18,9 +18,9 @@ const partitionKeysOf = (build: (...args: unknown[]) => unknown): string[] => {
   });
 };
 
-const builders = Object.entries(keys).filter(
-  (entry): entry is [string, (...args: unknown[]) => unknown] =>
-    typeof entry[1] === 'function' && entry[0].endsWith('Key'),
+type Builder = (...args: unknown[]) => unknown;
+const builders = (Object.entries(keys) as [string, unknown][]).filter(
+  (entry): entry is [string, Builder] => typeof entry[1] === 'function' && entry[0].endsWith('Key'),
 );
 
 describe('key prefixes', () => {
@@ -28,10 +28,7 @@ describe('key prefixes', () => {
     expect(builders.map(([name]) => name)).toEqual(
       expect.arrayContaining(['checkKey', 'apiKeyKey', 'accountKey', 'credentialKey', 'inFlightKey']),
     );
-    expect(partitionKeysOf(keys.inFlightKey as (...args: unknown[]) => unknown)).toEqual([
-      'INFLIGHT#x',
-      'SCOPEINFLIGHT#x',
-    ]);
+    expect(partitionKeysOf(keys.inFlightKey as Builder)).toEqual(['INFLIGHT#x', 'SCOPEINFLIGHT#x']);
   });
 
   it.each(builders)('%s makes partition keys that start with a prefix of KEY_PREFIXES', (_name, build) => {
