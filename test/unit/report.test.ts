@@ -44,4 +44,50 @@ describe('reportOf', () => {
       expect.objectContaining({ provider: 'unknown', delivered_at: null, seconds_to_deliver: null }),
     ]);
   });
+
+  it('shows a suspect seed’s copy but leaves it out of every rate, and puts the control beside its provider', () => {
+    const emails = ['a@mail.test', 'b@mail.test', 'c@mail.test'];
+    const check: Check = {
+      ...newCheck('abcdefghijklmnopqrst', 'default', emails, T0, {
+        'a@mail.test': 'gmail',
+        'b@mail.test': 'gmail',
+        'c@mail.test': 'gmail',
+      }),
+      results: [
+        { email: 'a@mail.test', category: 'primary' },
+        { email: 'b@mail.test', category: 'primary' },
+        { email: 'c@mail.test', category: 'spam' },
+      ],
+      received: 3,
+    };
+    const control = {
+      check_id: 'ctl',
+      at: new Date(T0).toISOString(),
+      total: 3,
+      inbox: 3,
+      spam: 0,
+      missing: 0,
+    };
+    const report = reportOf(check, T0 + 1000, {
+      suspect: new Set(['c@mail.test']),
+      controls: { gmail: control },
+    });
+    expect(report.accounts.map((account) => [account.email, account.suspect])).toEqual([
+      ['a@mail.test', false],
+      ['b@mail.test', false],
+      ['c@mail.test', true],
+    ]);
+    const gmail = report.summary.by_provider.gmail;
+    // The counts stay whole; only the rates leave the suspect copy out.
+    expect(gmail).toMatchObject({ total: 3, received: 3, inbox: 2, spam: 1, control });
+    expect(gmail?.rates.inbox).toMatchObject({ count: 2, of: 2, rate: 1, high: 1 });
+    expect(gmail?.rates.spam).toMatchObject({ count: 0, of: 2, rate: 0, low: 0 });
+    expect(report.summary.rates.inbox).toMatchObject({ count: 2, of: 2 });
+    expect(report.summary.inbox_rate).toEqual({ of_received: 2 / 3, of_total: 2 / 3 });
+    // Without seed history the fields stay absent, so the report reads as before.
+    const plain = reportOf(check, T0 + 1000);
+    expect(plain.accounts[2]).not.toHaveProperty('suspect');
+    expect(plain.summary.by_provider.gmail).not.toHaveProperty('control');
+    expect(plain.summary.rates.inbox).toMatchObject({ count: 2, of: 3 });
+  });
 });
