@@ -3,8 +3,6 @@
 import type { WebhookDelivery } from '../domain/webhook';
 import { attemptDelivery, type DeliverDeps } from '../usecases/deliverWebhook';
 
-/** The longest it sleeps without looking at its queue again (a kick wakes it sooner). */
-const MAX_NAP_MS = 60_000;
 /** Attempts under way at once: a receiver that hangs holds one for its 10 s at most. */
 const AT_ONCE = 8;
 
@@ -63,11 +61,13 @@ export class LocalWebhookSender {
         attempts.add(attempt);
       }
       const waiting = [...this.due.entries()].filter(([checkId]) => !this.busy.has(checkId));
-      const next = Math.min(...waiting.map(([, dueAt]) => dueAt), now + MAX_NAP_MS);
-      // While attempts run, only their ends (or a kick) wake it: a test's clock would jump ahead in a sleep.
-      if (this.busy.size > 0) await abortedOf(this.nap.signal);
-      else if (!this.nap.signal.aborted)
+      // Idle, or while attempts run, only a kick or an attempt's end wakes it: deliveries are queued in this process,
+      // each with a kick, and a sleep on a test's clock would move it.
+      if (waiting.length === 0 || this.busy.size > 0) await abortedOf(this.nap.signal);
+      else if (!this.nap.signal.aborted) {
+        const next = Math.min(...waiting.map(([, dueAt]) => dueAt));
         await this.deps.clock.sleep(Math.max(0, next - now), this.nap.signal);
+      }
     }
     await Promise.all(attempts);
   }
