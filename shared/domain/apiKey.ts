@@ -24,11 +24,30 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 const MAX_KEY_LENGTH = 512;
 const SCOPE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-/** The key in an `Authorization` header, or InvalidApiKeyError for any other form. */
+// Keys issued now are the prefix, 32 random bytes and a checksum of them, all base64url: a key made up or mistyped in
+// that shape is refused before any lookup. Keys issued before (the prefix and the bytes alone) or chosen in a local
+// config have another length, carry no checksum and are looked up as ever.
+const PREFIX = 'ipk_';
+const RANDOM_LENGTH = 43;
+const CHECKSUM_LENGTH = 6;
+const CHECKSUMMED_LENGTH = PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+const checksumOf = (issued: string): string =>
+  createHash('sha256').update(issued, 'utf8').digest('base64url').slice(0, CHECKSUM_LENGTH);
+
+/** False only for a key in the checksummed shape whose checksum is wrong: no key issued or storable is one. */
+export const checksumHolds = (key: string): boolean => {
+  if (key.length !== CHECKSUMMED_LENGTH || !key.startsWith(PREFIX) || !BASE64URL.test(key)) return true;
+  const issued = key.slice(0, -CHECKSUM_LENGTH);
+  return checksumOf(issued) === key.slice(-CHECKSUM_LENGTH);
+};
+
+/** The key in an `Authorization` header, or InvalidApiKeyError for any other form or a failed checksum. */
 export const bearerKeyOf = (header: string | undefined): string => {
   if (header === undefined || header.length > MAX_KEY_LENGTH + 7) throw new InvalidApiKeyError();
   const key = BEARER.exec(header)?.[1];
-  if (!key) throw new InvalidApiKeyError();
+  if (!key || !checksumHolds(key)) throw new InvalidApiKeyError();
   return key;
 };
 
@@ -48,7 +67,10 @@ export const keyMatchesHash = (key: string, keyHash: string): boolean => {
 
 export const keyIdOf = (keyHash: string): string => keyHash.slice(0, 12);
 
-export const generateApiKey = (): string => `ipk_${randomBytes(32).toString('base64url')}`;
+export const generateApiKey = (): string => {
+  const issued = `${PREFIX}${randomBytes(32).toString('base64url')}`;
+  return `${issued}${checksumOf(issued)}`;
+};
 
 export const validateScope = (scope: string): string => {
   if (!SCOPE.test(scope)) {
@@ -63,6 +85,11 @@ const validateApiKey = (key: string): string => {
   if (key.length < 16 || key.length > MAX_KEY_LENGTH || !BEARER.test(`Bearer ${key}`)) {
     throw new InvalidInputError(
       'an API key must be 16-512 characters of [A-Za-z0-9-._~+/] (optionally ending in =)',
+    );
+  }
+  if (!checksumHolds(key)) {
+    throw new InvalidInputError(
+      `an API key of ${CHECKSUMMED_LENGTH} base64url characters starting ${PREFIX} is the issued shape and must carry its checksum: choose another key, or let one be issued`,
     );
   }
   return key;

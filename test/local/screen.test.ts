@@ -1,6 +1,7 @@
 // Refusals answered before the handler pipeline: npm start's HTTP adapter answers a made-up key and a key past its
 // read limit from memory, before it builds an event, and on Lambda the handlers' first middleware refuses a read past
 // the limit before the handler runs; either way with the very response the pipeline gives, and the store untouched.
+// A key in the issued shape whose checksum fails is refused without even its first store read.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -150,6 +151,24 @@ describe("npm start's HTTP adapter with the screen", () => {
     expect(calls.get).toBe(BURST + 2);
   });
 
+  it('answers a key in the issued shape with a wrong checksum without even one store read or handler call', async () => {
+    const { deps, reads, calls, handlers } = setUp();
+    const request = await serve(handlers, deps);
+    const forged = `${generateApiKey().slice(0, -6)}AAAAAA`;
+    const answers = new Set<string>();
+    for (let index = 0; index < 20; index++) {
+      // Twenty different made-up keys: none is remembered, each would cost a store read without the checksum.
+      const response = await request(`${forged.slice(0, -1)}${String.fromCharCode(66 + index)}`);
+      expect(response.status).toBe(401);
+      answers.add(JSON.stringify(answerOf(response)));
+    }
+    expect(answers.size).toBe(1);
+    expect({ calls, reads }).toEqual({
+      calls: { start: 0, get: 0, fallback: 0 },
+      reads: { keys: 0, checks: 0 },
+    });
+  });
+
   it('without the screen, every refusal goes through a handler (what the screen saves)', async () => {
     const { calls, handlers } = setUp();
     const request = await serve(handlers);
@@ -185,5 +204,22 @@ describe('the handlers on Lambda', () => {
     expect(ran).toBe(1);
     expect(((await starting(event, context)) as { statusCode: number }).statusCode).toBe(200);
     expect(ran).toBe(2);
+  });
+
+  it('refuse a key with a wrong checksum without reading the store', async () => {
+    const { deps, reads } = setUp();
+    const get = createGetHandler(deps);
+    const forged = `${generateApiKey().slice(0, -6)}AAAAAA`;
+    const event = {
+      routeKey: 'GET /api/spam-check/{check_id}',
+      headers: { authorization: `Bearer ${forged}` },
+      pathParameters: { check_id: 'abcdefghijklmnopqrst' },
+      requestContext: { requestId: 'r' },
+    } as unknown as APIGatewayProxyEventV2;
+    const context = { getRemainingTimeInMillis: () => 30_000 } as Context;
+    for (let index = 0; index < 5; index++) {
+      expect(((await get(event, context)) as { statusCode: number }).statusCode).toBe(401);
+    }
+    expect(reads).toEqual({ keys: 0, checks: 0 });
   });
 });

@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseExpiry } from '../../shared/cli/duration';
 import { MAX_ACCOUNT_LOCAL_PART, parseAccountAddress, tagAddress } from '../../shared/domain/address';
-import { bearerKeyOf, hashApiKey, isUsable, newApiKeyRecord } from '../../shared/domain/apiKey';
+import {
+  bearerKeyOf,
+  checksumHolds,
+  generateApiKey,
+  hashApiKey,
+  isUsable,
+  newApiKeyRecord,
+} from '../../shared/domain/apiKey';
 import { CATEGORIES, isInbox } from '../../shared/domain/categories';
 import { isExpired, newCheck, statusOf, viewOf } from '../../shared/domain/check';
 import { CHECK_ID_BITS, isCheckId, newCheckId } from '../../shared/domain/checkId';
@@ -149,6 +156,35 @@ describe('API keys', () => {
     expect(bearerKeyOf('Bearer abc.def')).toBe('abc.def');
     for (const header of [undefined, 'Bearer', 'Bearer  abc', 'bearer abc', 'Bearer abc,def']) {
       expect(() => bearerKeyOf(header)).toThrow(InvalidApiKeyError);
+    }
+  });
+
+  it('are issued with a checksum, so a made-up or mistyped key of that shape is refused before any lookup', () => {
+    const issued = new Set(Array.from({ length: 50 }, () => generateApiKey()));
+    expect(issued.size).toBe(50);
+    for (const key of issued) {
+      expect(checksumHolds(key)).toBe(true);
+      expect(bearerKeyOf(`Bearer ${key}`)).toBe(key);
+      // Any one character changed (within the alphabet) breaks the checksum.
+      for (const at of [4, 20, key.length - 1]) {
+        const changed = `${key.slice(0, at)}${key[at] === 'A' ? 'B' : 'A'}${key.slice(at + 1)}`;
+        expect(checksumHolds(changed)).toBe(false);
+        expect(() => bearerKeyOf(`Bearer ${changed}`)).toThrow(InvalidApiKeyError);
+        expect(() => newApiKeyRecord(changed, { scope: 'acme', label: '' }, 0)).toThrow(InvalidInputError);
+      }
+    }
+    // Keys of any other shape carry no checksum and are looked up as ever: issued before (the prefix and 43
+    // characters), chosen in a local config, or one character longer or shorter than the checksummed shape.
+    const [sample] = issued;
+    for (const key of [
+      `ipk_${'a'.repeat(43)}`,
+      'ipk_fair-load-flooder-key-00000000',
+      `${sample}A`,
+      (sample as string).slice(0, -1),
+      `xpk_${(sample as string).slice(4)}`,
+    ]) {
+      expect(checksumHolds(key)).toBe(true);
+      expect(bearerKeyOf(`Bearer ${key}`)).toBe(key);
     }
   });
 
