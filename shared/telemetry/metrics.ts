@@ -6,7 +6,7 @@ export const METRICS_NAMESPACE = 'InboxPlacement';
 /** Powertools adds this dimension to every metric, valued with the function's POWERTOOLS_SERVICE_NAME. */
 export const SERVICE_DIMENSION = 'service';
 
-export const SERVICES = { api: 'api', scan: 'scan' } as const;
+export const SERVICES = { api: 'api', scan: 'scan', calibration: 'calibration' } as const;
 
 const DIMENSIONS = {
   category: 'Category',
@@ -152,6 +152,21 @@ export const METRICS = {
     unit: 'Count',
     service: 'scan',
     description: 'One per scanner tick, idle or not: its absence means the scanner is not running',
+  },
+  controlInbox: {
+    name: 'ControlInbox',
+    unit: 'Count',
+    service: 'calibration',
+    dimension: 'Provider',
+    description:
+      'Control copies in the Inbox: 1, else 0 (spam, missing, elsewhere); Average = control inbox rate, by provider',
+  },
+  suspectSeeds: {
+    name: 'SuspectSeeds',
+    unit: 'Count',
+    service: 'calibration',
+    description:
+      'Seeds whose control went to spam or missing in 2 of their latest 3 calibrations, after each run',
   },
   activeChecks: {
     name: 'ActiveChecks',
