@@ -53,6 +53,10 @@ export const handler = middy(async (event: unknown, context: Context) => {
     () => scan.metrics.flush(),
   );
   scan.metrics.flush();
+  // A check started while this loop closed saw its lease still held and started nothing: one last look for it.
+  if (report.stoppedBecause === 'idle' && report.lastTickAt !== undefined) {
+    await scan.wakeUpMissed(shard, report.lastTickAt, context.awsRequestId);
+  }
   // Checks are still active but this invocation is out of time: a fresh one continues without waiting a minute.
   if (report.stoppedBecause === 'deadline') await scan.invoker.handOver(shard);
   scan.log.info('scan loop ended', { wake, shard, ...report });

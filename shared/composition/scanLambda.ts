@@ -1,11 +1,12 @@
 // Owns the scanner Lambda's wiring: clients, credentials and tokens once per container, and a scanner per shard.
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretAccountEntries } from '../adapters/credentials/accountEntries';
 import { ItemCredentialSource } from '../adapters/credentials/ItemCredentialSource';
 import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
-import { SecretAccountEntries } from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
+import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
@@ -15,6 +16,7 @@ import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
 import type { ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
+import { missedWhileClosing } from '../scanner/invocation';
 import { sweepOneAccount } from '../scanner/probe';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
 import { type Shard, shardCountFor } from '../scanner/shards';
@@ -72,18 +74,33 @@ export const composeScanLambda = (config: ScanConfig) => {
     config.AWS_LAMBDA_FUNCTION_NAME,
     log,
   );
+  /** The stream's batch: starts the loops nobody runs, asynchronously, and returns without waiting for them. */
+  const wakeUp = composeWakeUp({
+    client,
+    tableName: config.TABLE_NAME,
+    clock: systemClock,
+    start: (shard, reservedBy) => invoker.startLoop(shard, reservedBy),
+  });
   return {
     log,
     metrics,
     scannerFor,
     invoker,
-    /** The stream's batch: starts the loops nobody runs, asynchronously, and returns without waiting for them. */
-    wakeUp: composeWakeUp({
-      client,
-      tableName: config.TABLE_NAME,
-      clock: systemClock,
-      start: (shard, reservedBy) => invoker.startLoop(shard, reservedBy),
-    }),
+    wakeUp,
+    /**
+     * After a loop of `shard` stopped idle, having last listed the checks at `since`: a check started while it was
+     * closing (its wake-up saw the lease still held) gets a loop now, not at the next schedule. Best effort: the
+     * schedule covers a failure.
+     */
+    wakeUpMissed: async (shard: Shard, since: number, id: string) => {
+      try {
+        const checks = new DynamoOpenChecks(client, config.TABLE_NAME, layout, shard);
+        if (await missedWhileClosing(checks, shard, since, systemClock.now())) return await wakeUp(id);
+      } catch (error) {
+        log.warn('could not look for checks started while the loop closed', { error });
+      }
+      return undefined;
+    },
     timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
     /** The deploy probe's synthetic sweep of one account with this version's code; records nothing. */
     probe: async () =>

@@ -1,8 +1,8 @@
 // Owns the scanner Lambda's events: telling apart what woke it (the minute schedule, a new check on the table's
 // stream, a hand-over from itself) and which shard of the accounts it sweeps; and the stream's wake-up itself.
 import type { Clock } from '../domain/clock';
-import type { ObservableLease } from './ports';
-import { isShard, type Shard } from './shards';
+import type { ActiveChecks, ObservableLease } from './ports';
+import { inShard, isShard, type Shard } from './shards';
 
 export type ScanWake = 'schedule' | 'new-check' | 'hand-over';
 
@@ -104,3 +104,21 @@ export const kickLoops = async (parts: WakeUpParts, id: string): Promise<WakeUpR
   for (const outcome of outcomes) report[outcome]++;
   return report;
 };
+
+/**
+ * Whether a check started after this loop's last listing (`since`) waits for an account of its shard: its wake-up
+ * may have landed while the loop was closing, seen the lease still held and started nothing. Only checks started
+ * after the listing count, so a check the loop has already seen (and perhaps finished) never starts another loop.
+ */
+export const missedWhileClosing = async (
+  checks: Pick<ActiveChecks, 'listActive'>,
+  shard: Shard,
+  since: number,
+  now: number,
+): Promise<boolean> =>
+  (await checks.listActive(now, since)).some(
+    (check) =>
+      check.createdAt !== undefined &&
+      check.createdAt >= since &&
+      check.pending.some((email) => inShard(email, shard)),
+  );

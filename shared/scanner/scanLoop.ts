@@ -63,6 +63,8 @@ export interface ScanLoopReport {
   ran: boolean;
   ticks: number;
   stoppedBecause: 'idle' | 'deadline' | 'lease-lost' | 'not-acquired' | 'stopped';
+  /** When the last tick began (its listing of the checks), by the loop's clock; undefined when none ran. */
+  lastTickAt?: number;
 }
 
 export const runScanLoop = async (
@@ -93,6 +95,7 @@ export const runScanLoop = async (
     ? Math.min(options.idleGraceMs, options.lingerMs ?? options.idleGraceMs)
     : options.idleGraceMs;
   let ticks = 0;
+  let lastTickAt: number | undefined;
   let stoppedBecause: ScanLoopReport['stoppedBecause'] = 'deadline';
   let idleSince: number | undefined;
   let sawWork = false;
@@ -111,6 +114,7 @@ export const runScanLoop = async (
         break;
       }
       let healthy = true;
+      lastTickAt = clock.now();
       const tick = await scanner.tick().catch((error: unknown) => {
         healthy = false;
         failed('scanner tick', error);
@@ -160,5 +164,5 @@ export const runScanLoop = async (
       .release(options.owner)
       .catch((error: unknown) => log.warn('scanner lease not released', { owner: options.owner, error }));
   }
-  return { ran: true, ticks, stoppedBecause };
+  return { ran: true, ticks, stoppedBecause, ...(lastTickAt === undefined ? {} : { lastTickAt }) };
 };

@@ -1,17 +1,21 @@
 // The stream's wake-up on AWS's own DynamoDB Local: it only starts the loops nobody runs, never waits for one, keeps
 // up with 600 new checks a minute while a loop holds the lease, and starts one loop however many wake-ups race.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { driveWakeUps } from '../../scripts/lib/wakeUpDrive';
 import { createDocumentClient, type DynamoConnection } from '../../shared/adapters/dynamo/client';
+import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoLease } from '../../shared/adapters/dynamo/DynamoLease';
+import { DynamoOpenChecks } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import { scannerLeaseOf } from '../../shared/composition/scanner';
 import { composeWakeUp } from '../../shared/composition/wakeUp';
+import { newCheck } from '../../shared/domain/check';
+import { newCheckId } from '../../shared/domain/checkId';
 import { systemClock } from '../../shared/domain/clock';
 import { ensureTable } from '../../shared/local/bootstrap';
-import { WAKE_UP_RESERVATION_MS } from '../../shared/scanner/invocation';
-import type { Shard } from '../../shared/scanner/shards';
+import { missedWhileClosing, WAKE_UP_RESERVATION_MS } from '../../shared/scanner/invocation';
+import { type Shard, SINGLE_SHARD } from '../../shared/scanner/shards';
 import { DYNAMO_LOCAL_TIMEOUTS } from '../support/dynamoLocal';
 
 const connection = (): DynamoConnection => ({
@@ -111,5 +115,22 @@ describe('the wake-up, with no loop running', () => {
     await lease.acquire('lapsed', Date.now() - WAKE_UP_RESERVATION_MS - 1, WAKE_UP_RESERVATION_MS);
     expect(await wakeUp('second')).toEqual({ started: 1, running: 0, failed: 0 });
     expect(started).toHaveLength(2);
+  });
+});
+
+describe('the last look of a loop that stopped idle', () => {
+  it('finds, in the open-checks index, a check started after its last listing, not one started before', async () => {
+    const table = await freshTable();
+    const layout = new DynamoShardLayout(client, table);
+    const store = new DynamoCheckStore(client, table, layout);
+    const lastListing = Date.now();
+    await store.create(newCheck(newCheckId(), 'default', ['a@mail.test'], lastListing - 1));
+    const checks = new DynamoOpenChecks(client, table, layout, SINGLE_SHARD);
+    expect(await missedWhileClosing(checks, SINGLE_SHARD, lastListing, Date.now())).toBe(false);
+    await store.create(newCheck(newCheckId(), 'default', ['b@mail.test'], lastListing + 1));
+    await vi.waitFor(
+      async () => expect(await missedWhileClosing(checks, SINGLE_SHARD, lastListing, Date.now())).toBe(true),
+      { timeout: 10_000, interval: 50 },
+    );
   });
 });

@@ -88,6 +88,20 @@ describe('the scanner loop', () => {
     expect(clock.now() - startedAt).toBe(options.intervalMs);
   });
 
+  it('reports when its last tick listed the checks, for the last look after it stops', async () => {
+    const { connector } = emptyMailboxes();
+    const checks = scriptedChecks([[{ checkId: 'c1', pending: ['a@mail.test'] }], [], []]);
+    const clock = new ManualClock();
+    const startedAt = clock.now();
+    const report = await runScanLoop(
+      { scanner: scannerOver(checks, connector), lease: new MemoryLease(), clock, log },
+      { ...options, deadline: startedAt + 60_000, idleGraceMs: 60_000, lingerMs: options.intervalMs },
+    );
+    expect(report).toMatchObject({ stoppedBecause: 'idle', ticks: 3 });
+    // Three ticks an interval apart: the last began two intervals after the first.
+    expect(report.lastTickAt).toBe(startedAt + 2 * options.intervalMs);
+  });
+
   it('without work, keeps the idle grace: a new check may not be in the index yet', async () => {
     const { connector } = emptyMailboxes();
     const checks = scriptedChecks([[], [], [{ checkId: 'c1', pending: ['a@mail.test'] }], []]);

@@ -3,11 +3,13 @@ import {
   handOverEvent,
   isStreamWakeUp,
   kickEvent,
+  missedWhileClosing,
   reservationOf,
   shardEvent,
   shardOfEvent,
   wakeOf,
 } from '../../shared/scanner/invocation';
+import type { PendingAccounts } from '../../shared/scanner/ports';
 import { inShard, isShard, shardCountFor, shardIndexOf } from '../../shared/scanner/shards';
 
 const emails = Array.from({ length: 400 }, (_, index) => `user${String(index).padStart(3, '0')}@mail.test`);
@@ -82,5 +84,38 @@ describe('scanner events', () => {
       expect(reservationOf({ ...kicked, reservedBy })).toBeUndefined();
     }
     expect(reservationOf(shardEvent({ index: 0, count: 1 }, 'schedule'))).toBeUndefined();
+  });
+});
+
+describe('the last look of a loop that stopped idle', () => {
+  const shard = { index: 0, count: 1 };
+  const listing = (checks: PendingAccounts[]) => {
+    const asked: (number | undefined)[] = [];
+    return {
+      asked,
+      listActive: async (_now: number, since?: number) => {
+        asked.push(since);
+        return checks;
+      },
+    };
+  };
+
+  it('finds a check started after its last listing that still waits for an account of its shard', async () => {
+    const checks = listing([{ checkId: 'c1', createdAt: 1_000, pending: ['a@mail.test'] }]);
+    expect(await missedWhileClosing(checks, shard, 1_000, 5_000)).toBe(true);
+    expect(checks.asked).toEqual([1_000]);
+  });
+
+  it('ignores checks the last listing could see, checks with nothing pending, and other shards', async () => {
+    const before = listing([{ checkId: 'c1', createdAt: 999, pending: ['a@mail.test'] }]);
+    expect(await missedWhileClosing(before, shard, 1_000, 5_000)).toBe(false);
+    const done = listing([{ checkId: 'c2', createdAt: 2_000, pending: [] }]);
+    expect(await missedWhileClosing(done, shard, 1_000, 5_000)).toBe(false);
+    const undated = listing([{ checkId: 'c3', pending: ['a@mail.test'] }]);
+    expect(await missedWhileClosing(undated, shard, 1_000, 5_000)).toBe(false);
+    const email = 'a@mail.test';
+    const elsewhere = { index: (shardIndexOf(email, 2) + 1) % 2, count: 2 };
+    const other = listing([{ checkId: 'c4', createdAt: 2_000, pending: [email] }]);
+    expect(await missedWhileClosing(other, elsewhere, 1_000, 5_000)).toBe(false);
   });
 });
