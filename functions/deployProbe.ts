@@ -1,10 +1,14 @@
 // Lambda CodeDeploy runs before it moves the scanner's alias to a new version (a pre-traffic hook): the new
 // version sweeps one account, and the deployment goes on only if that worked.
+import middy from '@middy/core';
 import { composeDeployProbe, type HookEvent, runDeployProbe } from '../shared/composition/deployProbe';
 import { loadDeployProbeConfig } from '../shared/config';
-import { createLambdaLogger } from '../shared/log';
+import { createLambdaLogger, lambdaContext } from '../shared/log';
 
 const config = loadDeployProbeConfig();
-const parts = composeDeployProbe(config, createLambdaLogger('deploy-probe', config.LOG_LEVEL));
+const log = createLambdaLogger('deploy-probe', config.LOG_LEVEL);
+const parts = composeDeployProbe(config, log);
 
-export const handler = async (event: HookEvent) => runDeployProbe(parts, event);
+export const handler = middy(async (event: HookEvent) => runDeployProbe(parts, event)).use(
+  lambdaContext(log),
+);

@@ -7,6 +7,7 @@ import type { Context } from 'aws-lambda';
 import { composeScanLambda } from '../shared/composition/scanLambda';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
+import { lambdaContext } from '../shared/log';
 import { isStreamWakeUp, reservationOf, shardOfEvent, wakeOf } from '../shared/scanner/invocation';
 import { isDeployProbe } from '../shared/scanner/probe';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
@@ -61,4 +62,4 @@ export const handler = middy(async (event: unknown, context: Context) => {
   if (report.stoppedBecause === 'deadline') await scan.invoker.handOver(shard);
   scan.log.info('scan loop ended', { wake, shard, ...report });
   return report;
-});
+}).use(lambdaContext(scan.log));

@@ -1,8 +1,11 @@
 // Owns logging: every logger is a Powertools Logger. On Lambda it writes Powertools' own JSON (with the
 // invocation's context); everywhere else a plain formatter writes one JSON object per line,
-// {level, time, service, message, ...fields}, readable in a terminal and queryable in CloudWatch Logs.
+// {level, time, service, message, ...fields}, readable in a terminal and queryable in CloudWatch Logs. Inside an
+// invocation both carry its request id and cold start (lambdaContext, a middleware every handler uses).
 import { LogFormatter, LogItem, Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import type { MiddlewareObj } from '@middy/core';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
@@ -16,12 +19,15 @@ export interface Logger {
 /** The plain line: the level in lower case, the time in ISO 8601, then the service, the message and the fields. */
 class PlainFormatter extends LogFormatter {
   formatAttributes(attributes: UnformattedAttributes, fields: LogAttributes): LogItem {
+    const context = attributes.lambdaContext;
     return new LogItem({
       attributes: {
         level: attributes.logLevel.toLowerCase(),
         time: attributes.timestamp.toISOString(),
         service: attributes.serviceName,
         message: attributes.message,
+        // Powertools' own key names, so a query reads local and Lambda lines alike.
+        ...(context ? { function_request_id: context.awsRequestId, cold_start: context.coldStart } : {}),
       },
     }).addAttributes(fields);
   }
@@ -53,12 +59,29 @@ class LineLogger extends PowertoolsLogger {
   }
 }
 
-const wrap = (logger: PowertoolsLogger): Logger => ({
-  debug: (message, fields) => logger.debug(message, fields ?? {}),
-  info: (message, fields) => logger.info(message, fields ?? {}),
-  warn: (message, fields) => logger.warn(message, fields ?? {}),
-  error: (message, fields) => logger.error(message, fields ?? {}),
-});
+/** The Powertools Logger behind each of ours, for lambdaContext. */
+const powertoolsOf = new WeakMap<Logger, PowertoolsLogger>();
+
+const wrap = (logger: PowertoolsLogger): Logger => {
+  const wrapped: Logger = {
+    debug: (message, fields) => logger.debug(message, fields ?? {}),
+    info: (message, fields) => logger.info(message, fields ?? {}),
+    warn: (message, fields) => logger.warn(message, fields ?? {}),
+    error: (message, fields) => logger.error(message, fields ?? {}),
+  };
+  powertoolsOf.set(wrapped, logger);
+  return wrapped;
+};
+
+/**
+ * Middy middleware giving every line of an invocation its request id and cold start (Powertools'
+ * injectLambdaContext). Never the event: a request's headers carry its API key. A logger not built here is left be.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: middy's middleware is generic over the event and result of each handler
+export const lambdaContext = (log: Logger): MiddlewareObj<any, any> => {
+  const logger = powertoolsOf.get(log);
+  return logger ? (injectLambdaContext(logger, { logEvent: false, resetKeys: true }) as MiddlewareObj) : {};
+};
 
 /** The logger of npm start, the CLIs, the bench and the tests: plain JSON lines, to stdout unless told otherwise. */
 export const createLogger = (

@@ -47,6 +47,15 @@ export interface ScannerParts {
   onWebhookQueued?: (checkId: string) => void;
 }
 
+/** The scanner's events, with a line per settled check under the key the API's lines use (check_id). */
+const withSettledLine = (events: ScanEvents | undefined, log: Logger): ScanEvents => ({
+  ...events,
+  settled: (check) => {
+    log.info('check settled', { check_id: check.checkId, status: check.status });
+    events?.settled?.(check);
+  },
+});
+
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
     checks: new DynamoOpenChecks(
@@ -66,7 +75,7 @@ export const createScanner = (parts: ScannerParts) => ({
     ),
     clock: parts.clock,
     log: parts.log,
-    ...(parts.events ? { events: parts.events } : {}),
+    events: withSettledLine(parts.events, parts.log),
     ...(parts.shard ? { shard: parts.shard } : {}),
     ...(parts.tabGraceMs === undefined ? {} : { tabGraceMs: parts.tabGraceMs }),
     watch: parts.watch ?? true,

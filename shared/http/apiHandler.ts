@@ -5,6 +5,7 @@ import type { Principal } from '../domain/apiKey';
 import { type AuthedContext, authMiddleware, principalOf } from './authMiddleware';
 import type { ApiDeps } from './deps';
 import { errorMiddleware } from './errorMiddleware';
+import { requestLog } from './requestLog';
 import { jsonResponse } from './responses';
 
 export type ApiAction = (event: APIGatewayProxyEventV2, principal: Principal) => Promise<unknown>;
@@ -16,6 +17,7 @@ export const authenticatedApi = (
   options: { reads: boolean },
 ) =>
   middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, AuthedContext>()
+    .use(requestLog(deps.log))
     .use(errorMiddleware(deps.log))
     .use(authMiddleware(deps, options))
     .handler(async (event, context) => jsonResponse(200, await action(event, principalOf(context))));
@@ -25,5 +27,6 @@ export const publicApi = (
   action: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
 ) =>
   middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(requestLog(deps.log))
     .use(errorMiddleware(deps.log))
     .handler(action);

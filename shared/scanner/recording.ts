@@ -41,6 +41,7 @@ export class Recorder {
     if (verdict && disagrees(verdict, category)) {
       // The folder decides the category; a mismatch with Outlook's own stamp is worth a look, not a correction.
       this.deps.log.warn('provider verdict disagrees with the folder', {
+        check_id: checkId,
         account: email,
         folder: path,
         category,
@@ -61,6 +62,13 @@ export class Recorder {
     path: string,
     outcome: RecordOutcome,
   ): void {
+    this.deps.log.debug('result recorded', {
+      check_id: checkId,
+      account: email,
+      folder: path,
+      category,
+      outcome,
+    });
     this.deps.events?.placed?.({
       checkId,
       email,

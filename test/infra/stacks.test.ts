@@ -36,10 +36,8 @@ const stringify = (value: unknown) => JSON.stringify(value);
 
 /** The function a `{ Ref }` names: itself, or the function behind a live alias (callers invoke the aliases). */
 const functionBehind = (ref: unknown): string | undefined => {
-  // A stream mapping names the alias as `<function>:live`.
-  const join = (ref as { 'Fn::Join'?: [string, [{ Ref: string }, string]] } | undefined)?.['Fn::Join'];
-  if (join?.[1][1] === ':live') return join[1][0].Ref;
-  const id = (ref as { Ref?: string } | undefined)?.Ref ?? '';
+  // A stream mapping names the alias as `<function name taken from the alias ARN>:live`.
+  const id = /"Ref":"(\w+)"/.exec(stringify(ref))?.[1] ?? '';
   const alias = resourcesOf(built.serviceTemplate, 'AWS::Lambda::Alias')[id];
   return alias ? propOf<{ Ref: string }>(alias, 'FunctionName').Ref : id;
 };
