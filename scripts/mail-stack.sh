@@ -13,7 +13,7 @@
 #   spamd (SpamAssassin)   127.0.0.1:7830   called from junk@'s Sieve script via spamc
 #
 # Authentication: auth-filter (scripts/mail-stack/authFilter.ts, a long-running Node process with mailauth) checks
-# SPF, DKIM and DMARC against the DNS table scripts/mail-stack/dns.json (nothing else resolves, no internet), drops
+# SPF, DKIM and DMARC against the test DNS of scripts/lib/testZones.ts (nothing else resolves, no internet), drops
 # any Authentication-Results claiming "mail.test" that the sender wrote, and prepends its own, authserv-id mail.test.
 # sender.test publishes SPF ip4:127.0.0.1, DMARC p=reject and the DKIM key s1 (private half:
 # test/fixtures/dkim/sender.test.s1.key).
@@ -155,7 +155,6 @@ write_config() {
   render "$TEMPLATE_DIR/dovecot-oauth2.conf.ext" "$D/etc/dovecot/dovecot-oauth2.conf.ext"
   render "$TEMPLATE_DIR/sieve-filter-spamc" "$D/etc/sieve-bin/spamc"
   chmod 755 "$D/etc/sieve-bin/spamc"
-  cp "$TEMPLATE_DIR/dns.json" "$D/etc/dns.json"
 
   # Keep the distro's plugin loading (*.pre) but replace local.cf with ours.
   cp /etc/spamassassin/*.pre "$D/etc/spamassassin/"
@@ -235,7 +234,7 @@ start_daemons() {
   # leaves it to `stop`, like the other daemons.
   # It writes its own pid file once it listens (setsid may fork, so $! would not be its pid).
   (cd "$REPO_DIR" && exec setsid "$NODE_BIN" --import tsx "$TEMPLATE_DIR/authFilter.ts" --listen "$AUTH_PORT" \
-    --deliver "$LMTP_PORT" --dns "$D/etc/dns.json" --authserv-id "$AUTHSERV_ID" --pid-file "$AUTH_PID") \
+    --deliver "$LMTP_PORT" --authserv-id "$AUTHSERV_ID" --pid-file "$AUTH_PID") \
     </dev/null >>"$LOG_DIR/auth-filter.log" 2>&1 9>&- &
 
   postfix_cmd start >>"$LOG_DIR/postfix-start.log" 2>&1 9>&- \

@@ -1,4 +1,4 @@
-// Owns the system parts the tests need beyond node_modules (the loopback mail stack, Chromium, Java): whether each is
+// Owns the system parts the tests need beyond node_modules (the loopback mail stack, a DNS server, Chromium, Java): whether each is
 // present, installing the missing ones from Debian's packages when this user may, and otherwise one plain line
 // naming the command to run. `npm test` runs `ensure` first, before the typecheck and the suites spend time.
 //
@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { KNOTD_PATH } from './lib/dnsServer';
 import { asRoot, currentPrivilege, type Privilege } from './lib/privilege';
 
 export type SystemPart = {
@@ -55,6 +56,12 @@ export const SYSTEM_PARTS: SystemPart[] = [
     why: "the check CLI's --html page is opened in a real browser, driven by playwright-core",
     present: () => existsSync(CHROMIUM_PATH),
     aptPackages: ['chromium'],
+  },
+  {
+    name: 'Knot DNS (the loopback DNS server)',
+    why: 'the sender audit resolves against a real authoritative DNS server serving the test zones on loopback',
+    present: () => existsSync(KNOTD_PATH),
+    aptPackages: ['knot'],
   },
   {
     name: 'Java 17 (for AWS DynamoDB Local)',

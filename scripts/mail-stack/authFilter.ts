@@ -1,18 +1,20 @@
 // Owns the mail stack's receiving-side authentication: an LMTP hop between Postfix and Dovecot that checks SPF, DKIM
-// and DMARC with mailauth against the stack's own DNS table (dns.json, nothing else resolves), removes any
+// and DMARC with mailauth against the test DNS (scripts/lib/testZones.ts, the zones the loopback DNS server serves too;
+// nothing else resolves), removes any
 // Authentication-Results a sender wrote in the stack's name (RFC 8601 section 5) and puts its own on top, as a
 // provider's MX does. One long-running process, started and stopped by mail-stack.sh, so no message pays a start.
 //
-//   node --import tsx scripts/mail-stack/authFilter.ts --listen PORT --deliver PORT --dns FILE --authserv-id ID
+//   node --import tsx scripts/mail-stack/authFilter.ts --listen PORT --deliver PORT --authserv-id ID
 //                                                     [--pid-file FILE]
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { authenticate, type DNSResolver } from 'mailauth';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { SMTPServer } from 'smtp-server';
 import { SMTPConnection as FilterConnection } from 'smtp-server/lib/smtp-connection.js';
+import { dnsTable } from '../lib/zoneFiles';
 
 /**
  * smtp-server holds every new connection's greeting back 100 ms (a fixed timer in SMTPConnection.init, no option) to
@@ -48,6 +50,13 @@ export const tableResolver = (table: DnsTable): DNSResolver => {
     if (!records) throw dnsError('ENOTFOUND', domain, rrtype);
     const values = records[rrtype.toUpperCase()];
     if (!values || values.length === 0) throw dnsError('ENODATA', domain, rrtype);
+    // MX answers are objects, as node:dns gives them (mailauth's SPF reads .exchange; its type says strings); the
+    // table holds them as `<preference> <host>`.
+    if (rrtype.toUpperCase() === 'MX')
+      return values.map((value) => {
+        const [priority = '', exchange = ''] = value.split(' ');
+        return { priority: Number(priority), exchange: exchange.replace(/\.$/, '') };
+      }) as unknown as string[];
     // TXT answers are lists of character-strings; one string per record is what a zone file would give.
     return rrtype.toUpperCase() === 'TXT' ? values.map((value) => [value]) : values;
   };
@@ -255,22 +264,20 @@ const main = async () => {
     options: {
       listen: { type: 'string' },
       deliver: { type: 'string' },
-      dns: { type: 'string' },
       'authserv-id': { type: 'string' },
       'pid-file': { type: 'string' },
     },
   });
   const listenPort = Number(values.listen);
   const deliverPort = Number(values.deliver);
-  if (!listenPort || !deliverPort || !values.dns || !values['authserv-id'])
-    throw new Error('usage: authFilter.ts --listen PORT --deliver PORT --dns FILE --authserv-id ID');
-  const table = JSON.parse(readFileSync(values.dns, 'utf8')) as DnsTable;
+  if (!listenPort || !deliverPort || !values['authserv-id'])
+    throw new Error('usage: authFilter.ts --listen PORT --deliver PORT --authserv-id ID');
   const server = await startAuthFilter({
     listenPort,
     deliverPort,
     host: '127.0.0.1',
     authservId: values['authserv-id'],
-    resolver: tableResolver(table),
+    resolver: tableResolver(dnsTable()),
   });
   if (values['pid-file']) writeFileSync(values['pid-file'], `${process.pid}\n`);
   console.log(`auth-filter: listening on 127.0.0.1:${listenPort}, delivering to 127.0.0.1:${deliverPort}`);

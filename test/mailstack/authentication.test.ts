@@ -1,5 +1,5 @@
 // The stack authenticates like a provider's MX: its auth-filter writes Authentication-Results (authserv-id
-// mail.test) for SPF, DKIM and DMARC from the stack's own DNS table (scripts/mail-stack/dns.json), on top of the
+// mail.test) for SPF, DKIM and DMARC from the test DNS (scripts/lib/testZones.ts), on top of the
 // stored copy, and a results header a sender wrote in mail.test's name never survives. Read back over IMAP; the
 // report keeps the stack's own reason (mailauth's `dkim=fail (bad signature)`) and the check CLI prints it.
 import { randomUUID } from 'node:crypto';

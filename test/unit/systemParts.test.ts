@@ -1,6 +1,7 @@
 // What `npm test` does first about the system parts, for every combination of present parts and privilege: the
 // decision is pure, so a machine that has everything still tests the paths of one that has nothing.
 import { describe, expect, it } from 'vitest';
+import { KNOTD_PATH } from '../../scripts/lib/dnsServer';
 import { asRoot } from '../../scripts/lib/privilege';
 import {
   CHROMIUM_PATH,
@@ -86,5 +87,14 @@ describe('system parts: the decision npm test takes before spending time', () =>
     // Missing and no right to install: one line naming the install command, as for any part.
     const line = refusal(decide([chromium as SystemPart], present(), 'sudo-asks-password'));
     expect(line).toMatch(/^npm test needs Chromium .* run sudo npm run system-packages -- install once$/);
+  });
+
+  it("the DNS server is Debian's Knot, run as any user, at the path the DNS helper starts", () => {
+    const knot = SYSTEM_PARTS.find((candidate) => candidate.name.startsWith('Knot DNS'));
+    expect(knot?.aptPackages).toEqual(['knot']);
+    expect(knot?.runsAsRoot).toBeFalsy();
+    expect(KNOTD_PATH).toBe('/usr/sbin/knotd');
+    const line = refusal(decide([knot as SystemPart], present(), 'sudo-asks-password'));
+    expect(line).toMatch(/^npm test needs Knot DNS .* run sudo npm run system-packages -- install once$/);
   });
 });

@@ -1,0 +1,115 @@
+// Owns the test DNS: every zone and record the loopback DNS server serves and the mail stack's mailauth resolver
+// reads, in one table. Sender domains and their friends, then blocklist zones shaped as each list documents.
+
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One resource record: owner name (no trailing dot), type, value in zone-file order (TXT unquoted, whole). */
+export type TestRecord = readonly [name: string, type: 'A' | 'AAAA' | 'TXT' | 'MX' | 'PTR', value: string];
+
+const fixtures = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'dkim');
+/** The p= of a DKIM record: the public half of a fixture's private key, DER (SPKI) in base64. */
+const dkimPublic = (file: string) =>
+  createPublicKey(readFileSync(join(fixtures, file), 'utf8'))
+    .export({ type: 'spki', format: 'der' })
+    .toString('base64');
+
+/** The blocklist zones' names under test: each list module takes its zone as a setting, so tests point it here. */
+export const TEST_LIST_ZONES = {
+  zen: 'zen.spamhaus.test',
+  dbl: 'dbl.spamhaus.test',
+  spamcop: 'bl.spamcop.test',
+  barracuda: 'b.barracuda.test',
+  surbl: 'multi.surbl.test',
+  uribl: 'multi.uribl.test',
+} as const;
+
+/** The zones the server is authoritative for; a record belongs to the longest origin it ends with. */
+export const TEST_ZONE_ORIGINS = [
+  'sender.test',
+  'offsite.test',
+  '0.0.127.in-addr.arpa',
+  ...Object.values(TEST_LIST_ZONES),
+];
+
+const s = 'sender.test';
+/** An SPF record that costs 3 lookups itself and 3 more in each of its 3 includes: 12, over RFC 7208's 10. */
+const deepSpf: TestRecord[] = [
+  [`deep.${s}`, 'TXT', `v=spf1 include:l1.${s} include:l2.${s} include:l3.${s} -all`],
+  ...[1, 2, 3].map((i): TestRecord => [`l${i}.${s}`, 'TXT', `v=spf1 a:h1.${s} a:h2.${s} a:h3.${s} -all`]),
+  ...[1, 2, 3].map((i): TestRecord => [`h${i}.${s}`, 'A', `127.0.0.${10 + i}`]),
+];
+
+const senders: TestRecord[] = [
+  [s, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
+  [s, 'MX', `10 mx.${s}`],
+  [`mx.${s}`, 'A', '127.0.0.1'],
+  [`ns.${s}`, 'A', '127.0.0.1'],
+  [`_dmarc.${s}`, 'TXT', 'v=DMARC1; p=reject; adkim=r; aspf=r'],
+  [`s1._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; p=${dkimPublic('sender.test.s1.key')}`],
+  [`s1024._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; p=${dkimPublic('weak.sender.test.s1024.key')}`],
+  [`revoked._domainkey.${s}`, 'TXT', 'v=DKIM1; k=rsa; p='],
+  [`default._bimi.${s}`, 'TXT', `v=BIMI1; l=https://${s}/logo.svg; a=https://${s}/vmc.pem`],
+  ...deepSpf,
+  // Three names that do not exist: RFC 7208 allows two such void lookups.
+  [`void.${s}`, 'TXT', `v=spf1 a:gone1.${s} a:gone2.${s} a:gone3.${s} ip4:127.0.0.1 -all`],
+  [`plusall.${s}`, 'TXT', 'v=spf1 +all'],
+  [`qall.${s}`, 'TXT', 'v=spf1 ip4:127.0.0.1 ?all'],
+  [`twospf.${s}`, 'TXT', 'v=spf1 -all'],
+  [`twospf.${s}`, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
+  [`none.${s}`, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
+  [`none.${s}`, 'MX', `10 mx.${s}`],
+  [`_dmarc.none.${s}`, 'TXT', `v=DMARC1; p=none; rua=mailto:dmarc@${s}`],
+  [`quarantine.${s}`, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
+  [`_dmarc.quarantine.${s}`, 'TXT', `v=DMARC1; p=quarantine; pct=50; adkim=s; aspf=s; rua=mailto:dmarc@${s}`],
+  [`nullmx.${s}`, 'MX', '0 .'],
+  // Reverse DNS: .1 confirmed forward, .2 names a host that does not point back, .3 has no PTR at all.
+  [`mail.${s}`, 'A', '127.0.0.1'],
+  [`unconfirmed.${s}`, 'A', '127.0.0.9'],
+  ['1.0.0.127.in-addr.arpa', 'PTR', `mail.${s}`],
+  ['2.0.0.127.in-addr.arpa', 'PTR', `unconfirmed.${s}`],
+  ['offsite.test', 'TXT', 'v=spf1 ip4:192.0.2.1 -all'],
+  ['_dmarc.offsite.test', 'TXT', 'v=DMARC1; p=reject'],
+];
+
+/** IPv4 as a DNSBL query prefix: octets reversed. */
+const v4 = (ip: string) => ip.split('.').reverse().join('.');
+/** 2001:db8::<last> as a DNSBL query prefix: 32 nibbles reversed. */
+const v6 = (last: string) =>
+  `20010db8${'0'.repeat(20)}${last.padStart(4, '0')}`.split('').reverse().join('.');
+
+const { zen, dbl, spamcop, barracuda, surbl, uribl } = TEST_LIST_ZONES;
+const lists: TestRecord[] = [
+  // Spamhaus ZEN: .2 SBL, .4 XBL, .10/.11 PBL; .12 is on SBL and PBL at once; 127.255.255.x are refusals.
+  [`${v4('127.0.0.2')}.${zen}`, 'A', '127.0.0.2'],
+  [`${v4('127.0.0.4')}.${zen}`, 'A', '127.0.0.4'],
+  [`${v4('127.0.0.10')}.${zen}`, 'A', '127.0.0.10'],
+  [`${v4('127.0.0.11')}.${zen}`, 'A', '127.0.0.11'],
+  [`${v4('127.0.0.12')}.${zen}`, 'A', '127.0.0.2'],
+  [`${v4('127.0.0.12')}.${zen}`, 'A', '127.0.0.10'],
+  [`${v4('127.0.0.252')}.${zen}`, 'A', '127.255.255.252'],
+  [`${v4('127.0.0.254')}.${zen}`, 'A', '127.255.255.254'],
+  [`${v4('127.0.0.255')}.${zen}`, 'A', '127.255.255.255'],
+  [`${v6('2')}.${zen}`, 'A', '127.0.0.2'],
+  [`${v6('a')}.${zen}`, 'A', '127.0.0.10'],
+  // Spamhaus DBL: 127.0.1.x listings, 127.0.1.255 (an IP asked of a domain list) and 127.255.255.x refusals.
+  [`dbl-listed.test.${dbl}`, 'A', '127.0.1.2'],
+  [`dbl-phish.test.${dbl}`, 'A', '127.0.1.4'],
+  [`dbl-abused.test.${dbl}`, 'A', '127.0.1.102'],
+  [`dbl-refused.test.${dbl}`, 'A', '127.255.255.254'],
+  [`dbl-excess.test.${dbl}`, 'A', '127.255.255.255'],
+  [`dbl-ipquery.test.${dbl}`, 'A', '127.0.1.255'],
+  [`${v4('127.0.0.2')}.${spamcop}`, 'A', '127.0.0.2'],
+  [`${v4('127.0.0.2')}.${barracuda}`, 'A', '127.0.0.2'],
+  // SURBL multi: a bitmask in the last octet (8 PH, 16 MW, 64 ABUSE, 128 CR); 127.0.0.1 means the querier is blocked.
+  [`surbl-phish.test.${surbl}`, 'A', '127.0.0.8'],
+  [`surbl-mw-abuse.test.${surbl}`, 'A', '127.0.0.80'],
+  [`surbl-refused.test.${surbl}`, 'A', '127.0.0.1'],
+  // URIBL multi: 2 black, 4 grey, 8 red; 127.0.0.1 means the query was refused.
+  [`uribl-black.test.${uribl}`, 'A', '127.0.0.2'],
+  [`uribl-grey.test.${uribl}`, 'A', '127.0.0.4'],
+  [`uribl-refused.test.${uribl}`, 'A', '127.0.0.1'],
+];
+
+export const TEST_RECORDS: readonly TestRecord[] = [...senders, ...lists];
