@@ -1,8 +1,11 @@
 // Benchmark support: what checks cost the service, from two of npm start's usage reports and the handler timings,
-// at list prices (DynamoDB request units, Lambda GB-seconds and requests), per check and per operation.
+// at list prices (DynamoDB request units, Lambda GB-seconds and requests, API Gateway requests), per check and per
+// operation.
+import { DEFAULT_SETTINGS } from '../infra/settings';
 import { pause } from '../scripts/lib/poll';
 import type { takeHandlerTimings } from './api';
 import { type LocalServer, round } from './localServer';
+import { PRICES } from './prices';
 import { USAGE_REPORT_PREFIX } from './usageMeter';
 
 export interface UsageReport {
@@ -29,20 +32,9 @@ export const usageOf = async (server: LocalServer): Promise<UsageReport> => {
   throw new Error('the server printed no usage report');
 };
 
-/**
- * List prices, us-east-1, as AWS published them after DynamoDB's on-demand price cut of 2024-11-01 (Lambda and
- * DynamoDB pages); this machine has no network, so they were not re-read on the day of the run.
- */
-const PRICES = {
-  asOf: '2024-11-01 (us-east-1 list prices; not re-checked: no network on the benchmark machine)',
-  dynamoWriteRequestUnit: 0.625 / 1e6,
-  dynamoReadRequestUnit: 0.125 / 1e6,
-  lambdaArmGbSecond: 0.0000133334,
-  lambdaRequest: 0.2 / 1e6,
-} as const;
-/** Memory of the functions in infra (ServiceFunction default 256 MB; the scanner 512 MB). */
+/** Memory of the functions in infra (ServiceFunction default 256 MB; the scanner's from its deploy setting). */
 const API_GB = 256 / 1024;
-const SCANNER_GB = 512 / 1024;
+const SCANNER_GB = DEFAULT_SETTINGS.scannerMemoryMb / 1024;
 /**
  * dynalite reports a write's units for the table only; DynamoDB also bills each write's copy into a secondary index.
  * The server's meter counts those from what each write touched (bench/indexWrites.ts): an open check's small
@@ -77,6 +69,8 @@ export const costBetween = (
     dynamoReads: readUnits * PRICES.dynamoReadRequestUnit,
     dynamoWrites: writeUnits * PRICES.dynamoWriteRequestUnit,
     apiLambda: apiGbSeconds * PRICES.lambdaArmGbSecond + apiCalls * PRICES.lambdaRequest,
+    // Every start and get came through the HTTP API first.
+    apiGateway: apiCalls * PRICES.apiGatewayHttpRequest,
     scannerLambda: scannerGbSeconds * PRICES.lambdaArmGbSecond + scannerRuns * PRICES.lambdaRequest,
   };
   const total = Object.values(dollars).reduce((sum, value) => sum + value, 0);
@@ -100,6 +94,8 @@ export const costBetween = (
     dynamoIndexWriteUnits: round(indexWriteUnits),
     dynamoWriteUnits: round(writeUnits),
     apiCalls: round(apiCalls),
+    apiMemoryMb: API_GB * 1024,
+    scannerMemoryMb: SCANNER_GB * 1024,
     apiHandlerMs: round(apiMs),
     apiGbSeconds: Number(apiGbSeconds.toPrecision(4)),
     scannerLoopMs: round(scannerMs),

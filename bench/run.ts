@@ -22,6 +22,9 @@ const { values } = parseArgs({
     'old-messages': { type: 'string', default: '10000' },
     'load-seconds': { type: 'string', default: '60' },
     'property-cases': { type: 'string', default: '100000' },
+    /** The stack-cost section: idle invocations metered, and seconds its memory sweep runs. */
+    'idle-runs': { type: 'string', default: '20' },
+    'memory-seconds': { type: 'string', default: '30' },
     kills: { type: 'string', default: '60' },
     /** Stream records of the wake-up section (600: a minute at 600 starts a minute); a few dozen for a smoke run. */
     'wake-up-records': { type: 'string', default: '600' },
@@ -80,6 +83,7 @@ const main = async () => {
     'shards',
     'kill-restart',
     'webhooks',
+    'stack-cost',
   ].some(wanted);
   if (needsStack) {
     say(`starting the mail stack in ${MAILSTACK_DIR} with ${scaleAccounts} extra users`);
@@ -135,6 +139,15 @@ const main = async () => {
         accounts: passwordAccounts.filter((account) => account.email.startsWith('user')),
         shardSize: 50,
         shardCounts: [1, 2, 4].filter((count) => count * 50 <= scaleAccounts),
+        progress: say,
+      });
+    }
+    if (wanted('stack-cost')) {
+      const { runStackCostBench } = await import('./stackCost');
+      results.stackCost = await runStackCostBench({
+        accounts: passwordAccounts.filter((account) => account.email.startsWith('user')),
+        seconds: Number(values['memory-seconds']),
+        idleRuns: Number(values['idle-runs']),
         progress: say,
       });
     }

@@ -117,6 +117,8 @@ export interface ShardOptions {
   checks?: number;
   /** Seconds each shard sweeps back to back once every shard is logged in (default 10). */
   seconds?: number;
+  /** IMAP IDLE watches on, as deployed (default off: sweep throughput alone). */
+  watch?: boolean;
   progress?: (line: string) => void;
 }
 
@@ -128,6 +130,8 @@ interface ShardReport {
   elapsedMs: number;
   readUnitsPerSweep: number;
   failed: number;
+  peakRssMb: number;
+  peakHeapUsedMb: number;
 }
 
 /**
@@ -150,6 +154,8 @@ export const runShardBench = async (options: ShardOptions) => {
     /** DynamoDB read units a shard spends per sweep (its listing of the active checks), the most of any shard. */
     readUnitsPerSweep: number;
     failed: number;
+    peakRssMb: number;
+    peakHeapUsedMb: number;
   }[] = [];
   for (const count of options.shardCounts) {
     const accounts = options.accounts.slice(0, count * options.shardSize);
@@ -177,6 +183,7 @@ export const runShardBench = async (options: ShardOptions) => {
               BENCH_ACCOUNTS: accountsFile,
               BENCH_SHARD: JSON.stringify({ index, count }),
               BENCH_SECONDS: String(options.seconds ?? 10),
+              BENCH_WATCH: String(options.watch ?? false),
             },
             stdio: ['pipe', 'pipe', 'inherit'],
           },
@@ -213,6 +220,9 @@ export const runShardBench = async (options: ShardOptions) => {
         slowestShardCpuMedianMs: round(Math.max(...reports.map((report) => median(report.steadyCpuMs)))),
         readUnitsPerSweep: round(Math.max(...reports.map((report) => report.readUnitsPerSweep))),
         failed: reports.reduce((sum, report) => sum + report.failed, 0),
+        /** The largest shard process's peak memory. */
+        peakRssMb: round(Math.max(...reports.map((report) => report.peakRssMb))),
+        peakHeapUsedMb: round(Math.max(...reports.map((report) => report.peakHeapUsedMb))),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // One scanner shard as its own process, standing in for one Lambda invocation: logs in to its share of the accounts,
 // says `ready`, waits for `go` on stdin (so every shard's timed part starts at once), then sweeps back to back for
 // BENCH_SECONDS and prints what it did as JSON: each sweep's time and CPU, the accounts it swept, and the DynamoDB
-// read units it spent (the listing). Driven by bench/scale.ts.
+// read units it spent (the listing), and its peak RSS and heap. Driven by bench/scale.ts.
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { StaticCredentialSource } from '../scripts/lib/StaticCredentialSource';
@@ -36,9 +36,18 @@ const main = async () => {
     clock: systemClock,
     log: createLogger('shard', 'error', () => undefined),
     shard,
-    // Sweep throughput, as the safety-net sweep and a server without IDLE run it (see bench/scale.ts).
-    watch: false,
+    // Sweep throughput, as the safety-net sweep and a server without IDLE run it (see bench/scale.ts); the memory
+    // sweep (bench/stackCost.ts) watches, as the deployed scanner does, holding a connection per watched folder.
+    watch: process.env.BENCH_WATCH === 'true',
   });
+  // The process's peak memory, sampled through the whole run: what a Lambda of this one shard must hold.
+  const peak = { rss: 0, heapUsed: 0 };
+  const sample = () => {
+    const { rss, heapUsed } = process.memoryUsage();
+    peak.rss = Math.max(peak.rss, rss);
+    peak.heapUsed = Math.max(peak.heapUsed, heapUsed);
+  };
+  const sampler = setInterval(sample, 25);
   let failedTicks = 0;
   const sweep = async () => {
     const began = performance.now();
@@ -70,6 +79,8 @@ const main = async () => {
   while (performance.now() - began < Number(env('BENCH_SECONDS')) * 1000) steady.push(await sweep());
   const elapsedMs = performance.now() - began;
   const readUnits = meter.report().readUnits - readUnitsBefore;
+  sample();
+  clearInterval(sampler);
   await scanner.close();
   client.destroy();
   process.stdout.write(
@@ -82,6 +93,8 @@ const main = async () => {
       elapsedMs,
       readUnitsPerSweep: readUnits / Math.max(steady.length, 1),
       failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
+      peakRssMb: peak.rss / 2 ** 20,
+      peakHeapUsedMb: peak.heapUsed / 2 ** 20,
     })}\n`,
   );
   process.exit(0);

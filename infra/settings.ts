@@ -31,6 +31,8 @@ export interface Settings {
   alarmTopicArn: string | undefined;
   /** Reserved concurrency of the scanner: the ceiling on its self-invocations and shards (SCANNER_CONCURRENCY). */
   scannerConcurrency: number;
+  /** Memory of the scanner function, in MB: a shard's measured peak with headroom (docs/operating.md). */
+  scannerMemoryMb: number;
   /** LOG_LEVEL of every function. */
   logLevel: LogLevel;
   /** Checks one API key may start per minute (START_RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
@@ -68,6 +70,9 @@ export const DEFAULT_SETTINGS = {
   readRateLimitPerSecond: DEFAULT_READ_LIMITS.perSecond,
   readBurstPerKey: DEFAULT_READ_LIMITS.burst,
   scannerConcurrency: 10,
+  // Twice the measured peak RSS of one shard's sweep with its watches open, rounded up to 64 MB (docs/operating.md;
+  // the stack-cost bench's goal fails when the peak passes two thirds of it). Lambda's CPU share grows with memory.
+  scannerMemoryMb: 320,
   tracing: false,
 } as const satisfies Omit<Settings, 'alarmEmail' | 'alarmTopicArn' | 'stage'>;
 
@@ -180,6 +185,8 @@ export const readSettings = (read: ReadContext): Settings => ({
   alarmTopicArn: alarmTopicArn(read),
   // At least 2: a loop's hand-over overlaps its successor's start for a moment.
   scannerConcurrency: integerIn(read, 'scannerConcurrency', DEFAULT_SETTINGS.scannerConcurrency, 2, 1000),
+  // Lambda's own bounds.
+  scannerMemoryMb: integerIn(read, 'scannerMemoryMb', DEFAULT_SETTINGS.scannerMemoryMb, 128, 10_240),
   logLevel: logLevel(read),
   // The same bounds as in shared/config.ts, so a value the API would refuse fails at synth.
   startRateLimitPerMinute: integerIn(

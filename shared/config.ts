@@ -12,6 +12,7 @@ import {
 } from './domain/authCache';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
+import { isLoopbackHost } from './domain/loopback';
 import { problemsOf } from './domain/problems';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';
 
@@ -185,6 +186,51 @@ export const controlSenderSecret = z.object({
   url: z.url({ protocol: /^smtps?$/ }),
   password: z.optional(nonEmpty()),
 });
+
+/** The sender audit's DNS budget: every lookup of one check, in parallel, within this many milliseconds. */
+export const DEFAULT_DNS_BUDGET_MS = 2000;
+
+/** `ip` or `ip:port` (IPv6 as `[ip]:port`), loopback only: the only DNS servers a setting may name. */
+const loopbackDnsServer = (entry: string) => {
+  const match = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$|^([0-9.]+)(?::(\d{1,5}))?$|^(::1)$/.exec(entry);
+  const host = match?.[1] ?? match?.[3] ?? match?.[5];
+  const port = Number(match?.[2] ?? match?.[4] ?? 53);
+  return host !== undefined && isLoopbackHost(host) && port >= 1 && port <= 65535;
+};
+
+const auditDnsEnv = z.object({
+  DNS_BUDGET_MS: intSetting(100, 10_000, DEFAULT_DNS_BUDGET_MS),
+  /** Comma-separated; unset means the system's resolver (on AWS, the function's). Tests name the loopback server. */
+  DNS_SERVERS: z.optional(
+    z.string().check(
+      z.refine((value) => value.split(',').every((entry) => loopbackDnsServer(entry.trim())), {
+        message: 'DNS_SERVERS names loopback addresses only (127.0.0.0/8, ::1), as ip or ip:port',
+      }),
+    ),
+  ),
+  /** A Spamhaus Data Query Service key: Spamhaus answers the public mirrors' queries from cloud resolvers with a refusal. */
+  SPAMHAUS_DQS_KEY: z.optional(
+    z
+      .string()
+      .check(z.regex(/^[a-z0-9]{26}$/, { message: 'SPAMHAUS_DQS_KEY is 26 lower-case letters and digits' })),
+  ),
+});
+
+export interface AuditDnsSettings {
+  budgetMs: number;
+  servers: string[] | undefined;
+  spamhausDqsKey: string | undefined;
+}
+
+/** The sender audit's DNS settings, validated once where the audit is composed. */
+export const loadAuditDnsSettings = (env: NodeJS.ProcessEnv = process.env): AuditDnsSettings => {
+  const parsed = parseEnv(auditDnsEnv, env);
+  return {
+    budgetMs: parsed.DNS_BUDGET_MS,
+    servers: parsed.DNS_SERVERS?.split(',').map((entry) => entry.trim()),
+    spamhausDqsKey: parsed.SPAMHAUS_DQS_KEY,
+  };
+};
 
 /** What the command-line tools read from the environment, read once when they start. */
 export interface CliSettings {

@@ -128,7 +128,7 @@ export class ServiceStack extends Stack {
       // Named, so its own ARN can be written into its policy without a dependency cycle (see grantInvokeSelf).
       functionName: `${this.stackName}-scanner`,
       timeout: SCANNER_TIMEOUT,
-      memorySize: 512,
+      memorySize: settings.scannerMemoryMb,
       environment: {
         SCAN_INTERVAL_MS: String(settings.scanIntervalMs),
         SCAN_SHARD_SIZE: String(settings.scanShardSize),

@@ -35,4 +35,54 @@ export const COST_GOALS: Goal[] = [
       };
     },
   },
+  {
+    section: 'stackCost',
+    goal: "Idle cost of a deployed stack a month at list prices (dashboard, alarms, custom metrics, secrets, the schedule's invocations, their logs, 5,000 OAuth accounts' credential items) ≤ $10",
+    command: `${BENCH} stack-cost`,
+    read: (r) => {
+      const m = (name: string) => `$${num(r, `idleMonthly.${name}`)}`;
+      const idle = (path: string) => num(r, `idleInvocation.${path}`);
+      return {
+        measured:
+          `$${num(r, 'idleMonthlyTotal')} = dashboards ${m('dashboards')} + alarms ${m('alarms')} (${num(r, 'template.alarmMetrics')} alarm metrics)` +
+          ` + custom metrics ${m('customMetrics')} (${(get(r, 'idleInvocation.metrics') as string[] | undefined)?.join(', ') ?? 'n/a'})` +
+          ` + secrets ${m('secrets')} (${num(r, 'template.secrets')}) + schedule ${m('scheduledInvocations')} (${idle('perMonth')} × ${idle('medianMs')} ms, ${idle('readUnits')} RRU, ${idle('writeUnits')} WRU, ${idle('secretReads')} secret reads)` +
+          ` + logs ${m('logs')} (${Math.round(idle('logBytes'))} bytes an invocation) + credential items ${m('credentialItems')}; list prices as of ${String(get(r, 'prices.asOf')).slice(0, 10)}`,
+        pass: num(r, 'idleMonthlyTotal') <= 10,
+      };
+    },
+  },
+  {
+    section: 'stackCost',
+    goal: 'Credentials of 5,000 OAuth accounts: sealed items in the table against Secrets Manager, a month (reported)',
+    command: `${BENCH} stack-cost`,
+    read: (r) => ({
+      measured:
+        `items ${(num(r, 'credentials.itemBytes') / 2 ** 20).toFixed(1)} MB, ${`$${num(r, 'idleMonthly.credentialItems')}`} with PITR; ` +
+        `one secret per account $${num(r, 'credentials.perAccountSecretsMonthly')}; packed 64 KB a secret $${num(r, 'credentials.packedSecretsMonthly')} ` +
+        `(the accounts as one document: ${(num(r, 'credentials.documentBytes') / 2 ** 20).toFixed(1)} MB)`,
+      pass: undefined,
+    }),
+  },
+  {
+    section: 'stackCost',
+    goal: "Scanner memory: one shard's peak RSS, sweeping a shard of accounts with its IDLE watches open, ≤ 2/3 of the scanner's memory setting",
+    command: `${BENCH} stack-cost`,
+    read: (r) => ({
+      measured: `peak RSS ${num(r, 'memory.peakRssMb')} MB (heap ${num(r, 'memory.peakHeapUsedMb')} MB) over ${num(r, 'memory.accounts')} accounts, ${num(r, 'memory.failed')} failed sweeps; scannerMemoryMb ${num(r, 'memory.scannerMemoryMb')}`,
+      pass:
+        num(r, 'memory.peakRssMb') <= (num(r, 'memory.scannerMemoryMb') * 2) / 3 &&
+        num(r, 'memory.failed') === 0 &&
+        num(r, 'memory.accounts') >= 100,
+    }),
+  },
+  {
+    section: 'stackCost',
+    goal: "A Fargate scanner is cheaper than Lambda once a shard's loop runs more than this share of the month (reported)",
+    command: `${BENCH} stack-cost`,
+    read: (r) => ({
+      measured: `${Math.round(num(r, 'fargate.breakEvenBusyShare') * 100)} %: a shard busy all month $${num(r, 'fargate.lambdaBusyMonthly')} on Lambda vs $${num(r, 'fargate.fargateTaskMonthly')} for an arm task of 0.25 vCPU and ${num(r, 'fargate.fargateGb')} GB`,
+      pass: undefined,
+    }),
+  },
 ];

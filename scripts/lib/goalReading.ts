@@ -31,11 +31,17 @@ export const costArithmetic = (perCheck: unknown, prices: unknown): string => {
   const n = (path: string) => num(perCheck, path);
   const p = (path: string) => num(prices, path);
   const perMillion = (price: number) => `$${round(price * 1e6, 3)}/M`;
+  /** The memory the run priced a function at; runs from before it was recorded used these. */
+  const memory = (path: string, before: number) => (Number.isFinite(n(path)) ? n(path) : before);
   return `${[
     `$${n('totalDollars')} = ${n('dynamoReadUnits')} RRU × ${perMillion(p('dynamoReadRequestUnit'))}`,
     `${n('dynamoWriteUnits')} WRU (${writeSplit(perCheck)}) × ${perMillion(p('dynamoWriteRequestUnit'))}`,
-    `API ${n('apiGbSeconds')} GB-s (${n('apiHandlerMs')} ms at 256 MB) + scanner ${n('scannerGbSeconds')} GB-s (${n('scannerLoopMs')} ms at 512 MB), × $${p('lambdaArmGbSecond')}/GB-s`,
+    `API ${n('apiGbSeconds')} GB-s (${n('apiHandlerMs')} ms at ${memory('apiMemoryMb', 256)} MB) + scanner ${n('scannerGbSeconds')} GB-s (${n('scannerLoopMs')} ms at ${memory('scannerMemoryMb', 512)} MB), × $${p('lambdaArmGbSecond')}/GB-s`,
     `${n('apiCalls')} API + ${n('scannerInvocations')} scanner invocations × ${perMillion(p('lambdaRequest'))}`,
+    // Runs from before API Gateway was counted have no price for it.
+    ...(Number.isFinite(p('apiGatewayHttpRequest'))
+      ? [`${n('apiCalls')} API Gateway requests × ${perMillion(p('apiGatewayHttpRequest'))}`]
+      : []),
   ].join(' + ')}; us-east-1 list prices as of ${String(get(prices, 'asOf')).slice(0, 10)}`;
 };
 const round = (value: number, digits: number) => Number(value.toFixed(digits));

@@ -118,6 +118,7 @@ describe('the README and the docs pages state the defaults the code has', () => 
       'CDK scanner concurrency',
       `\`scannerConcurrency\` (default ${DEFAULT_SETTINGS.scannerConcurrency},`,
     ],
+    [OPERATING, 'CDK scanner memory', `\`scannerMemoryMb\` (default ${DEFAULT_SETTINGS.scannerMemoryMb},`],
     [OPERATING, 'CDK log retention', `\`logRetentionDays\` (default ${DEFAULT_SETTINGS.logRetentionDays})`],
     [OPERATING, 'CDK log level', `\`logLevel\` (default \`${DEFAULT_SETTINGS.logLevel}\`)`],
     [

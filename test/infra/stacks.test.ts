@@ -1,6 +1,7 @@
 // The two stacks as CloudFormation will see them: what exists, who may do what, what wakes the scanner, the API.
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../infra/settings';
 import { CREDENTIALS_PLACEHOLDER } from '../../infra/stacks/DataStack';
 import { createTableInput, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { ROUTES, routeKeyOf } from '../../shared/http/routes';
@@ -154,12 +155,12 @@ describe('functions', () => {
       expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');
   });
 
-  it('give the scanner a name, 5 minutes, 512 MB, a reserved concurrency of 10 and no async retry', () => {
+  it('give the scanner a name, 5 minutes, its measured memory, a reserved concurrency of 10 and no async retry', () => {
     const scanner = resourcesOf(built.serviceTemplate)[functionIds().scanner];
     expect(scanner?.Properties).toMatchObject({
       FunctionName: 'InboxPlacementService-scanner',
       Timeout: 300,
-      MemorySize: 512,
+      MemorySize: DEFAULT_SETTINGS.scannerMemoryMb,
       ReservedConcurrentExecutions: 10,
     });
     built.serviceTemplate.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
