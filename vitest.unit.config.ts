@@ -6,6 +6,7 @@ import { env } from './vitest.config.js';
 /** The files that need a real peer, each with the peer: test/docs/unitSuite.test.ts holds the list to the files. */
 export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/mailstack/**': 'the loopback mail stack (Postfix, Dovecot, SpamAssassin), started as root',
+  'test/audit/**': "Debian's Knot DNS server on loopback, serving the test zones",
   'test/adapters/checkStore.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/dynamoLocal.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/reportStore.test.ts': "AWS's DynamoDB Local, on Java",
