@@ -1,6 +1,6 @@
 // Owns how every Lambda of the service is built (runtime, architecture, bundling, log group, Powertools env) and how
 // it is bound to the table, the secret and itself: each bind sets the env var and grants exactly what it needs.
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
@@ -194,6 +194,15 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
     this.selfName = props.functionName;
+    const policy = role.node.tryFindChild('DefaultPolicy');
+    if (tracing && policy) {
+      Validations.of(policy).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'With -c tracing=true: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray authorises on "*" ' +
+          'only; every other statement of the role names its resource.',
+      });
+    }
   }
 
   /**
