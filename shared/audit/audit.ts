@@ -1,0 +1,63 @@
+// Owns running the sender audit on one check: the copy's facts read once (headers, and the source when fetched),
+// every content check and bulk-sender rule set, the DNS side's results as given, then the verdict.
+import { headerBlockOf } from '../scanner/headers';
+import { CONTENT_CHECKS } from './content/contentChecks';
+import { contentFactsOf } from './contentFacts';
+import { headerFactsOf } from './headerFacts';
+import { judgeRuleSets } from './rules/ruleSets';
+import { sendingHostOf } from './sendingHost';
+import type { AuditInput, AuditReport, CopyFacts, Finding, NotChecked } from './types';
+import { verdictOf } from './verdict';
+
+/**
+ * One copy's facts: `source` is the copy's source as fetched (capped by the fetch; contentFacts.ts caps it again),
+ * or its header block alone when no source was fetched (then content is not judged). `auth` is the receiver's own
+ * Authentication-Results as the scanner reads them for the account's trust.
+ */
+export const copyFactsOf = async (
+  source: Buffer,
+  { provider, auth, headersOnly }: Pick<CopyFacts, 'provider' | 'auth'> & { headersOnly: boolean },
+): Promise<CopyFacts | undefined> => {
+  const block = headerBlockOf(source.length > 1024 * 1024 ? source.subarray(0, 1024 * 1024) : source);
+  if (block === undefined) return undefined;
+  return {
+    provider,
+    sendingHost: sendingHostOf(block, provider),
+    auth,
+    headers: headerFactsOf(block),
+    content: headersOnly ? undefined : await contentFactsOf(source),
+  };
+};
+
+const contentOutcome = (copy: CopyFacts): { findings: Finding[]; notChecked: NotChecked[] } => {
+  const { content } = copy;
+  if (content === undefined)
+    return { findings: [], notChecked: [{ id: 'content', why: "the message's source was not fetched" }] };
+  const notChecked: NotChecked[] = [];
+  if (content.truncated)
+    notChecked.push({
+      id: 'content.truncated',
+      why: 'the source is larger than the cap read: parts past it were not seen',
+    });
+  if (content.parseProblem) notChecked.push({ id: 'content.parse', why: content.parseProblem });
+  return { findings: CONTENT_CHECKS.flatMap((check) => check.run(content)), notChecked };
+};
+
+export const auditCopy = ({ copy, dns, placements }: AuditInput): AuditReport => {
+  const content = contentOutcome(copy);
+  const rules = judgeRuleSets(copy, dns);
+  const dnsNotChecked: NotChecked[] =
+    dns === undefined
+      ? [{ id: 'dns', why: 'DNS unknown: the DNS side was not consulted' }]
+      : [...dns.notChecked];
+  const hostNotChecked: NotChecked[] =
+    copy.sendingHost === undefined
+      ? [{ id: 'sending-host', why: "the receiver's own Received headers name no sending host" }]
+      : [];
+  return verdictOf(
+    [...content.findings, ...rules.findings, ...(dns?.findings ?? [])],
+    [...hostNotChecked, ...content.notChecked, ...rules.notChecked, ...dnsNotChecked],
+    rules.checklists,
+    placements,
+  );
+};
