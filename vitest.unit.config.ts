@@ -12,6 +12,7 @@ export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/adapters/reportStore.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/shardListing.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/wakeUp.test.ts': "AWS's DynamoDB Local, on Java",
+  'test/adapters/itemCredentials.test.ts': "AWS's DynamoDB Local, on Java",
   'test/cli/reportHtml.test.ts': "Debian's Chromium",
   'test/cli/rateChart.test.ts': "Debian's Chromium",
 };
@@ -35,6 +36,9 @@ export const TOO_SLOW_FOR_THE_LOOP: Record<string, string> = {
   'test/infra/alarms.test.ts': 'synthesizes the app for its alarms, and again per setting',
   'test/infra/scannerWakeUp.test.ts': 'synthesizes the app',
   'test/infra/stacks.test.ts': 'synthesizes the app',
+  'test/infra/leadingKeys.test.ts': 'synthesizes the app',
+  'test/infra/operatorPolicy.test.ts': 'synthesizes the app',
+  'test/infra/scannerMemory.test.ts': 'synthesizes the app three times',
 };
 
 export default defineConfig({
