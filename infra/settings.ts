@@ -72,7 +72,7 @@ export const DEFAULT_SETTINGS = {
   scannerConcurrency: 10,
   // Twice the measured peak RSS of one shard's sweep with its watches open, rounded up to 64 MB (docs/operating.md;
   // the stack-cost bench's goal fails when the peak passes two thirds of it). Lambda's CPU share grows with memory.
-  scannerMemoryMb: 320,
+  scannerMemoryMb: 448,
   tracing: false,
 } as const satisfies Omit<Settings, 'alarmEmail' | 'alarmTopicArn' | 'stage'>;
 
