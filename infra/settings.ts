@@ -47,7 +47,7 @@ export interface Settings {
   readBurstPerKey: number;
   /** Prefix of every stack and physical name, so stages share an account; none keeps the unprefixed names. */
   stage: string | undefined;
-  /** X-Ray active tracing on the functions and the API stage, and the Powertools Tracer in the code. */
+  /** X-Ray active tracing on the functions, and POWERTOOLS_TRACE_ENABLED (an HTTP API stage cannot trace). */
   tracing: boolean;
 }
 

@@ -87,6 +87,8 @@ const scanEnv = z.object({
   GMAIL_TAB_GRACE_MS: tabGrace,
   /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */
   AWS_LAMBDA_FUNCTION_NAME: nonEmpty(),
+  /** The alias callers invoke (set by the stack): hand-overs and shards go through it, not to $LATEST. */
+  LIVE_ALIAS: z.optional(nonEmpty()),
 });
 
 export type ScanConfig = z.infer<typeof scanEnv>;

@@ -139,7 +139,7 @@ export interface ServiceFunctionProps
   service: ServiceName;
   logRetention: RetentionDays;
   logLevel: LogLevel;
-  /** X-Ray active tracing, and the Powertools Tracer in the code (POWERTOOLS_TRACE_ENABLED). */
+  /** X-Ray active tracing, and POWERTOOLS_TRACE_ENABLED to match. */
   tracing: boolean;
 }
 
@@ -210,6 +210,7 @@ export class ServiceFunction extends NodejsFunction {
    * (an alias has its own: the function's apply to unqualified calls only).
    */
   live(options: AliasOptions = {}): Alias {
+    this.addEnvironment('LIVE_ALIAS', LIVE_ALIAS);
     return this.addAlias(LIVE_ALIAS, options);
   }
 

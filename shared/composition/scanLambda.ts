@@ -71,7 +71,10 @@ export const composeScanLambda = (config: ScanConfig) => {
   };
   const invoker = new ScannerInvoker(
     new LambdaClient({ region: config.AWS_REGION }),
-    config.AWS_LAMBDA_FUNCTION_NAME,
+    // Through the live alias: a new version runs only once CodeDeploy has moved the alias after the deploy probe.
+    config.LIVE_ALIAS
+      ? `${config.AWS_LAMBDA_FUNCTION_NAME}:${config.LIVE_ALIAS}`
+      : config.AWS_LAMBDA_FUNCTION_NAME,
     log,
   );
   /** The stream's batch: starts the loops nobody runs, asynchronously, and returns without waiting for them. */

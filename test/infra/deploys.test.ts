@@ -77,13 +77,25 @@ describe('versions and aliases', () => {
       propOf<{ Arn: unknown }[]>(rule, 'Targets').map((target) => target.Arn),
     );
     expect(targets).toEqual([{ Ref: aliasOf(scanner) }]);
-    const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping'));
+    // The scanner's mapping, by the function or its alias (other functions may read sources of their own).
+    const mappings = Object.values(resources('AWS::Lambda::EventSourceMapping')).filter((mapping) =>
+      [`"Ref":"${scanner}"`, `"Ref":"${aliasOf(scanner)}"`].some((ref) =>
+        stringify(mapping.Properties?.FunctionName).includes(ref),
+      ),
+    );
     expect(mappings).toHaveLength(1);
     for (const mapping of mappings) {
       // The alias's function name: `<the name in the alias's ARN>:live`.
       expect(stringify(mapping.Properties?.FunctionName)).toContain(`{"Ref":"${aliasOf(scanner)}"}`);
       expect(stringify(mapping.Properties?.FunctionName)).toContain(`":${LIVE_ALIAS}"`);
     }
+  });
+
+  it('tell the scanner its alias, so its hand-overs and shards run the version the probe passed', () => {
+    const scanner = resources('AWS::Lambda::Function')[ids().scanner];
+    expect(propOf<{ Variables: Record<string, unknown> }>(scanner, 'Environment').Variables.LIVE_ALIAS).toBe(
+      LIVE_ALIAS,
+    );
   });
 
   it('give the scanner alias the function asynchronous settings: no retry, the dead-letter queue', () => {

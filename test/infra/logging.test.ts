@@ -1,5 +1,5 @@
 // How the functions log and trace: Lambda's JSON log format at the level of LOG_LEVEL, and X-Ray with the
-// Powertools Tracer only when the deploy asks for it (-c tracing=true), cdk-nag clean either way.
+// POWERTOOLS_TRACE_ENABLED only when the deploy asks for it (-c tracing=true), cdk-nag clean either way.
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
@@ -28,7 +28,7 @@ describe('logging and tracing', () => {
     }
   });
 
-  it('trace nothing by default, and every function with X-Ray and the Tracer under -c tracing=true', () => {
+  it('trace nothing by default, and every function with X-Ray under -c tracing=true', () => {
     for (const fn of functionsOf(plain)) {
       expect(fn.Properties?.TracingConfig).toBeUndefined();
       expect(envOf(fn).POWERTOOLS_TRACE_ENABLED).toBe('false');
