@@ -5,5 +5,6 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const LOCK_FILE = fileURLToPath(new URL('../package-lock.json', import.meta.url));
 
 /** The handler module of one Lambda, `functions/<name>.ts`; each exports `handler`. */
-export const functionEntry = (name: 'start' | 'get' | 'fallback' | 'scan' | 'deployProbe'): string =>
-  fileURLToPath(new URL(`../functions/${name}.ts`, import.meta.url));
+export const functionEntry = (
+  name: 'start' | 'get' | 'fallback' | 'scan' | 'deployProbe' | 'calibrate',
+): string => fileURLToPath(new URL(`../functions/${name}.ts`, import.meta.url));

@@ -49,6 +49,12 @@ export interface Settings {
   stage: string | undefined;
   /** X-Ray active tracing on the functions, and POWERTOOLS_TRACE_ENABLED (an HTTP API stage cannot trace). */
   tracing: boolean;
+  /** How often the calibration runs, in ms (`-c calibrationEvery=6h`); undefined: no calibration is deployed. */
+  calibrationEveryMs: number | undefined;
+  /** The control message's From: a domain the operator controls, signed by their ESP (`-c controlFrom=`). */
+  controlFrom: string | undefined;
+  /** A provider's control inbox rate (0 to 1) under which the calibration's alarm fires. */
+  controlInboxAlarmThreshold: number;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -74,7 +80,18 @@ export const DEFAULT_SETTINGS = {
   // the stack-cost bench's goal fails when the peak passes two thirds of it). Lambda's CPU share grows with memory.
   scannerMemoryMb: 448,
   tracing: false,
-} as const satisfies Omit<Settings, 'alarmEmail' | 'alarmTopicArn' | 'stage'>;
+  // The control is a known-good message: a provider that takes fewer than this share of it into the inbox has seeds
+  // or a sending path worth a look, whatever the checks say.
+  controlInboxAlarmThreshold: 0.8,
+} as const satisfies Omit<
+  Settings,
+  'alarmEmail' | 'alarmTopicArn' | 'stage' | 'calibrationEveryMs' | 'controlFrom'
+>;
+
+/** The one line synth prints while no calibration is configured. */
+export const CALIBRATION_OFF =
+  'Calibration is off: pass -c calibrationEvery=6h -c controlFrom=control@your-domain.example to run a control ' +
+  'message to every seed on that schedule (docs/operating.md, "Calibration").';
 
 /** The one line synth prints when no alarm destination is set; the alarms then notify a topic nobody reads. */
 export const NO_ALARM_DESTINATION =
@@ -169,6 +186,46 @@ const logLevel = (read: ReadContext): LogLevel => {
   return LOG_LEVELS.find((level) => level === value) ?? fail('logLevel', value, LOG_LEVELS.join(' | '));
 };
 
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** A control check lasts up to 5 minutes: runs closer together than this would overlap. */
+const MIN_CALIBRATION_MS = 15 * 60_000;
+const MAX_CALIBRATION_MS = 7 * 86_400_000;
+
+/** `6h`, `90m`, `1d`: how often the calibration runs; absent, no calibration. */
+const calibrationEveryMs = (read: ReadContext): number | undefined => {
+  const value = read('calibrationEvery');
+  if (value === undefined) return undefined;
+  const expected = 'a duration from 15m to 7d such as 6h, 90m or 1d';
+  const match = typeof value === 'string' ? /^(\d{1,5})([mhd])$/.exec(value.trim()) : null;
+  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? Number.NaN) : Number.NaN;
+  return ms >= MIN_CALIBRATION_MS && ms <= MAX_CALIBRATION_MS
+    ? ms
+    : fail('calibrationEvery', value, expected);
+};
+
+const controlFrom = optionalMatching('controlFrom', EMAIL, 'an email address at a domain you control');
+
+/** The control's From is required once a calibration is scheduled: there is no sensible default address. */
+const calibration = (read: ReadContext) => {
+  const every = calibrationEveryMs(read);
+  const from = controlFrom(read);
+  if (every !== undefined && from === undefined)
+    fail('controlFrom', undefined, 'an email address at a domain you control when calibrationEvery is set');
+  const threshold = read('controlInboxAlarmThreshold');
+  const parsed =
+    threshold === undefined
+      ? DEFAULT_SETTINGS.controlInboxAlarmThreshold
+      : numberOf('controlInboxAlarmThreshold', threshold, 'a rate from 0 to 1');
+  return {
+    calibrationEveryMs: every,
+    controlFrom: from,
+    controlInboxAlarmThreshold:
+      parsed > 0 && parsed <= 1
+        ? parsed
+        : fail('controlInboxAlarmThreshold', threshold, 'a rate above 0, at most 1'),
+  };
+};
+
 /** Reads every setting through `read` (the app's `node.tryGetContext`), so a bad value stops synth before any stack. */
 export const readSettings = (read: ReadContext): Settings => ({
   logRetentionDays: retentionDays(read),
@@ -220,4 +277,5 @@ export const readSettings = (read: ReadContext): Settings => ({
   readBurstPerKey: integerIn(read, 'readBurstPerKey', DEFAULT_SETTINGS.readBurstPerKey, 1, MAX_READ_RATE),
   stage: stage(read),
   tracing: tracing(read),
+  ...calibration(read),
 });

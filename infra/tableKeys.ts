@@ -46,6 +46,11 @@ export const TABLE_KEYS = {
     write: ['check', 'cursor', 'lease', 'layout', 'credentials', 'webhook'],
     accountHealth: ACCOUNT_HEALTH_ATTRIBUTES,
   },
+  /** The control check, the seeds' history and the scope's control runs; accounts come through their index only. */
+  calibration: {
+    read: ['check', 'layout', 'seedHistory', 'controlRun'],
+    write: ['check', 'seedHistory', 'controlRun'],
+  },
 } as const satisfies Record<string, KeyGrant>;
 
 /** `ForAllValues`: every partition key a request names must match; a request naming none is not allowed by it. */

@@ -53,8 +53,11 @@ interface TableGrant {
 export const TABLE_ACCESS = {
   /** TABLE_NAME only: the shared config loader requires it, the code never touches the table. */
   none: { table: [], indexes: {}, keys: TABLE_KEYS.none },
-  /** get reads only: the API key (DynamoApiKeyStore.get) and the check (DynamoCheckStore.get). */
-  get: { table: ['dynamodb:GetItem'], indexes: {}, keys: TABLE_KEYS.get },
+  /**
+   * get reads only: the API key (DynamoApiKeyStore.get) and the check (DynamoCheckStore.get); for the report, the
+   * scope's latest control run (Query, DynamoSeedHistory.latestRun).
+   */
+  get: { table: ['dynamodb:GetItem', 'dynamodb:Query'], indexes: {}, keys: TABLE_KEYS.get },
   /**
    * start: the API key, the in-flight list and the shard layout (GetItem), the check and a first in-flight list
    * (PutItem, putOnce), the check's shard entries under a layout of several shards (BatchWriteItem,
@@ -87,6 +90,16 @@ export const TABLE_ACCESS = {
       [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Scan'],
     },
     keys: TABLE_KEYS.scanner,
+  },
+  /**
+   * The calibration: the control check as start creates it (layout GetItem, check PutItem, shard entries
+   * BatchWriteItem) and reads it back (GetItem), the seeds' history and the scope's run (BatchWriteItem, Query), the
+   * seeds from the accounts index (Query for a scope's active ones, Scan for every scope).
+   */
+  calibration: {
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+    indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query', 'dynamodb:Scan'] },
+    keys: TABLE_KEYS.calibration,
   },
 } as const satisfies Record<string, TableGrant>;
 

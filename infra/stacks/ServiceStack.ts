@@ -15,6 +15,7 @@ import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
 import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
 import { SERVICES } from '../../shared/telemetry/metrics';
+import { Calibration } from '../constructs/Calibration';
 import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
@@ -22,7 +23,7 @@ import { ServiceDashboard } from '../constructs/ServiceDashboard';
 import { ServiceFunction, TABLE_ACCESS } from '../constructs/ServiceFunction';
 import { SCANNER_RECURSIVE_LOOP, WAKE_UP_BATCHES } from '../constructs/scannerWakeUp';
 import { functionEntry } from '../paths';
-import { hasAlarmDestination, NO_ALARM_DESTINATION, type Settings } from '../settings';
+import { CALIBRATION_OFF, hasAlarmDestination, NO_ALARM_DESTINATION, type Settings } from '../settings';
 
 export interface ServiceStackProps extends StackProps {
   /** From DataStack; must have a stream (it wakes the scanner). */
@@ -238,6 +239,20 @@ export class ServiceStack extends Stack {
       alarmTopicArn: settings.alarmTopicArn,
     });
     dashboard.showAlarms(alarms.alarms);
+    // The control message to every seed on a schedule, with its own function and role; off unless configured.
+    if (settings.calibrationEveryMs !== undefined && settings.controlFrom !== undefined) {
+      new Calibration(this, 'Calibration', {
+        table,
+        everyMs: settings.calibrationEveryMs,
+        controlFrom: settings.controlFrom,
+        inboxThreshold: settings.controlInboxAlarmThreshold,
+        common,
+        namePrefix: this.stackName,
+        dashboard: dashboard.dashboard,
+        alarmTopic: alarms.topic,
+        runtimeReason: LATEST_RUNTIME_REASON,
+      });
+    } else Annotations.of(this).addInfo(CALIBRATION_OFF);
     const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
     Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     new SafeDeploys(this, 'Deploys', {

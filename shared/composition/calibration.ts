@@ -49,8 +49,10 @@ export const composeCalibration = (parts: CalibrationParts) => {
     parts.sender.from,
   );
   const runner = parts.localConfig === undefined ? undefined : localRunner(parts, parts.localConfig);
+  const accounts = new DynamoAccountRegistry(client, tableName);
   const deps: CalibrateDeps = {
-    accounts: new DynamoAccountRegistry(client, tableName),
+    accounts,
+    seeds: () => accounts.listIndexed(),
     checks: new DynamoCheckStore(client, tableName, new DynamoShardLayout(client, tableName)),
     history: new DynamoSeedHistory(client, tableName),
     sender,

@@ -4,7 +4,7 @@
 /** Marks a control copy; a test mail stack (and an operator's own filter rules) can key on it. */
 export const CONTROL_HEADER = 'X-Inbox-Placement-Control';
 
-export const CONTROL_SUBJECT = 'Mailbox check';
+const CONTROL_SUBJECT = 'Mailbox check';
 
 const CONTROL_TEXT = [
   'Hello,',

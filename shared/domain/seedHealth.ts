@@ -30,7 +30,7 @@ export interface SeedCalibration {
 }
 
 /** A suspect seed: its control went to spam or went missing in this many of its latest `SUSPECT_WINDOW` calibrations. */
-export const SUSPECT_AFTER = 2;
+const SUSPECT_AFTER = 2;
 export const SUSPECT_WINDOW = 3;
 
 export const placementOfCategory = (category: Category): SeedPlacement =>

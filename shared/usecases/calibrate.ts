@@ -23,6 +23,8 @@ export interface ControlSender {
 
 export interface CalibrateDeps {
   accounts: AccountRegistry;
+  /** Every registered seed with its health: which scopes to calibrate, and each seed's login failures. */
+  seeds: () => Promise<RegisteredAccount[]>;
   checks: CheckStore;
   history: SeedHistoryStore;
   sender: ControlSender;
@@ -35,7 +37,7 @@ export interface CalibrateDeps {
 }
 
 /** The key id a control check is started under: no API key has it (ids are hex), so it is recognisable. */
-export const CONTROL_KEY_ID = 'calibration';
+const CONTROL_KEY_ID = 'calibration';
 const DEFAULT_POLL_MS = 1000;
 
 export interface ScopeCalibration {
@@ -91,7 +93,7 @@ export const calibrateScope = async (deps: CalibrateDeps, scope: string): Promis
   );
   await deps.sender.send(started.accounts, controlMail(started.check_id));
   const check = await settled(deps, started.check_id);
-  const registered = new Map((await deps.accounts.list()).map((account) => [account.email, account]));
+  const registered = new Map((await deps.seeds()).map((account) => [account.email, account]));
   const entries = check.results.map(({ email, category }) =>
     entryOf(check, email, category, registered.get(email)),
   );
@@ -114,7 +116,7 @@ export const calibrateScope = async (deps: CalibrateDeps, scope: string): Promis
 export const calibrate = async (
   deps: CalibrateDeps,
 ): Promise<{ calibrated: ScopeCalibration[]; failed: { scope: string; error: string }[] }> => {
-  const accounts = await deps.accounts.list();
+  const accounts = await deps.seeds();
   const scopes = [
     ...new Set(accounts.filter((account) => account.active).map((account) => account.scope)),
   ].sort();

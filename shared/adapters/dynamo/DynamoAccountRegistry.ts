@@ -48,6 +48,20 @@ export class DynamoAccountRegistry implements AccountRegistry, AccountHealthStor
     return items.map(accountFromItem).sort((a, b) => a.email.localeCompare(b.email));
   }
 
+  /**
+   * Every account from the accounts index, eventually consistent: for the calibration, whose role reads account
+   * items through the index only, never the table (which holds credentials too).
+   */
+  async listIndexed(): Promise<RegisteredAccount[]> {
+    const accounts: RegisteredAccount[] = [];
+    const pages = paginateScan(
+      { client: this.client },
+      { TableName: this.tableName, IndexName: TABLE_SCHEMA.accountsByScope.name },
+    );
+    for await (const page of pages) accounts.push(...(page.Items ?? []).map(accountFromItem));
+    return accounts.sort((a, b) => a.email.localeCompare(b.email));
+  }
+
   /** Registers or updates an account's fields, leaving its health as the scanner last wrote it. */
   async put(account: TestAccount): Promise<void> {
     const { pk: _pk, sk: _sk, ...fields } = accountToItem(account);

@@ -1,0 +1,128 @@
+// Owns the scheduled calibration on AWS: the control sender's secret, a function with its own role that sends the
+// control message to every seed and keeps where it landed, its schedule, its dashboard row and its alarms.
+import { Duration, Validations } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type Dashboard,
+  GraphWidget,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { PROVIDERS } from '../../shared/providers/providerPreset';
+import { METRICS, METRICS_NAMESPACE, SERVICE_DIMENSION, SERVICES } from '../../shared/telemetry/metrics';
+import { functionEntry } from '../paths';
+import type { LogLevel } from '../settings';
+import { ServiceFunction, TABLE_ACCESS } from './ServiceFunction';
+import { serviceMetric, serviceSearch } from './serviceMetrics';
+
+export interface CalibrationProps {
+  table: ITable;
+  everyMs: number;
+  controlFrom: string;
+  /** A provider's control inbox rate under which its alarm fires. */
+  inboxThreshold: number;
+  common: { logRetention: RetentionDays; logLevel: LogLevel; tracing: boolean };
+  namePrefix: string;
+  dashboard: Dashboard;
+  alarmTopic: ITopic;
+  /** Why the runtime is pinned (cdk-nag's L1), as the stack says it for every function. */
+  runtimeReason: string;
+}
+
+/** Each control check lasts up to 5 minutes; the scopes run side by side, sending and recording around that. */
+const CALIBRATION_TIMEOUT = Duration.minutes(10);
+
+export class Calibration extends Construct {
+  readonly function: ServiceFunction;
+  readonly secret: Secret;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: CalibrationProps) {
+    super(scope, id);
+    const every = Duration.millis(props.everyMs);
+    this.secret = new Secret(this, 'ControlSender', {
+      description:
+        'The control sender: {"url": "smtps://user@smtp.example.com:465", "password": "…"}; DKIM is the ESP\'s job',
+    });
+    Validations.of(this.secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: "An ESP's SMTP password is issued by the ESP; the operator rotates it there and puts it here.",
+    });
+    this.function = new ServiceFunction(this, 'Function', {
+      ...props.common,
+      entry: functionEntry('calibrate'),
+      service: SERVICES.calibration,
+      description: 'Sends the control message to every seed and keeps where it landed',
+      timeout: CALIBRATION_TIMEOUT,
+      // One run at a time: a second would start control checks beside the first and count its seeds twice.
+      reservedConcurrentExecutions: 1,
+      retryAttempts: 0,
+      environment: { CONTROL_FROM: props.controlFrom, CONTROL_SENDER_SECRET_ID: this.secret.secretArn },
+    }).bindTable(props.table, TABLE_ACCESS.calibration);
+    this.secret.grantRead(this.function);
+    Validations.of(this.function).acknowledge({ id: 'AwsSolutions-L1', reason: props.runtimeReason });
+    new Rule(this, 'Schedule', {
+      description: `Runs the calibration every ${every.toHumanString()}`,
+      schedule: Schedule.rate(every),
+      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+    });
+
+    // One sample per seed per run: the period is the schedule's, so each point is one calibration.
+    const period = every.toMinutes() > 24 * 60 ? Duration.days(1) : every;
+    const action = new SnsAction(props.alarmTopic);
+    for (const provider of PROVIDERS) {
+      const alarm = new Alarm(this, `ControlInbox-${provider}`, {
+        alarmName: `${props.namePrefix}-ControlInbox-${provider}`,
+        alarmDescription: `The control message reached the inbox at ${provider} less often than the threshold: look at those seeds and the sending path (npm run admin -- accounts health)`,
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: METRICS.controlInbox.name,
+          dimensionsMap: {
+            [SERVICE_DIMENSION]: METRICS.controlInbox.service,
+            [METRICS.controlInbox.dimension]: provider,
+          },
+          statistic: 'Average',
+          period,
+        }),
+        threshold: props.inboxThreshold,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        // A provider with no seeds sends no data: nothing to alarm on.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      this.alarms.push(alarm);
+    }
+
+    props.dashboard.addWidgets(new TextWidget({ markdown: '## Calibration', width: 24, height: 1 }));
+    props.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Control inbox rate by provider',
+        left: [serviceSearch('controlInbox', 'Average', period)],
+        leftYAxis: { min: 0, max: 1 },
+        leftAnnotations: [{ value: props.inboxThreshold, label: 'alarm under' }],
+        width: 12,
+        height: 6,
+        period,
+      }),
+      new GraphWidget({
+        title: 'Suspect seeds',
+        left: [serviceMetric('suspectSeeds', { statistic: 'Maximum', period })],
+        width: 12,
+        height: 6,
+        period,
+      }),
+    );
+  }
+}

@@ -1,0 +1,20 @@
+// Owns the calibration's metrics on Lambda (CloudWatch EMF through Powertools, names from shared/telemetry/metrics.ts):
+// each control copy as 1 in the inbox or 0 by provider, whose Average is the control inbox rate, and the suspect count.
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { ControlRun, SeedCalibration } from '../../domain/seedHealth';
+import { METRICS } from '../../telemetry/metrics';
+
+export const emitCalibration = (
+  metrics: Metrics,
+  runs: readonly { run: ControlRun; entries: readonly SeedCalibration[] }[],
+): void => {
+  const inbox = METRICS.controlInbox;
+  for (const { entries } of runs)
+    for (const entry of entries)
+      metrics
+        .singleMetric()
+        .addDimension(inbox.dimension, entry.provider)
+        .addMetric(inbox.name, MetricUnit.Count, entry.placement === 'inbox' ? 1 : 0);
+  const suspect = runs.reduce((sum, { run }) => sum + run.suspect.length, 0);
+  metrics.singleMetric().addMetric(METRICS.suspectSeeds.name, MetricUnit.Count, suspect);
+};

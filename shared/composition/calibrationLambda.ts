@@ -1,0 +1,54 @@
+// Owns the calibration Lambda's wiring: settings read once, the control sender's secret read at the first run, and the
+// run's metrics. The table's stream wakes the scanner for each control check, so no scanner runs here.
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createDocumentClient } from '../adapters/dynamo/client';
+import { readControlSenderSecret } from '../adapters/smtp/controlSenderSecret';
+import { emitCalibration } from '../adapters/telemetry/calibrationMetrics';
+import { createMetrics } from '../adapters/telemetry/powertools';
+import { loadCalibrationConfig } from '../config';
+import { systemClock } from '../domain/clock';
+import { createLambdaLogger } from '../log';
+import { SERVICES } from '../telemetry/metrics';
+import { calibrate } from '../usecases/calibrate';
+import { composeCalibration } from './calibration';
+
+export const composeCalibrationLambda = () => {
+  const config = loadCalibrationConfig();
+  const log = createLambdaLogger(SERVICES.calibration, config.LOG_LEVEL);
+  const metrics = createMetrics(SERVICES.calibration);
+  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const secrets = new SecretsManagerClient({ region: config.AWS_REGION });
+  return {
+    /** One calibration of every scope; the secret is read each run, so a rotated password is used at once. */
+    run: async () => {
+      const secret = await readControlSenderSecret(secrets, config.CONTROL_SENDER_SECRET_ID);
+      const calibration = composeCalibration({
+        client,
+        tableName: config.TABLE_NAME,
+        clock: systemClock,
+        log,
+        sender: {
+          smtpUrl: secret.url,
+          password: secret.password,
+          from: config.CONTROL_FROM,
+          option: 'the control sender secret',
+        },
+      });
+      try {
+        const outcome = await calibrate(calibration.deps);
+        emitCalibration(metrics, outcome.calibrated);
+        for (const { scope, error } of outcome.failed) log.error('calibration failed', { scope, error });
+        const runs = outcome.calibrated.map(({ run }) => ({
+          scope: run.scope,
+          checkId: run.checkId,
+          byProvider: run.byProvider,
+          suspect: run.suspect.length,
+        }));
+        log.info('calibrated', { runs });
+        return { calibrated: runs.length, failed: outcome.failed.length };
+      } finally {
+        await calibration.close();
+      }
+    },
+  };
+};
