@@ -1,0 +1,116 @@
+// Owns asking one DNS list about one subject (an IP, or a domain's registrable part) and reading the answer as that
+// list documents it: listed (which sublist), refused (a rate limit or a blocked resolver: never "listed"), or
+// unknown; no answer at all (NXDOMAIN) is "not listed". Each list is a module of its own describing its codes.
+import { isIP } from 'node:net';
+import type { CheckDns } from '../checkDns';
+import { organizationalDomain } from '../dmarc';
+import type { DnsJudgement } from '../dnsJudgement';
+import { reversedIp } from '../ptr';
+
+/** What one answer (an A record) of a list means. */
+export type ListCode =
+  | { kind: 'listed'; what: string; family: string }
+  | { kind: 'refused'; why: string }
+  | { kind: 'undocumented' };
+
+export interface ListZoneSettings {
+  /** Replaces the list's public zone (a mirror, or the test zones). */
+  zone?: string | undefined;
+  /** A Spamhaus Data Query Service key: the Spamhaus lists are then asked through it. */
+  spamhausDqsKey?: string | undefined;
+}
+
+export interface DnsBlocklist {
+  id: string;
+  name: string;
+  subject: 'ip' | 'domain';
+  /** The list answers IPv6 queries (nibble-reversed, RFC 5782 section 2.4). */
+  ipv6: boolean;
+  zone(settings: ListZoneSettings): string;
+  read(code: string): ListCode;
+  source: string;
+}
+
+export interface BlocklistResult extends DnsJudgement {
+  list: string;
+  /** The IP or registrable domain asked about. */
+  subject: string;
+  /** What it is listed as (`SBL`, `PBL (ISP-maintained)`), empty unless listed. */
+  listings: string[];
+  /** The sublists it is on, lower-case (`sbl`, `xbl`, `pbl`): a dynamic IP is a different fix from a hijacked one. */
+  families: string[];
+}
+
+/** The last octet of a 127.0.0.0/8 answer, or undefined for any other answer. */
+export const loopbackOctets = (code: string): [number, number, number] | undefined => {
+  const match = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(code);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+};
+
+/** Spamhaus's answers to a query it will not serve (its DNSBL usage page): never a listing. */
+export const spamhausRefusal = (code: string): ListCode | undefined => {
+  if (code === '127.255.255.252') return { kind: 'refused', why: 'Spamhaus: typing error in the list name' };
+  if (code === '127.255.255.254')
+    return { kind: 'refused', why: 'Spamhaus: query through a public or open resolver' };
+  if (code === '127.255.255.255') return { kind: 'refused', why: 'Spamhaus: excessive number of queries' };
+  return undefined;
+};
+
+/** The name to ask: reversed octets or nibbles for an IP (RFC 5782 section 2.1), the registrable domain otherwise. */
+const queryPrefix = (list: DnsBlocklist, subject: string): string | undefined => {
+  if (list.subject === 'domain') return isIP(subject) === 0 ? organizationalDomain(subject) : undefined;
+  return reversedIp(subject);
+};
+
+export const checkBlocklist = async (
+  dns: CheckDns,
+  list: DnsBlocklist,
+  subject: string,
+  settings: ListZoneSettings = {},
+): Promise<BlocklistResult> => {
+  const base = { list: list.id, subject, listings: [], families: [], source: list.source };
+  if (list.subject === 'ip' && isIP(subject) === 6 && !list.ipv6)
+    return { ...base, judgement: 'unknown', reason: `${list.name} takes no IPv6 queries` };
+  const prefix = queryPrefix(list, subject);
+  if (prefix === undefined)
+    return { ...base, judgement: 'unknown', reason: `${subject} is not what ${list.name} lists` };
+  const asked = list.subject === 'domain' ? prefix : subject;
+  const answer = await dns.lookup(`${prefix}.${list.zone(settings)}`, 'A');
+  const named = { ...base, subject: asked };
+  if (answer.kind === 'unknown')
+    return { ...named, judgement: 'unknown', reason: `${list.name}: ${answer.reason}` };
+  if (answer.kind === 'none')
+    return { ...named, judgement: 'pass', reason: `${asked} is not on ${list.name}` };
+  const codes = answer.records.slice(0, 16);
+  // An answer outside 127.0.0.0/8 is no list's code: a resolver that rewrites NXDOMAIN made it up (RFC 5782 2.3).
+  if (codes.some((code) => loopbackOctets(code) === undefined))
+    return {
+      ...named,
+      judgement: 'unknown',
+      reason: `${list.name} answered outside 127.0.0.0/8: not a list answer`,
+    };
+  const readings = codes.map((code) => ({ code, reading: list.read(code) }));
+  const refused = readings.find(({ reading }) => reading.kind === 'refused');
+  if (refused?.reading.kind === 'refused')
+    return {
+      ...named,
+      judgement: 'unknown',
+      reason: `${list.name} refused the query (${refused.code}: ${refused.reading.why})`,
+    };
+  const listed = readings.flatMap(({ reading }) => (reading.kind === 'listed' ? [reading] : []));
+  if (listed.length === 0)
+    return {
+      ...named,
+      judgement: 'unknown',
+      reason: `${list.name} answered ${codes.join(', ')}, which it does not document`,
+    };
+  const listings = listed.map((reading) => reading.what);
+  const families = [...new Set(listed.map((reading) => reading.family))];
+  return {
+    ...named,
+    listings,
+    families,
+    judgement: 'fail',
+    reason: `${asked} is on ${list.name}: ${listings.join(', ')}`,
+  };
+};
