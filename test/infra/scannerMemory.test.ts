@@ -11,8 +11,12 @@ const scannerMemory = (context: Record<string, unknown>) => {
 };
 
 describe('scannerMemoryMb', () => {
-  it('sizes the scanner function, by default and when set', () => {
+  // Each synthesizes the whole app, which takes a while on a busy machine.
+  it('sizes the scanner function by default from the setting', { timeout: 120_000 }, () => {
     expect(scannerMemory({})).toBe(DEFAULT_SETTINGS.scannerMemoryMb);
+  });
+
+  it('sizes it as set with -c scannerMemoryMb', { timeout: 120_000 }, () => {
     expect(scannerMemory({ scannerMemoryMb: '1024' })).toBe(1024);
   });
 
