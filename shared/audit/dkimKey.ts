@@ -6,7 +6,7 @@ import type { CheckDns } from './checkDns';
 import { type DnsJudgement, MAX_RECORD_CHARS, recordsOf, tagList } from './dnsJudgement';
 
 const SOURCE = 'RFC 6376 (DKIM) section 3.6.1, RFC 8301, RFC 8463';
-export const RECOMMENDED_RSA_BITS = 2048;
+const RECOMMENDED_RSA_BITS = 2048;
 const MINIMUM_RSA_BITS = 1024;
 
 export interface DkimKeyAudit extends DnsJudgement {

@@ -37,7 +37,7 @@ const policyOf = (value: string | undefined): DmarcPolicy | undefined => {
 };
 
 /** A DMARC record's tags; undefined when it is not one (v=DMARC1 first, a valid p=). */
-export const parseDmarc = (text: string, at: string): DmarcRecord | undefined => {
+const parseDmarc = (text: string, at: string): DmarcRecord | undefined => {
   if (!/^v\s*=\s*DMARC1\s*(;|$)/.test(text)) return undefined;
   const tags = tagList(text.slice(0, MAX_RECORD_CHARS));
   const policy = policyOf(tags.get('p'));

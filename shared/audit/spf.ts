@@ -5,8 +5,8 @@ import type { CheckDns } from './checkDns';
 import { type DnsJudgement, MAX_RECORD_CHARS, recordsOf } from './dnsJudgement';
 
 const SOURCE = 'RFC 7208 (SPF), sections 4.5, 4.6.4 and 5.1';
-export const SPF_LOOKUP_LIMIT = 10;
-export const SPF_VOID_LIMIT = 2;
+const SPF_LOOKUP_LIMIT = 10;
+const SPF_VOID_LIMIT = 2;
 /** Counting stops past this many lookups (a loop of includes goes no further): the limit is long since exceeded. */
 const COUNT_CAP = 40;
 const MAX_TERMS = 64;

@@ -25,6 +25,7 @@ const PEERS: [string, RegExp][] = [
   ['the mail stack', /support\/mailStack|mailStack\.globalSetup/],
   ['DynamoDB Local', /'dynamodb-local'|support\/dynamoLocal/],
   ['Chromium', /from 'playwright-core'/],
+  ['the loopback DNS server', /\bstartDnsServer\(/],
 ];
 /** What says a file starts the repository's own entry points (npm start, the CLIs) as processes. */
 const ENTRY_PROCESSES = /\b(?:runEntry|runEntryWithStdin|spawnEntry)\b|floodProcess|runFairLoad/;

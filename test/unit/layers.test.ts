@@ -21,6 +21,8 @@ const ROOMS: [prefix: string, layer: number][] = [
   ['shared/providers/', 1],
   ['shared/scanner/', 1],
   ['shared/usecases/', 1],
+  // The sender audit: pure checks over a copy's facts and the check's DNS port.
+  ['shared/audit/', 1],
   ['shared/client/', 2],
   ['shared/adapters/', 2],
   ['shared/http/', 2],

@@ -19,7 +19,7 @@ export const surblMulti: DnsBlocklist = {
   read: (code): ListCode => {
     if (code === '127.0.0.1') return { kind: 'refused', why: 'SURBL: the querying resolver is blocked' };
     const octets = loopbackOctets(code);
-    if (!octets || octets[0] !== 0 || octets[1] !== 0) return { kind: 'undocumented' };
+    if (octets?.[0] !== 0 || octets[1] !== 0) return { kind: 'undocumented' };
     const mask = octets[2];
     const lists = BITS.filter(([bit]) => (mask & bit) !== 0).map(([, what]) => what);
     return lists.length > 0

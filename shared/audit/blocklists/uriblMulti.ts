@@ -17,7 +17,7 @@ export const uriblMulti: DnsBlocklist = {
   read: (code): ListCode => {
     if (code === '127.0.0.1') return { kind: 'refused', why: 'URIBL: query refused' };
     const octets = loopbackOctets(code);
-    if (!octets || octets[0] !== 0 || octets[1] !== 0) return { kind: 'undocumented' };
+    if (octets?.[0] !== 0 || octets[1] !== 0) return { kind: 'undocumented' };
     const lists = BITS.filter(([bit]) => (octets[2] & bit) !== 0).map(([, what]) => what);
     return lists.length > 0
       ? { kind: 'listed', what: `URIBL ${lists.join(' + ')}`, family: 'uribl' }
