@@ -93,6 +93,21 @@ const scanEnv = z.object({
 
 export type ScanConfig = z.infer<typeof scanEnv>;
 
+/** The webhook sender function's settings (AWS only: npm start runs the same sending code in-process). */
+const webhookEnv = z.object({
+  TABLE_NAME: nonEmpty(),
+  AWS_REGION: nonEmpty(),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  LOG_LEVEL: logLevel,
+  /** The SQS queue deliveries wait on between attempts. */
+  WEBHOOK_QUEUE_URL: z.url(),
+});
+
+export type WebhookConfig = z.infer<typeof webhookEnv>;
+
+export const loadWebhookConfig = (env: NodeJS.ProcessEnv = process.env): WebhookConfig =>
+  parseEnv(webhookEnv, env);
+
 export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig => parseEnv(scanEnv, env);
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(apiEnv, env);

@@ -22,6 +22,7 @@ import { ServiceApi } from '../constructs/ServiceApi';
 import { ServiceDashboard } from '../constructs/ServiceDashboard';
 import { ServiceFunction, TABLE_ACCESS } from '../constructs/ServiceFunction';
 import { SCANNER_RECURSIVE_LOOP, WAKE_UP_BATCHES } from '../constructs/scannerWakeUp';
+import { WebhookDelivery } from '../constructs/WebhookDelivery';
 import { functionEntry } from '../paths';
 import { CALIBRATION_OFF, hasAlarmDestination, NO_ALARM_DESTINATION, type Settings } from '../settings';
 
@@ -198,6 +199,9 @@ export class ServiceStack extends Stack {
       ],
     });
 
+    // Signed webhooks when checks end: their own function, role, retry queue and dead letters.
+    const webhooks = new WebhookDelivery(this, 'Webhooks', { table, ...common });
+    Validations.of(webhooks.sender).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     const functions = { start, get, fallback, scanner: this.scanner };
     this.functions = functions;
     for (const fn of Object.values(functions)) {
@@ -217,7 +221,7 @@ export class ServiceStack extends Stack {
     });
 
     // Every dead-letter queue of the stack, each with its own alarm and line on the dashboard.
-    const deadLetters = { Scanner: this.scannerDeadLetters };
+    const deadLetters = { Scanner: this.scannerDeadLetters, Webhooks: webhooks.deadLetters };
     const dashboard = new ServiceDashboard(this, 'Dashboard', {
       dashboardName: this.stackName,
       stage: api.stage,
@@ -253,6 +257,7 @@ export class ServiceStack extends Stack {
         runtimeReason: LATEST_RUNTIME_REASON,
       });
     } else Annotations.of(this).addInfo(CALIBRATION_OFF);
+    dashboard.dashboard.addWidgets(...webhooks.widgets());
     const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
     Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     new SafeDeploys(this, 'Deploys', {

@@ -6,7 +6,7 @@ export const METRICS_NAMESPACE = 'InboxPlacement';
 /** Powertools adds this dimension to every metric, valued with the function's POWERTOOLS_SERVICE_NAME. */
 export const SERVICE_DIMENSION = 'service';
 
-export const SERVICES = { api: 'api', scan: 'scan', calibration: 'calibration' } as const;
+export const SERVICES = { api: 'api', scan: 'scan', calibration: 'calibration', webhook: 'webhook' } as const;
 
 const DIMENSIONS = {
   category: 'Category',

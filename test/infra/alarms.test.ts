@@ -67,6 +67,7 @@ const minutes = (n: number) => n * 60;
 const EXPECTED: Record<string, [number, string, number, number, number, string]> = {
   ScannerHeartbeat: [1, 'LessThanThreshold', minutes(15), 1, 1, 'breaching'],
   ScannerDeadLetters: [1, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'ignore'],
+  WebhooksDeadLetters: [1, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'ignore'],
   ApiFunctionErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
   LambdaThrottles: [1, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
   TableThrottles: [1, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
