@@ -62,4 +62,6 @@ export const handler = middy(async (event: unknown, context: Context) => {
   if (report.stoppedBecause === 'deadline') await scan.invoker.handOver(shard);
   scan.log.info('scan loop ended', { wake, shard, ...report });
   return report;
-}).use(lambdaContext(scan.log));
+})
+  .use(lambdaContext(scan.log))
+  .use(scan.tracing);

@@ -26,9 +26,13 @@ const nonEmpty = () => z.string().check(z.minLength(1));
 
 const logLevel = z._default(z.enum(['debug', 'info', 'warn', 'error']), 'info');
 
+/** `true` where the deploy turned X-Ray on (-c tracing=true): the Powertools Tracer then records each invocation. */
+const traceEnabled = z._default(z.enum(['true', 'false']), 'false');
+
 /** The API's own settings, the same wherever it runs (Lambda, npm start). */
 const apiSettings = {
   LOG_LEVEL: logLevel,
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** Set by the Lambda runtime only: switches logs and metrics to Powertools. */
   AWS_LAMBDA_FUNCTION_NAME: z.optional(nonEmpty()),
   /** Checks one API key may start per minute; 0 turns the limit off. */
@@ -87,6 +91,7 @@ const scanEnv = z.object({
   GMAIL_TAB_GRACE_MS: tabGrace,
   /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */
   AWS_LAMBDA_FUNCTION_NAME: nonEmpty(),
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** The alias callers invoke (set by the stack): hand-overs and shards go through it, not to $LATEST. */
   LIVE_ALIAS: z.optional(nonEmpty()),
 });

@@ -9,6 +9,7 @@ import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
+import { tracing } from '../adapters/telemetry/tracing';
 import { type ApiConfig, loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
 import { systemClock } from '../domain/clock';
@@ -35,6 +36,9 @@ export const apiDeps = (): ApiDeps => {
   memo ??= buildApiDeps(loadApiConfig(), apiDocumentClient());
   return memo;
 };
+
+/** The API functions' outermost middleware: the X-Ray segment of each invocation, where the deploy turned it on. */
+export const apiTracing = () => tracing(SERVICES.api, loadApiConfig().POWERTOOLS_TRACE_ENABLED === 'true');
 
 /** The API's dependencies from its settings and its DynamoDB client: Lambda's wiring above, and npm start's. */
 export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient): ApiDeps => {

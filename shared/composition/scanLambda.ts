@@ -13,6 +13,7 @@ import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../adapters/ScannerInvoker';
 import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
+import { tracing } from '../adapters/telemetry/tracing';
 import type { ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
@@ -87,6 +88,8 @@ export const composeScanLambda = (config: ScanConfig) => {
   return {
     log,
     metrics,
+    /** The X-Ray segment of each invocation, where the deploy turned it on. */
+    tracing: tracing(SERVICES.scan, config.POWERTOOLS_TRACE_ENABLED === 'true'),
     scannerFor,
     invoker,
     wakeUp,

@@ -1,0 +1,36 @@
+// Owns the Powertools Tracer (X-Ray): a middy middleware opening each invocation's segment, on only where the
+// deploy turned tracing on (-c tracing=true sets POWERTOOLS_TRACE_ENABLED). The Tracer and the X-Ray SDK are
+// loaded at the first traced invocation, so a function deployed without tracing never initialises them.
+import type { MiddlewareObj } from '@middy/core';
+
+type Middleware = MiddlewareObj<unknown, unknown>;
+
+const loadTracing = async (service: string): Promise<Middleware> => {
+  const [{ Tracer }, { captureLambdaHandler }] = await Promise.all([
+    import('@aws-lambda-powertools/tracer'),
+    import('@aws-lambda-powertools/tracer/middleware'),
+  ]);
+  // Not the response: a check's results are the customer's data, and a trace is for timing.
+  return captureLambdaHandler(new Tracer({ serviceName: service }), { captureResponse: false }) as Middleware;
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: middy's middleware is generic over the event and result of each handler
+export const tracing = (service: string, enabled: boolean): MiddlewareObj<any, any> => {
+  if (!enabled) return {};
+  let loaded: Promise<Middleware> | undefined;
+  const middleware = () => {
+    loaded ??= loadTracing(service);
+    return loaded;
+  };
+  return {
+    before: async (request) => {
+      await (await middleware()).before?.(request);
+    },
+    after: async (request) => {
+      await (await middleware()).after?.(request);
+    },
+    onError: async (request) => {
+      await (await middleware()).onError?.(request);
+    },
+  };
+};
