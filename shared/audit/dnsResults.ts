@@ -1,0 +1,218 @@
+// Owns the DNS side of one check's audit: every DNS module (SPF, DMARC and alignment, DKIM keys, MX, BIMI, reverse
+// DNS, blocklists) run at once over the check's DNS, and what they found turned into findings, what they could not
+// judge into "not checked", and the facts the bulk-sender rule sets read.
+import { auditBimi } from './bimi';
+import {
+  type BlocklistResult,
+  checkBlocklist,
+  type DnsBlocklist,
+  type ListZoneSettings,
+} from './blocklists/blocklist';
+import { DOMAIN_BLOCKLISTS, IP_BLOCKLISTS } from './blocklists/defaultBlocklists';
+import type { CheckDns } from './checkDns';
+import { auditDkimKey } from './dkimKey';
+import { auditAlignment, auditDmarc, organizationalDomain } from './dmarc';
+import type { DnsJudgement } from './dnsJudgement';
+import { auditMx } from './mx';
+import { auditPtr } from './ptr';
+import { auditSpf } from './spf';
+import type { DnsFact, DnsResults, Finding, NotChecked, Severity } from './types';
+
+/** What the DNS side asks about, all read from the receiver's side of one copy or its headers. */
+export interface DnsSubjects {
+  fromDomain: string | undefined;
+  /** The Return-Path's domain: the domain SPF authenticates. */
+  returnPathDomain: string | undefined;
+  /** Each DKIM-Signature's d= and s=. */
+  dkim: readonly { domain: string; selector: string }[];
+  linkDomains: readonly string[];
+  /** The IP that handed the message to the receiver, from the receiver's own Received. */
+  sendingIp: string | undefined;
+}
+
+export interface DnsAuditOptions {
+  ipLists?: readonly DnsBlocklist[];
+  domainLists?: readonly DnsBlocklist[];
+  /** Per list id: another zone (a mirror; the test zones). */
+  zones?: Readonly<Record<string, string>>;
+  spamhausDqsKey?: string | undefined;
+}
+
+/** Bounds on what one copy may make the audit ask: its headers and links are the sender's to write. */
+const MAX_DKIM_SIGNATURES = 4;
+const MAX_LIST_DOMAINS = 10;
+
+interface Outcome {
+  findings: Finding[];
+  notChecked: NotChecked[];
+}
+
+const judged = (
+  outcome: Outcome,
+  id: string,
+  result: DnsJudgement,
+  finding: Omit<Finding, 'id' | 'title' | 'source'>,
+) => {
+  if (result.judgement === 'fail')
+    outcome.findings.push({ id, title: result.reason, source: result.source, ...finding });
+  if (result.judgement === 'unknown') outcome.notChecked.push({ id, why: result.reason });
+};
+
+const factOf = (result: DnsJudgement | undefined, missing: string): DnsFact => {
+  if (result === undefined) return { state: 'unknown', why: missing };
+  if (result.judgement === 'unknown') return { state: 'unknown', why: result.reason };
+  return { state: 'known', value: result.judgement === 'pass' };
+};
+
+/** What a listing asks the sender to do: a dynamic range (PBL), a spam source or hijacked host, or a listed domain. */
+const listingFinding = (result: BlocklistResult): Omit<Finding, 'id' | 'title' | 'source'> => {
+  const mattersFor = 'all' as const;
+  if (result.families.includes('pbl') && result.families.length === 1)
+    return {
+      severity: 'high',
+      fix: `Send through your provider's mail servers instead of directly from ${result.subject}, an end-user address range.`,
+      mattersFor,
+    };
+  if (result.families.includes('xbl'))
+    return {
+      severity: 'critical',
+      fix: `Find and clean the compromised host sending from ${result.subject}, then request removal from the list.`,
+      mattersFor,
+    };
+  if (result.families.some((family) => family === 'dbl' || family === 'surbl' || family === 'uribl'))
+    return {
+      severity: 'high',
+      fix: `Stop linking to ${result.subject} (or get it cleaned up and delisted): receivers judge mail by its domains.`,
+      mattersFor,
+    };
+  return {
+    severity: 'critical',
+    fix: `Stop the spam coming from ${result.subject} and request removal from the list once it has stopped.`,
+    mattersFor,
+  };
+};
+
+const blocklistOutcome = (outcome: Outcome, results: BlocklistResult[]) => {
+  for (const result of results) {
+    const id = `blocklist.${result.list}.${result.subject}`;
+    if (result.judgement === 'fail')
+      outcome.findings.push({ id, title: result.reason, source: result.source, ...listingFinding(result) });
+    if (result.judgement === 'unknown') outcome.notChecked.push({ id, why: result.reason });
+  }
+};
+
+const severity = (spfOrDmarc: DnsJudgement, severe: Severity, mild: Severity) =>
+  /no (SPF|DMARC) record|permerror|\+all/.test(spfOrDmarc.reason) ? severe : mild;
+
+/** Runs every DNS check of one copy at once; nothing here throws, every failure is a finding or a "not checked". */
+export const auditDns = async (
+  dns: CheckDns,
+  subjects: DnsSubjects,
+  options: DnsAuditOptions = {},
+): Promise<DnsResults> => {
+  const settings = (list: DnsBlocklist): ListZoneSettings => ({
+    zone: options.zones?.[list.id],
+    spamhausDqsKey: options.spamhausDqsKey,
+  });
+  const from = subjects.fromDomain;
+  const spfDomain = subjects.returnPathDomain ?? from;
+  const signatures = subjects.dkim.slice(0, MAX_DKIM_SIGNATURES);
+  const listDomains = [
+    ...new Set(
+      [from, subjects.returnPathDomain, ...signatures.map((s) => s.domain), ...subjects.linkDomains]
+        .filter((domain): domain is string => domain !== undefined)
+        .map(organizationalDomain),
+    ),
+  ].slice(0, MAX_LIST_DOMAINS);
+  const ip = subjects.sendingIp;
+  const [spf, dmarc, mx, bimi, ptr, keys, ipListings, domainListings] = await Promise.all([
+    spfDomain ? auditSpf(dns, spfDomain) : undefined,
+    from ? auditDmarc(dns, from) : undefined,
+    from ? auditMx(dns, from) : undefined,
+    from ? auditBimi(dns, from) : undefined,
+    ip ? auditPtr(dns, ip) : undefined,
+    Promise.all(signatures.map((s) => auditDkimKey(dns, s.domain, s.selector))),
+    ip
+      ? Promise.all(
+          (options.ipLists ?? IP_BLOCKLISTS).map((list) => checkBlocklist(dns, list, ip, settings(list))),
+        )
+      : [],
+    Promise.all(
+      listDomains.flatMap((domain) =>
+        (options.domainLists ?? DOMAIN_BLOCKLISTS).map((list) =>
+          checkBlocklist(dns, list, domain, settings(list)),
+        ),
+      ),
+    ),
+  ]);
+  const alignment =
+    from && dmarc && dmarc.judgement !== 'unknown'
+      ? auditAlignment(
+          {
+            fromDomain: from,
+            spfDomain: subjects.returnPathDomain,
+            dkimDomains: signatures.map((s) => s.domain),
+          },
+          dmarc.record,
+        )
+      : undefined;
+  const outcome: Outcome = { findings: [], notChecked: [] };
+  if (!from) outcome.notChecked.push({ id: 'dns.from', why: 'no single From domain to look up' });
+  if (!ip) outcome.notChecked.push({ id: 'dns.ptr', why: "the receiver's Received names no sending IP" });
+  const all = 'all' as const;
+  if (spf)
+    judged(outcome, 'dns.spf', spf, {
+      severity: severity(spf, 'high', 'medium'),
+      fix: 'Publish one SPF record listing your senders, within 10 DNS lookups and 2 void lookups, ending in ~all or -all.',
+      mattersFor: all,
+    });
+  if (dmarc)
+    judged(outcome, 'dns.dmarc', dmarc, {
+      severity: severity(dmarc, 'high', 'medium'),
+      fix: `Publish a DMARC record at _dmarc.${from} and move to p=quarantine or p=reject once its reports show your mail aligned.`,
+      mattersFor: all,
+    });
+  if (alignment)
+    judged(outcome, 'dns.dmarc-alignment', alignment, {
+      severity: 'high',
+      fix: `Sign with DKIM d=${from} or send with a Return-Path in ${from}, so DMARC can pass.`,
+      mattersFor: all,
+    });
+  for (const [at, key] of keys.entries())
+    judged(outcome, `dns.dkim-key.${signatures[at]?.selector}.${signatures[at]?.domain}`, key, {
+      severity: key.bits !== undefined && key.bits >= 1024 ? 'medium' : 'high',
+      fix: 'Publish a 2048-bit RSA key under a new selector and sign with it.',
+      mattersFor: all,
+    });
+  if (mx)
+    judged(outcome, 'dns.mx', mx, {
+      severity: 'low',
+      fix: `Publish an MX record for ${from} so replies and bounces reach you.`,
+      mattersFor: all,
+    });
+  if (bimi)
+    judged(outcome, 'dns.bimi', bimi, {
+      severity: 'info',
+      fix: `Publish a BIMI record at default._bimi.${from} with an https SVG logo, once DMARC is at enforcement.`,
+      mattersFor: ['gmail', 'yahoo', 'aol', 'icloud'],
+    });
+  if (ptr)
+    judged(outcome, 'dns.ptr', ptr, {
+      severity: 'high',
+      fix: `Have the owner of ${ip} set a PTR naming a host that resolves back to ${ip}.`,
+      mattersFor: all,
+    });
+  blocklistOutcome(outcome, [...ipListings, ...domainListings]);
+  const noFrom = 'no single From domain to look up';
+  return {
+    ...outcome,
+    dmarcPublished:
+      dmarc?.judgement === 'unknown'
+        ? factOf(dmarc, noFrom)
+        : dmarc
+          ? { state: 'known', value: dmarc.record !== undefined }
+          : factOf(undefined, noFrom),
+    dmarcAligned: factOf(alignment, dmarc?.judgement === 'unknown' ? dmarc.reason : noFrom),
+    fcrdns: factOf(ptr, "the receiver's Received names no sending IP"),
+  };
+};
