@@ -55,7 +55,8 @@ sending:  --smtp URL          smtp://[user[:pass]@]host[:port] (default port 587
           --no-send           send nothing: print the addresses (one per line; with --json a first JSON line
                               {check_id, accounts}) and only wait; send ONE message to all of them at once
 result:   --json              one JSON object on stdout instead of the tables:
-                              {check_id, status, received, total, inbox_rate, results, elapsed_ms, report}
+                              {check_id, status, received, total, inbox_rate, results, elapsed_ms, report,
+                              look_first: where the message went to spam, what to look at first beside the control}
           --html FILE         also write the placement report as one self-contained HTML page
           --min-inbox R       exit 3 when the inbox rate is below R (0 to 1, or a percentage such as 80%)
 gate:     --assert EXPR       repeatable; each must hold, e.g. 'gmail.inbox >= 0.8', 'outlook.spam == 0',
