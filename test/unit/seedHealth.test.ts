@@ -22,7 +22,14 @@ const history = (...placements: SeedPlacement[]): SeedCalibration[] =>
     checkId: `c${index}`,
     at: index * HOUR,
     placement,
-    category: placement === 'missing' ? 'pending' : placement === 'inbox' ? 'primary' : placement,
+    category:
+      placement === 'missing'
+        ? 'pending'
+        : placement === 'inbox'
+          ? 'primary'
+          : placement === 'other'
+            ? 'promotions'
+            : 'spam',
     deliveredAt: placement === 'missing' ? undefined : index * HOUR + 1000,
     detectedAt: placement === 'missing' ? undefined : index * HOUR + 2000,
     loginFailures: 0,
@@ -105,8 +112,11 @@ describe('what to look at first', () => {
     expect(controlLines(report).join('\n')).toContain('suspect seeds (shown, left out of the rates):');
   });
 
-  it('prints nothing where the service keeps no control history', () => {
+  it('prints nothing until a calibration ran in the scope', () => {
     expect(controlLines(sampleReport())).toEqual([]);
+    const uncalibrated = sampleReport();
+    for (const summary of Object.values(uncalibrated.summary.by_provider)) summary.control = null;
+    expect(controlLines(uncalibrated)).toEqual([]);
     expect(lookFirst(sampleReport())[0]).toMatchObject({ order: ['message'], because: 'no-control' });
   });
 });

@@ -41,10 +41,10 @@ const readingText = (reading: ProviderReading): string => {
   }
 };
 
-/** Empty when the service keeps no control history (no provider carries a control field). */
+/** Empty until a calibration ran in the scope (no provider has a control): nothing to set beside. */
 export const controlLines = (report: PlacementReport): string[] => {
   const providers = Object.entries(report.summary.by_provider);
-  if (!providers.some(([, summary]) => summary.control !== undefined)) return [];
+  if (!providers.some(([, summary]) => summary.control)) return [];
   const suspect = report.accounts.filter((account) => account.suspect === true);
   const readings = lookFirst(report);
   return [
