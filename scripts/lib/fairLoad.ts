@@ -45,7 +45,7 @@ const p99 = (samples: number[]): number => {
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /** Starts the flood process; `window` runs `during` with the flood on and answers what the flood sent. */
-const startFlood = async (spec: FloodSpec) => {
+export const startFlood = async (spec: FloodSpec) => {
   const child = spawnNode(FLOOD, [], { FLOOD: JSON.stringify(spec) });
   const lines = createInterface({ input: child.stdout });
   const queue: string[] = [];

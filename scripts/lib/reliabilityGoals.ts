@@ -1,6 +1,13 @@
 // Owns the load, property, fairness, linear-parsing and kill-restart goals (RELIABILITY.md and BENCHMARKS.md).
 import { BENCH, type Goal, get, ms, num } from './goalReading';
 
+/** A refused request's CPU with the screen before the handler pipeline and without; runs from before it have none. */
+const refusalCpu = (r: Record<string, unknown>): string => {
+  const us = (path: string) => num(r, `refusalCpu.microseconds.${path}`);
+  if (!Number.isFinite(us('screened.madeUp'))) return '';
+  return `; CPU per refused request, screened before the handler pipeline vs not (same run): made-up key ${us('screened.madeUp')} vs ${us('unscreened.madeUp')} µs (${num(r, 'refusalCpu.ratio.madeUp')} ×), key past its read limit ${us('screened.overLimit')} vs ${us('unscreened.overLimit')} µs (${num(r, 'refusalCpu.ratio.overLimit')} ×)`;
+};
+
 export const RELIABILITY_GOALS: Goal[] = [
   {
     section: 'load',
@@ -31,7 +38,7 @@ export const RELIABILITY_GOALS: Goal[] = [
     goal: "Fairness under npm start: while one key floods GET at 10 × its read limit and made-up keys flood, a second key's start and GET p99 ≤ 1.5 × the same run's unloaded p99",
     command: `${BENCH} fairness`,
     read: (r) => ({
-      measured: `GET p99 ${num(r, 'getP99UnloadedMs')} → ${num(r, 'getP99LoadedMs')} ms (${num(r, 'getRatio')} ×), start p99 ${num(r, 'startP99UnloadedMs')} → ${num(r, 'startP99LoadedMs')} ms (${num(r, 'startRatio')} ×); flooder ${num(r, 'flooderPerSecond')}/s, ${num(r, 'flooderRefused')} refused with 429, ${num(r, 'flooderServed')} served; made-up keys ${num(r, 'madeUpPerSecond')}/s, ${num(r, 'madeUp401')} × 401; server CPU ${num(r, 'serverCpuUnloadedMsPerS')} → ${num(r, 'serverCpuLoadedMsPerS')} ms/s`,
+      measured: `GET p99 ${num(r, 'getP99UnloadedMs')} → ${num(r, 'getP99LoadedMs')} ms (${num(r, 'getRatio')} ×), start p99 ${num(r, 'startP99UnloadedMs')} → ${num(r, 'startP99LoadedMs')} ms (${num(r, 'startRatio')} ×); flooder ${num(r, 'flooderPerSecond')}/s, ${num(r, 'flooderRefused')} refused with 429, ${num(r, 'flooderServed')} served; made-up keys ${num(r, 'madeUpPerSecond')}/s, ${num(r, 'madeUp401')} × 401; server CPU ${num(r, 'serverCpuUnloadedMsPerS')} → ${num(r, 'serverCpuLoadedMsPerS')} ms/s${refusalCpu(r)}`,
       pass:
         num(r, 'getRatio') <= 1.5 &&
         num(r, 'startRatio') <= 1.5 &&
