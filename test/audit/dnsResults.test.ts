@@ -6,6 +6,8 @@ import { TEST_LIST_ZONES } from '../../scripts/lib/testZones';
 import { nodeDnsResolver } from '../../shared/adapters/dns/nodeDnsResolver';
 import { createCheckDns } from '../../shared/audit/checkDns';
 import { auditDns, type DnsSubjects } from '../../shared/audit/dnsResults';
+import { composeAuditDns } from '../../shared/composition/auditDns';
+import { loadAuditDnsSettings } from '../../shared/config';
 import { systemClock } from '../../shared/domain/clock';
 
 let server: DnsServer;
@@ -95,5 +97,16 @@ describe('the DNS side of the audit', () => {
     ).toBe(true);
     for (const fact of [results.dmarcPublished, results.dmarcAligned, results.fcrdns])
       expect(fact.state).toBe('unknown');
+  });
+
+  it('composed from the settings: the loopback server named in DNS_SERVERS, the budget from DNS_BUDGET_MS', async () => {
+    const composed = composeAuditDns(
+      loadAuditDnsSettings({ DNS_SERVERS: server.address, DNS_BUDGET_MS: '1500' }),
+    );
+    const dns = composed.openCheckDns();
+    const results = await auditDns(dns, clean, { ...composed.options, zones });
+    dns.close();
+    expect(results.findings).toEqual([]);
+    expect(results.fcrdns).toEqual({ state: 'known', value: true });
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_RECORDS } from '../../scripts/lib/testZones';
 import { dnsTable, originOf, zoneFiles } from '../../scripts/lib/zoneFiles';
+import { tableResolver } from '../../scripts/mail-stack/authFilter';
 
 describe('test DNS zones', () => {
   it('puts each record in the longest zone it ends with, and no record outside every zone', () => {
@@ -28,5 +29,12 @@ describe('test DNS zones', () => {
     expect(table['sender.test']?.TXT).toEqual(['v=spf1 ip4:127.0.0.1 -all']);
     expect(table['_dmarc.sender.test']?.TXT).toEqual(['v=DMARC1; p=reject; adkim=r; aspf=r']);
     expect(table['offsite.test']?.TXT).toEqual(['v=spf1 ip4:192.0.2.1 -all']);
+  });
+
+  it("answers mailauth's MX lookups as node:dns does, for SPF's mx mechanism", async () => {
+    const resolve = tableResolver(dnsTable());
+    await expect(resolve('sender.test', 'MX')).resolves.toEqual([
+      { priority: 10, exchange: 'mx.sender.test' },
+    ]);
   });
 });
