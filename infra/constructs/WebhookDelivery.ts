@@ -18,7 +18,7 @@ import { type KeyGrant, tableStatements } from '../tableKeys';
 import { ServiceFunction } from './ServiceFunction';
 
 /** Deliveries and webhook secrets read; only a delivery written (its attempts and state). */
-export const WEBHOOK_TABLE_ACCESS = {
+const WEBHOOK_TABLE_ACCESS = {
   actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
   keys: { read: ['webhook', 'webhookSecrets'], write: ['webhook'] } satisfies KeyGrant,
 } as const;

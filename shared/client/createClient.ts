@@ -29,6 +29,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+export interface StartOptions extends RequestOptions {
+  /** Where to send the signed webhook when the check ends (an addition to the contract). */
+  callbackUrl?: string;
+}
+
 export interface WaitOptions extends PollIntervalOptions, RequestOptions {
   /** Called with every check read, the last one (not pending) included. */
   onProgress?: (check: CheckView) => void;
@@ -39,7 +44,8 @@ export interface WaitOptions extends PollIntervalOptions, RequestOptions {
 }
 
 export interface InboxPlacementClient {
-  startCheck(options?: RequestOptions): Promise<StartedCheck>;
+  /** With `callbackUrl`, the service POSTs a signed webhook there when the check ends (see verifyWebhook). */
+  startCheck(options?: StartOptions): Promise<StartedCheck>;
   getCheck(checkId: string, options?: RequestOptions): Promise<CheckView>;
   /** Polls GET, at once and then every interval, until the status is `complete` or `timeout`. */
   waitForCheck(checkId: string, options?: WaitOptions): Promise<CheckView>;
@@ -109,6 +115,7 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     path: string,
     signal: AbortSignal | undefined,
     errorFor: (status: number, detail: string) => ApiError,
+    json?: unknown,
   ): Promise<{ url: string; status: number; body: unknown }> => {
     const url = `${root}${path}`;
     if (signal?.aborted) throw abortReason(signal);
@@ -123,7 +130,13 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     let status: number;
     let text: string;
     try {
-      const response = await fetchImpl(url, { method, headers, signal: controller.signal });
+      const response = await fetchImpl(url, {
+        method,
+        signal: controller.signal,
+        ...(json === undefined
+          ? { headers }
+          : { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(json) }),
+      });
       status = response.status;
       text = await response.text();
     } catch (error) {
@@ -149,9 +162,13 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
     throw errorFor(status, detail);
   };
 
-  const startCheck = async ({ signal }: RequestOptions = {}): Promise<StartedCheck> => {
-    const { url, status, body } = await request('POST', '/api/spam-check/start', signal, (code, detail) =>
-      code === 404 ? new NoAccountsInScopeError(detail) : new ApiError(code, detail),
+  const startCheck = async ({ signal, callbackUrl }: StartOptions = {}): Promise<StartedCheck> => {
+    const { url, status, body } = await request(
+      'POST',
+      '/api/spam-check/start',
+      signal,
+      (code, detail) => (code === 404 ? new NoAccountsInScopeError(detail) : new ApiError(code, detail)),
+      callbackUrl === undefined ? undefined : { callback_url: callbackUrl },
     );
     const problem = startedCheckProblem(body);
     if (problem) throw new BadResponseError(url, status, `not a start response: ${problem}`);

@@ -23,6 +23,7 @@ export {
   createClient,
   type InboxPlacementClient,
   type RequestOptions,
+  type StartOptions,
   type WaitOptions,
 } from './createClient';
 export { POLL_INTERVAL_MS, type PollIntervalOptions, pollIntervalOf } from './pollInterval';
@@ -46,3 +47,4 @@ export {
   inboxRate,
   type StartedCheck,
 } from './resources';
+export { verifyWebhook, type WebhookPayload, WebhookVerificationError } from './verifyWebhook';

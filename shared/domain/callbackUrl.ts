@@ -6,10 +6,10 @@ import { type CallbackPolicy, isLoopbackAddress, isPublicAddress } from './publi
 
 /** A start body is one small object; anything longer is refused before it is parsed. */
 export const MAX_START_BODY_BYTES = 4096;
-export const MAX_CALLBACK_URL_LENGTH = 2048;
+const MAX_CALLBACK_URL_LENGTH = 2048;
 
 /** A start body that is not what the contract's addition allows: 400 with what is wrong. */
-export class InvalidStartBodyError extends DomainError {
+class InvalidStartBodyError extends DomainError {
   readonly status = 400;
   constructor(readonly detail: string) {
     super(detail);
@@ -27,7 +27,7 @@ const refuse = (problem: string): never => {
 const isLoopbackName = (host: string) => host === 'localhost' || isLoopbackAddress(host);
 
 /** The callback URL as it will be called (no fragment), or InvalidStartBodyError saying why it may not be. */
-export const validateCallbackUrl = (value: unknown, policy: CallbackPolicy): string => {
+const validateCallbackUrl = (value: unknown, policy: CallbackPolicy): string => {
   if (typeof value !== 'string') return refuse('callback_url must be a string');
   if (value.length > MAX_CALLBACK_URL_LENGTH)
     return refuse(`callback_url is longer than ${MAX_CALLBACK_URL_LENGTH} characters`);

@@ -33,10 +33,10 @@ export interface WebhookDelivery {
   attempts: WebhookAttempt[];
 }
 
-export const webhookIdOf = (checkId: string): string => `msg_${checkId}`;
+const webhookIdOf = (checkId: string): string => `msg_${checkId}`;
 
 /** The payload of a check that has ended (complete or timeout at `now`). */
-export const webhookPayloadOf = (check: Check, reportUrl: string, now: number): WebhookPayload => ({
+const webhookPayloadOf = (check: Check, reportUrl: string, now: number): WebhookPayload => ({
   ...viewOf(check, now),
   report_url: reportUrl,
 });

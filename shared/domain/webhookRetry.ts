@@ -11,7 +11,7 @@ const GROWTH = 3;
 /** No single wait is longer: a receiver back after an outage is reached within this. */
 export const MAX_DELAY_MS = 6 * HOUR;
 /** Attempts kept on record and shown in the report; the window ends long before. */
-export const MAX_ATTEMPTS = 30;
+const MAX_ATTEMPTS = 30;
 
 /** What an attempt's outcome means for the delivery. */
 export const verdictOf = (outcome: PostOutcome): 'delivered' | 'retry' | 'give-up' => {

@@ -10,15 +10,12 @@ export interface WebhookSecret {
 }
 
 const PREFIX = 'whsec_';
-const SECRET = /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/;
 /** How long a replaced secret keeps signing, so receivers can switch without losing a delivery. */
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 /** Secrets kept per key at once; rotating more often than overlaps end drops the oldest. */
 const MAX_SECRETS = 3;
 
 export const generateWebhookSecret = (): string => `${PREFIX}${randomBytes(32).toString('base64')}`;
-
-export const isWebhookSecret = (text: string): boolean => SECRET.test(text);
 
 /** The secrets that sign at `now`, newest first. */
 export const signingSecrets = (secrets: readonly WebhookSecret[], now: number): string[] =>

@@ -12,7 +12,7 @@ export interface WebhookView {
   attempts: { at: string; status: number | null; error: string | null }[];
 }
 
-export const webhookViewOf = (delivery: WebhookDelivery): WebhookView => ({
+const webhookViewOf = (delivery: WebhookDelivery): WebhookView => ({
   webhook_id: delivery.webhookId,
   url: delivery.url,
   state: delivery.state,

@@ -25,7 +25,7 @@ export interface PosterOptions {
   maxBodyBytes?: number;
 }
 
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 4096;
 
 const systemLookup = async (hostname: string): Promise<ResolvedAddress[]> =>

@@ -4,7 +4,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { RetryQueue } from '../../usecases/deliverWebhookQueued';
 
 /** SQS's longest message delay. */
-export const MAX_SQS_DELAY_SECONDS = 900;
+const MAX_SQS_DELAY_SECONDS = 900;
 
 export class SqsRetryQueue implements RetryQueue {
   constructor(
