@@ -2,12 +2,11 @@
 // POWERTOOLS_TRACE_ENABLED only when the deploy asks for it (-c tracing=true), cdk-nag clean either way.
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
+import { propOf, type Resource, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
 
 const functionsOf = (built: SynthesizedApp) =>
   Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::Function'));
-const envOf = (fn: { Properties?: Record<string, unknown> }) =>
-  (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+const envOf = (fn: Resource) => propOf<{ Variables: Record<string, unknown> }>(fn, 'Environment').Variables;
 
 describe('logging and tracing', () => {
   let plain: SynthesizedApp;
