@@ -13,7 +13,7 @@ const MAX_COUNTED = 16;
 const DOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,62}\.){1,126}[a-z0-9-]{1,63}$/;
 
 /** The domain of a From value holding one address (`Name <a@b>` or `a@b`), lower-cased; undefined otherwise. */
-export const addressDomainOf = (value: string): string | undefined => {
+const addressDomainOf = (value: string): string | undefined => {
   const open = value.lastIndexOf('<');
   const close = open === -1 ? -1 : value.indexOf('>', open);
   const address = (open !== -1 && close !== -1 ? value.slice(open + 1, close) : value).trim();

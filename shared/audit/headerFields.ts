@@ -15,12 +15,16 @@ const patternOf = (name: string): RegExp => {
   return pattern;
 };
 
-/** Up to `max` values of `name`, topmost first, each at most `cap` raw characters; `count` counts them all. */
+/**
+ * Up to `max` values of `name`, topmost first, each at most `cap` raw characters; `count` counts them all, unless
+ * `countAll` is false: then the pass stops at the `max`th.
+ */
 export const fieldValues = (
   block: string,
   name: string,
   max: number,
   cap: number,
+  countAll = true,
 ): { values: string[]; count: number } => {
   const pattern = patternOf(name);
   pattern.lastIndex = 0;
@@ -35,6 +39,7 @@ export const fieldValues = (
         values.push(
           unfolded(block, { ...field, valueEnd: Math.min(field.valueEnd, field.valueStart + cap) }),
         );
+      if (!countAll && values.length >= max) break;
     }
     pattern.lastIndex = Math.max(pattern.lastIndex, field.end - 1);
   }

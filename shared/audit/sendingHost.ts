@@ -119,7 +119,7 @@ const tlsOf = (hop: Hop): boolean | undefined => {
  */
 export const sendingHostOf = (block: string, provider: string): SendingHost | undefined => {
   const domains = RECEIVING_DOMAINS[provider] ?? [];
-  const { values } = fieldValues(block, 'received', MAX_HOPS, MAX_RECEIVED);
+  const { values } = fieldValues(block, 'received', MAX_HOPS, MAX_RECEIVED, false);
   let previous: Hop | undefined;
   for (const value of values) {
     const hop = parseHop(value);

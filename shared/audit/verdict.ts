@@ -20,7 +20,7 @@ export const SEVERITY_POINTS: Readonly<Record<Severity, number>> = {
   info: 0,
 };
 /** Findings listed to fix first: a short list people act on. */
-export const FIX_FIRST_LENGTH = 5;
+const FIX_FIRST_LENGTH = 5;
 /** How much a finding counts when every copy at the providers it matters to reached the inbox. */
 const INBOX_FACTOR = 0.2;
 /** How much it counts when none of the check's copies went to a provider it matters to. */

@@ -36,7 +36,7 @@ export const cleanHeaders = (): string[] => [
 
 export const CLEAN_TEXT = 'Hello from the shop. This week we have new arrivals in every department.';
 
-export const cleanHtml = (): string =>
+const cleanHtml = (): string =>
   `<html><body><p>${'Hello from the shop. This week we have new arrivals in every department. '.repeat(6)}</p>` +
   '<p><a href="https://shop.example.com/new">See what is new at shop.example.com</a></p>' +
   '<img src="https://shop.example.com/banner.png" width="600" height="200" alt="New arrivals">' +

@@ -3,9 +3,9 @@
 import type { ContentCheck } from './contentCheck';
 
 /** Below this many characters of visible text, a message with images is "image-only". */
-export const IMAGE_ONLY_TEXT = 200;
+const IMAGE_ONLY_TEXT = 200;
 /** Fewer characters of text than this per image is a low text-to-image ratio. */
-export const TEXT_PER_IMAGE = 100;
+const TEXT_PER_IMAGE = 100;
 
 const SOURCE = "SpamAssassin's HTML_IMAGE_ONLY_* and HTML_IMAGE_RATIO_* rules";
 

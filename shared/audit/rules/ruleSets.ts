@@ -7,7 +7,7 @@ import { ITEM_TEXT, judgeItems, type RuleItemId } from './ruleItems';
 import type { RuleSet } from './ruleSet';
 import { yahooRules } from './yahoo';
 
-export const RULE_SETS: readonly RuleSet[] = [gmailRules, yahooRules, microsoftRules];
+const RULE_SETS: readonly RuleSet[] = [gmailRules, yahooRules, microsoftRules];
 
 export const judgeRuleSets = (
   copy: CopyFacts,
