@@ -27,6 +27,10 @@ const addressDomainOf = (value: string): string | undefined => {
   return domain.length <= 253 && DOMAIN.test(domain) ? domain : undefined;
 };
 
+/** The domain of `<a@b>`; undefined for the null path `<>` or junk. */
+const returnPathDomainOf = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === '<>' ? undefined : addressDomainOf(value);
+
 /** The URIs of a List-Unsubscribe value, each inside angle brackets (RFC 2369), at most a few. */
 const unsubscribeUris = (value: string): string[] => {
   const uris: string[] = [];
@@ -41,8 +45,9 @@ const unsubscribeUris = (value: string): string[] => {
 };
 
 /** The d= and h= tags of a DKIM-Signature value (RFC 6376 section 3.5), white space removed. */
-const signatureOf = (value: string): { domain: string; signedHeaders: string[] } | undefined => {
+const signatureOf = (value: string): HeaderFacts['dkimSignatures'][number] | undefined => {
   let domain: string | undefined;
+  let selector: string | undefined;
   let signedHeaders: string[] = [];
   for (const tag of value.split(';')) {
     const eq = tag.indexOf('=');
@@ -50,13 +55,14 @@ const signatureOf = (value: string): { domain: string; signedHeaders: string[] }
     const name = tag.slice(0, eq).trim().toLowerCase();
     const content = tag.slice(eq + 1).replace(/\s+/g, '');
     if (name === 'd') domain = content.toLowerCase();
+    else if (name === 's') selector = content.toLowerCase();
     else if (name === 'h')
       signedHeaders = content
         .toLowerCase()
         .split(':')
         .filter((h) => h !== '');
   }
-  return domain === undefined ? undefined : { domain, signedHeaders };
+  return domain === undefined ? undefined : { domain, selector, signedHeaders };
 };
 
 export const headerFactsOf = (block: string): HeaderFacts => {
@@ -69,6 +75,7 @@ export const headerFactsOf = (block: string): HeaderFacts => {
     fromCount: Math.min(from.count, MAX_COUNTED),
     fromDomain:
       from.count === 1 && from.values[0] !== undefined ? addressDomainOf(from.values[0]) : undefined,
+    returnPathDomain: returnPathDomainOf(fieldValues(block, 'return-path', 1, LINE_CAP, false).values[0]),
     dateCount: Math.min(fieldValues(block, 'date', 1, LINE_CAP).count, MAX_COUNTED),
     messageIdCount: Math.min(fieldValues(block, 'message-id', 1, LINE_CAP).count, MAX_COUNTED),
     unsubscribeHttps: uris.filter((uri) => uri.toLowerCase().startsWith('https://')),

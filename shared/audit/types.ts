@@ -74,8 +74,14 @@ export interface HeaderFacts {
   unsubscribeMailto: boolean;
   /** List-Unsubscribe-Post reads exactly `List-Unsubscribe=One-Click`. */
   oneClickPost: boolean;
-  /** Header names (lower-cased) covered by each DKIM-Signature's h= tag, with its d=. */
-  dkimSignatures: readonly { domain: string; signedHeaders: readonly string[] }[];
+  /** The topmost Return-Path's domain (the receiver's delivery agent writes it from MAIL FROM), lower-cased. */
+  returnPathDomain: string | undefined;
+  /** Header names (lower-cased) covered by each DKIM-Signature's h= tag, with its d= and s=. */
+  dkimSignatures: readonly {
+    domain: string;
+    selector: string | undefined;
+    signedHeaders: readonly string[];
+  }[];
 }
 
 /** One link of the HTML part. */

@@ -24,6 +24,7 @@ export const GMAIL_RECEIVED = [
 const SIGNED = 'from:to:subject:date:message-id:list-unsubscribe:list-unsubscribe-post';
 
 export const cleanHeaders = (): string[] => [
+  'Return-Path: <bounces+1@mail.shop.example.com>',
   'From: Shop <news@shop.example.com>',
   'To: seed@gmail.com',
   'Subject: This week at the shop',

@@ -1,8 +1,11 @@
 // The sending host is read only from the receiver's own Received run, down to the first hop from outside: a
-// Received the sender wrote (below it) never changes the IP, and the hop's TLS is read from what the receiver wrote.
+// Received the sender wrote (below it) never changes the IP, and the hop's TLS is read from what the receiver wrote;
+// and what the DNS side is asked about for a copy.
 import { describe, expect, it } from 'vitest';
+import { copyFactsOf } from '../../shared/audit/audit';
+import { dnsSubjectsOf } from '../../shared/audit/dnsSubjects';
 import { sendingHostOf } from '../../shared/audit/sendingHost';
-import { GMAIL_RECEIVED } from '../support/auditMessage';
+import { cleanParts, GMAIL_RECEIVED, sourceOf } from '../support/auditMessage';
 
 const block = (...lines: string[]) => [...lines, 'From: a@shop.example.com', 'Subject: x'].join('\r\n');
 
@@ -51,5 +54,22 @@ describe('sending host', () => {
     const v6 =
       'Received: from mail.shop.example.com (mail.shop.example.com [IPv6:2001:db8::25]) by mx.google.com id q; Mon, 1 Jan 2024';
     expect(sendingHostOf(block(v6), 'gmail')).toEqual({ ip: '2001:db8::25', tls: undefined });
+  });
+});
+
+describe('what the DNS side is asked about', () => {
+  it("the From, Return-Path and DKIM domains, the link domains, and the receiver's sending IP", async () => {
+    const copy = await copyFactsOf(sourceOf(cleanParts()), {
+      provider: 'gmail',
+      auth: null,
+      headersOnly: false,
+    });
+    expect(copy && dnsSubjectsOf(copy)).toEqual({
+      fromDomain: 'shop.example.com',
+      returnPathDomain: 'mail.shop.example.com',
+      dkim: [{ domain: 'shop.example.com', selector: 's1' }],
+      linkDomains: ['example.com'],
+      sendingIp: '192.0.2.7',
+    });
   });
 });
