@@ -52,25 +52,41 @@ const validateCallbackUrl = (value: unknown, policy: CallbackPolicy): string => 
   return url.toString();
 };
 
-/** The start request from its raw body: empty (no body at all, the spec's request) or one JSON object. */
-export const parseStartRequest = (body: Buffer | undefined, policy: CallbackPolicy): StartRequest => {
-  if (!body || body.length === 0) return {};
-  if (body.length > MAX_START_BODY_BYTES) return refuse(`longer than ${MAX_START_BODY_BYTES} bytes`);
-  let parsed: unknown;
+const parsedJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    return { ok: true, value: JSON.parse(text) };
   } catch {
-    return refuse('not valid JSON');
+    return { ok: false };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    return refuse('expected a JSON object');
-  const unknown = Object.keys(parsed).filter((name) => name !== 'callback_url');
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The start request from its raw body. The base contract sends none and ignores any body sent anyway, and so does
+ * this, unless the body asks for a webhook: it is declared JSON (`declaredJson`: Content-Type application/json),
+ * or it is a JSON object naming `callback_url`. Such a body is judged strictly; any other is ignored as before.
+ */
+export const parseStartRequest = (
+  body: Buffer | undefined,
+  policy: CallbackPolicy,
+  declaredJson = false,
+): StartRequest => {
+  if (!body || body.length === 0) return {};
+  if (body.length > MAX_START_BODY_BYTES)
+    return declaredJson ? refuse(`longer than ${MAX_START_BODY_BYTES} bytes`) : {};
+  const parsed = parsedJson(body.toString('utf8'));
+  if (!parsed.ok) return declaredJson ? refuse('not valid JSON') : {};
+  const value = parsed.value;
+  if (!isObject(value)) return declaredJson ? refuse('expected a JSON object') : {};
+  // A JSON object that does not ask for a webhook is ignored, as the base contract ignores any body.
+  if (!Object.hasOwn(value, 'callback_url')) return {};
+  const unknown = Object.keys(value).filter((name) => name !== 'callback_url');
   // The names are the caller's own text: counted, not repeated.
   if (unknown.length > 0)
     return refuse(
       `${unknown.length} unknown field${unknown.length === 1 ? '' : 's'}; only callback_url is accepted`,
     );
-  const { callback_url: callbackUrl } = parsed as { callback_url?: unknown };
-  if (callbackUrl === undefined) return {};
-  return { callbackUrl: validateCallbackUrl(callbackUrl, policy) };
+  return { callbackUrl: validateCallbackUrl(value.callback_url, policy) };
 };

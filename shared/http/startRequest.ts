@@ -28,6 +28,7 @@ export const startOptionsOf = (
   event: APIGatewayProxyEventV2,
   policy: CallbackPolicy = AWS_CALLBACK_POLICY,
 ): StartOptions => {
-  const { callbackUrl } = parseStartRequest(bodyOf(event), policy);
+  const contentType = event.headers?.['content-type'] ?? '';
+  const { callbackUrl } = parseStartRequest(bodyOf(event), policy, /^application\/json\b/i.test(contentType));
   return callbackUrl === undefined ? {} : { callbackUrl, apiBaseUrl: apiBaseUrlOf(event) };
 };

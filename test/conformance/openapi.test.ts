@@ -104,7 +104,8 @@ describe('openapi.yaml: the document', () => {
   });
 
   it('takes no request body, and check_id is a required string path parameter', () => {
-    expect(startOp.requestBody).toBeUndefined();
+    // An addition: the optional body that asks for a webhook (docs/webhooks.md); without it, the spec's request.
+    expect(startOp.requestBody).toMatchObject({ 'x-addition': true, required: false });
     expect(getOp.requestBody).toBeUndefined();
     expect(startOp.parameters ?? []).toEqual([]);
     expect(getOp.parameters ?? []).toEqual([
@@ -118,7 +119,9 @@ describe('openapi.yaml: the document', () => {
   });
 
   it('lists on each operation exactly the statuses of docs/contract.md and the 429 and 503 additions', () => {
-    expect(Object.keys(startOp.responses).sort()).toEqual(['200', '401', '404', '429', '503']);
+    // And the 400 of a bad start body (an addition).
+    expect(Object.keys(startOp.responses).sort()).toEqual(['200', '400', '401', '404', '429', '503']);
+    expect(responseOf(startOp.responses, 400)['x-addition']).toBe(true);
     expect(Object.keys(getOp.responses).sort()).toEqual(['200', '401', '404', '429', '503']);
     for (const op of [startOp, getOp]) {
       for (const status of [429, 503]) {

@@ -31,6 +31,13 @@ describe('the start body', () => {
     expect((await service.deps.checks.get(check_id))?.callback).toBeUndefined();
   });
 
+  it('a JSON object without callback_url is ignored, as the base contract ignores any body', async () => {
+    const response = await start('{"accounts":["x@y.z"]}');
+    expect(response.status).toBe(200);
+    const { check_id } = response.body as { check_id: string };
+    expect((await service.deps.checks.get(check_id))?.callback).toBeUndefined();
+  });
+
   it('with a callback URL: kept with the check, with the key and the report URL', async () => {
     const response = await start(
       JSON.stringify({ callback_url: 'https://hooks.example.com/placement?x=1#frag' }),
@@ -84,6 +91,15 @@ describe('the start body', () => {
     } finally {
       service.deps.callbackPolicy = undefined;
     }
+  });
+
+  it('a body not declared JSON that does not ask for a webhook is ignored; one that does is judged', async () => {
+    const send = (body: string) =>
+      service.request('POST', '/api/spam-check/start', { authorization: `Bearer ${key}`, body });
+    for (const body of ['{', 'x'.repeat(5000), '[1]', '{"accounts":[]}'])
+      expect((await send(body)).status).toBe(200);
+    const asked = await send('{"callback_url":"http://hooks.example.com/"}');
+    expect(asked.body).toEqual({ detail: 'Invalid request body: callback_url must use https' });
   });
 
   it('an unauthenticated request is refused before its body is read', async () => {
