@@ -4,6 +4,9 @@
 // test/unit/linearity.test.ts asserts the growth; bench/linearParsing.ts reports the worst case at the largest size.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { headerFactsOf } from '../../shared/audit/headerFacts';
+import { scanHtml } from '../../shared/audit/htmlScan';
+import { sendingHostOf } from '../../shared/audit/sendingHost';
 import { bearerKeyOf } from '../../shared/domain/apiKey';
 import { isCheckId } from '../../shared/domain/checkId';
 import { allowedMethods, findRoute } from '../../shared/http/routes';
@@ -146,6 +149,25 @@ export const SUBJECTS: readonly Subject[] = [
     field: 'path',
     input: (payload) => payload,
     run: (input) => isCheckId(input as string),
+  },
+  {
+    name: 'sendingHostOf (Received)',
+    field: 'received',
+    input: (payload) => block(`Received: by mx.mail.test\nReceived: from a (${payload}) by mx.google.com\n`),
+    run: (input) => sendingHostOf(asBlock(input), 'gmail'),
+  },
+  {
+    name: 'headerFactsOf (From, List-Unsubscribe, DKIM-Signature)',
+    field: 'dkim-signature',
+    input: (payload) =>
+      block(`From: ${payload}\nList-Unsubscribe: <${payload}>\nDKIM-Signature: d=a; h=${payload}\n`),
+    run: (input) => headerFactsOf(asBlock(input)),
+  },
+  {
+    name: 'scanHtml (an HTML part)',
+    field: 'html',
+    input: (payload) => `<a href="${payload}">${payload}</a><img ${payload}`,
+    run: (input) => scanHtml(input as string),
   },
   {
     name: 'findRoute and allowedMethods (path)',
