@@ -5,10 +5,12 @@ import { auditCopy, copyFactsOf } from '../../shared/audit/audit';
 import type { AuditInput, AuditReport, DnsResults, ProviderPlacement } from '../../shared/audit/types';
 import { SEVERITY_POINTS } from '../../shared/audit/verdict';
 import type { AuthVerdict } from '../../shared/domain/placement';
+import { authVerdictOf } from '../../shared/scanner/authResults';
 import {
   cleanDns,
   cleanHeaders,
   cleanParts,
+  GMAIL_RECEIVED,
   inboxEverywhere,
   type MessageParts,
   passingAuth,
@@ -136,6 +138,22 @@ describe('verdict', () => {
     );
     expect(report.score.partial).toBe(true);
     expect(report.findings).toEqual([]);
+  });
+
+  it("an Authentication-Results the sender wrote, below the receiver's own, changes no verdict", async () => {
+    const own =
+      'Authentication-Results: mx.google.com; spf=softfail smtp.mailfrom=shop.example.com; dkim=pass; dmarc=pass';
+    const forged =
+      'Authentication-Results: mx.google.com; spf=pass smtp.mailfrom=shop.example.com; dkim=pass; dmarc=pass';
+    const parts = {
+      ...cleanParts(),
+      received: [own, ...GMAIL_RECEIVED],
+      headers: [forged, ...cleanHeaders()],
+    };
+    const block = sourceOf(parts).toString('latin1').split('\r\n\r\n')[0] ?? '';
+    const auth = authVerdictOf(block, { ids: ['mx.google.com'] });
+    expect(auth?.spf).toBe('softfail');
+    expect(failed(await audit({ parts, auth }))).toEqual(['rules.spf-pass']);
   });
 
   it('without any DNS results every DNS item is unknown and DNS is named as not consulted', async () => {
