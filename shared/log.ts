@@ -78,9 +78,10 @@ const wrap = (logger: PowertoolsLogger): Logger => {
  * injectLambdaContext). Never the event: a request's headers carry its API key. A logger not built here is left be.
  */
 // biome-ignore lint/suspicious/noExplicitAny: middy's middleware is generic over the event and result of each handler
-export const lambdaContext = (log: Logger): MiddlewareObj<any, any> => {
+export const lambdaContext = (log: Logger): MiddlewareObj<any, any>[] => {
   const logger = powertoolsOf.get(log);
-  return logger ? (injectLambdaContext(logger, { logEvent: false, resetKeys: true }) as MiddlewareObj) : {};
+  // A list, empty for a logger not built here: middy refuses an empty middleware.
+  return logger ? [injectLambdaContext(logger, { logEvent: false, resetKeys: true }) as MiddlewareObj] : [];
 };
 
 /** The logger of npm start, the CLIs, the bench and the tests: plain JSON lines, to stdout unless told otherwise. */

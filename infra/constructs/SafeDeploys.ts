@@ -112,7 +112,12 @@ export class SafeDeploys extends Construct {
     this.groups[fn.id] = new LambdaDeploymentGroup(this, `${fn.id}Deployment`, {
       ...props,
       alias: fn.alias,
-      autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+      // CDK refuses rollback on alarm without an alarm (the scanner's come from ServiceAlarms, by id).
+      autoRollback: {
+        failedDeployment: true,
+        stoppedDeployment: true,
+        deploymentInAlarm: props.alarms.length > 0,
+      },
     });
   }
 

@@ -41,4 +41,4 @@ const checkLines = (
 };
 
 /** The API's first middlewares: the context first, so the lines of every later one carry it. */
-export const requestLog = (log: Logger) => [lambdaContext(log), checkLines(log)];
+export const requestLog = (log: Logger) => [...lambdaContext(log), checkLines(log)];

@@ -15,22 +15,25 @@ const loadTracing = async (service: string): Promise<Middleware> => {
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: middy's middleware is generic over the event and result of each handler
-export const tracing = (service: string, enabled: boolean): MiddlewareObj<any, any> => {
-  if (!enabled) return {};
+export const tracing = (service: string, enabled: boolean): MiddlewareObj<any, any>[] => {
+  // None at all when off: middy takes a list, and refuses an empty middleware.
+  if (!enabled) return [];
   let loaded: Promise<Middleware> | undefined;
   const middleware = () => {
     loaded ??= loadTracing(service);
     return loaded;
   };
-  return {
-    before: async (request) => {
-      await (await middleware()).before?.(request);
+  return [
+    {
+      before: async (request) => {
+        await (await middleware()).before?.(request);
+      },
+      after: async (request) => {
+        await (await middleware()).after?.(request);
+      },
+      onError: async (request) => {
+        await (await middleware()).onError?.(request);
+      },
     },
-    after: async (request) => {
-      await (await middleware()).after?.(request);
-    },
-    onError: async (request) => {
-      await (await middleware()).onError?.(request);
-    },
-  };
+  ];
 };
