@@ -63,6 +63,8 @@ export class UsageMeter {
         // the caller sees what it asked for.
         const askOld = (operation === 'UpdateItem' || operation === 'DeleteItem') && !input.ReturnValues;
         if (askOld) input.ReturnValues = 'ALL_OLD';
+        // UPDATED_OLD (a result write's) is a part of ALL_OLD: widened, the caller still finds what it asked for.
+        if (input.ReturnValues === 'UPDATED_OLD') input.ReturnValues = 'ALL_OLD';
         const table = WRITES.has(operation) ? this.writes : this.reads;
         const entry = table.get(operation) ?? { calls: 0, units: 0 };
         table.set(operation, entry);

@@ -115,6 +115,8 @@ describe('webhooks on the mail stack', () => {
     const check = await start(key);
     await sendOnce(check.accounts, { subject: 'webhook complete' });
     await expect.poll(() => deliveriesOf(check.check_id).length, { timeout: 30_000 }).toBe(1);
+    // Queued by the write that completed it, not by settling (every 15 s of the loop's clock): no poll's wait.
+    expect(settled.some((ended) => ended.checkId === check.check_id)).toBe(false);
     const delivery = deliveriesOf(check.check_id)[0] as ReceivedWebhook;
     const payload = verifyDelivery(secret, delivery, signedAt(delivery)) as Record<string, unknown>;
     const get = await service.request('GET', `/api/spam-check/${check.check_id}`, {

@@ -52,9 +52,18 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     private readonly onWebhookQueued?: (checkId: string) => void,
   ) {}
 
-  /** A result write that emptied the check's pending set completed it: its webhook is queued now, not at settling. */
-  private async completed(checkId: string, attributes: Record<string, unknown> | undefined, now: number) {
-    if (!attributes || attributes.pending !== undefined) return;
+  /**
+   * A result write that emptied the check's pending set completed it: its webhook is queued now, not at settling.
+   * `old`: the write's UPDATED_OLD attributes, whose `pending` is the set before these accounts left it.
+   */
+  private async completed(
+    checkId: string,
+    recorded: readonly string[],
+    old: Record<string, unknown> | undefined,
+    now: number,
+  ) {
+    const before = old?.pending;
+    if (!(before instanceof Set) || ![...before].every((email) => recorded.includes(String(email)))) return;
     // Settling queues it too (the write is conditional): a failure here only delays it until then.
     const webhookId = await enqueueWebhook(this.client, this.tableName, checkId, now).catch(() => undefined);
     if (webhookId) this.onWebhookQueued?.(checkId);
@@ -88,10 +97,10 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
           // A refused write hands back the item it was refused on, so telling a duplicate from a closed check
           // costs no second read (DynamoDB does; dynalite ignores it, and the read below stands in).
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          ReturnValues: 'UPDATED_NEW',
+          ReturnValues: 'UPDATED_OLD',
         }),
       );
-      await this.completed(checkId, Attributes, now);
+      await this.completed(checkId, [email], Attributes, now);
       return 'recorded';
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
@@ -131,11 +140,12 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
         ConditionExpression: `${pending.join(' AND ')} AND createdAt >= :cutoff`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
-        ReturnValues: 'UPDATED_NEW',
+        ReturnValues: 'UPDATED_OLD',
       }),
     );
     if (!(await written(update))) return false;
-    await this.completed(checkId, (await update).Attributes, now);
+    const recorded = entries.map((entry) => entry.email);
+    await this.completed(checkId, recorded, (await update).Attributes, now);
     return true;
   }
 
