@@ -8,6 +8,7 @@ import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
+import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
 import { tracing } from '../adapters/telemetry/tracing';
 import { type ApiConfig, loadApiConfig } from '../config';
@@ -52,6 +53,8 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
     checks: new DynamoCheckStore(client, config.TABLE_NAME, new DynamoShardLayout(client, config.TABLE_NAME)),
     accounts: new DynamoAccountRegistry(client, config.TABLE_NAME),
+    // The report's webhook attempts (an addition); the get function may read delivery items only.
+    webhooks: new DynamoWebhookStore(client, config.TABLE_NAME),
     seeds: new DynamoSeedHistory(client, config.TABLE_NAME),
     clock: systemClock,
     log,

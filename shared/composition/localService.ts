@@ -4,7 +4,6 @@ import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountE
 import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
-import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import type { LocalSettings } from '../config';
@@ -89,7 +88,7 @@ export const composeLocalService = async ({
   const server = createLocalServer(
     {
       start: createStartHandler({ ...api, trigger, callbackPolicy }),
-      get: createGetHandler({ ...api, webhooks: new DynamoWebhookStore(apiClient, LOCAL_TABLE) }),
+      get: createGetHandler(api),
       fallback: createFallbackHandler(api),
     },
     log,
