@@ -36,10 +36,10 @@ export const TOO_SLOW_FOR_THE_LOOP: Record<string, string> = {
   'test/infra/alarms.test.ts': 'synthesizes the app for its alarms, and again per setting',
   'test/infra/scannerWakeUp.test.ts': 'synthesizes the app',
   'test/infra/stacks.test.ts': 'synthesizes the app',
-  'test/infra/calibration.test.ts': 'synthesizes the app with the calibration on and off',
   'test/infra/leadingKeys.test.ts': 'synthesizes the app',
   'test/infra/operatorPolicy.test.ts': 'synthesizes the app',
   'test/infra/scannerMemory.test.ts': 'synthesizes the app three times',
+  'test/infra/calibration.test.ts': 'synthesizes the app with the calibration on and off',
 };
 
 export default defineConfig({

@@ -4,8 +4,8 @@ import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Validati
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { addOperatorPolicy } from '../operatorPolicy';
 import { SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { addOperatorPolicy } from '../operatorPolicy';
 
 /**
  * The secret's first value: the documented shape with no account, so the scanner finds nothing rather than failing.
