@@ -74,7 +74,8 @@ export class Calibration extends Construct {
     new Rule(this, 'Schedule', {
       description: `Runs the calibration every ${every.toHumanString()}`,
       schedule: Schedule.rate(every),
-      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+      // The live alias, as every other caller: a calibration runs the version that passed the deploy.
+      targets: [new LambdaFunction(this.function.live(), { retryAttempts: 0 })],
     });
 
     // One sample per seed per run: the period is the schedule's, so each point is one calibration.
@@ -96,7 +97,9 @@ export class Calibration extends Construct {
         }),
         threshold: props.inboxThreshold,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 1,
+        // Two of the last three calibrations, as a seed turns suspect: one bad run is chance, not a trend.
+        datapointsToAlarm: 2,
+        evaluationPeriods: 3,
         // A provider with no seeds sends no data: nothing to alarm on.
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });

@@ -47,9 +47,14 @@ describe('the calibration on AWS', () => {
     expect(variables.CONTROL_FROM).toBe(ON.controlFrom);
     const [secretId] = Object.keys(resourcesOf(on.serviceTemplate, 'AWS::SecretsManager::Secret'));
     expect(variables.CONTROL_SENDER_SECRET_ID).toEqual({ Ref: secretId });
+    // The schedule calls the live alias of that function: the version that passed the deploy.
+    const [aliasId] = Object.entries(resourcesOf(on.serviceTemplate, 'AWS::Lambda::Alias')).find(
+      ([, alias]) => JSON.stringify(alias.Properties?.FunctionName) === JSON.stringify({ Ref: id }),
+    ) ?? [''];
+    expect(aliasId).not.toBe('');
     on.serviceTemplate.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(6 hours)',
-      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]),
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { Ref: aliasId } })]),
     });
   });
 
@@ -87,6 +92,8 @@ describe('the calibration on AWS', () => {
         Threshold: DEFAULT_SETTINGS.controlInboxAlarmThreshold,
         Statistic: 'Average',
         Period: 6 * 3600,
+        DatapointsToAlarm: 2,
+        EvaluationPeriods: 3,
         TreatMissingData: 'notBreaching',
       });
     const custom = synthApp({ ...ON, controlInboxAlarmThreshold: '0.5' });
