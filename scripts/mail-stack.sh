@@ -7,6 +7,7 @@
 # `missing` whether any binary below is absent; `npm test` does it first.
 #
 #   SMTP  (Postfix)        127.0.0.1:2525   mail for @mail.test, no auth from loopback
+#   submission (Postfix)   127.0.0.1:2587   SMTP AUTH required (Dovecot SASL, the IMAP passwords), no TLS
 #   IMAP  (Dovecot)        127.0.0.1:1143   plaintext, password "secret" for every account but oauth@
 #   LMTP  (auth-filter)    127.0.0.1:2426   Postfix -> auth-filter -> Dovecot, one recipient per transaction
 #   LMTP  (Dovecot)        127.0.0.1:2424
@@ -38,6 +39,7 @@ EXTRA_USERS="${MAILSTACK_EXTRA_USERS:-2}"
 
 HOST=127.0.0.1
 SMTP_PORT=2525
+SUBMISSION_PORT=2587
 IMAP_PORT=1143
 LMTP_PORT=2424
 AUTH_PORT=2426
@@ -130,7 +132,7 @@ postfix_cmd() { script -qec "postfix -c $PF_DIR $*" /dev/null </dev/null; }
 render() { # template -> destination
   sed -e "s|@DIR@|$D|g" -e "s|@SMTP_PORT@|$SMTP_PORT|g" -e "s|@IMAP_PORT@|$IMAP_PORT|g" \
       -e "s|@LMTP_PORT@|$LMTP_PORT|g" -e "s|@SPAMD_PORT@|$SPAMD_PORT|g" -e "s|@OAUTH_PORT@|$OAUTH_PORT|g" \
-      -e "s|@AUTH_PORT@|$AUTH_PORT|g" "$1" >"$2"
+      -e "s|@AUTH_PORT@|$AUTH_PORT|g" -e "s|@SUBMISSION_PORT@|$SUBMISSION_PORT|g" "$1" >"$2"
 }
 
 account_names() {
@@ -258,7 +260,7 @@ wait_ports_up() {
   local deadline=$((SECONDS + START_TIMEOUT)) svc name port logs
   for svc in "spamd:$SPAMD_PORT:spamd.log" "imap:$IMAP_PORT:dovecot.log" \
              "lmtp:$LMTP_PORT:dovecot.log" "auth-filter:$AUTH_PORT:auth-filter.log" \
-             "smtp:$SMTP_PORT:postfix.log"; do
+             "smtp:$SMTP_PORT:postfix.log" "submission:$SUBMISSION_PORT:postfix.log"; do
     IFS=: read -r name port logs <<<"$svc"
     until service_up "$name" "$port"; do
       ((SECONDS < deadline)) || die_with_log "$name did not listen on $HOST:$port within ${START_TIMEOUT}s" "$logs"
@@ -313,11 +315,11 @@ stop_daemons() {
 
 any_port_open() {
   local p
-  for p in $SMTP_PORT $IMAP_PORT $LMTP_PORT $SPAMD_PORT $AUTH_PORT; do port_open "$p" && return 0; done
+  for p in $SMTP_PORT $SUBMISSION_PORT $IMAP_PORT $LMTP_PORT $SPAMD_PORT $AUTH_PORT; do port_open "$p" && return 0; done
   return 1
 }
 
-ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT or sport = :$AUTH_PORT )" 2>/dev/null; }
+ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$SUBMISSION_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT or sport = :$AUTH_PORT )" 2>/dev/null; }
 
 wipe_runtime() {
   # Only the subdirectories we create, so a mistaken MAILSTACK_DIR can't eat a tree.
@@ -339,6 +341,7 @@ cmd_start() {
   wait_ports_up
   write_accounts_json
   log "smtp  up on $HOST:$SMTP_PORT (postfix, log $LOG_DIR/postfix.log)"
+  log "submission up on $HOST:$SUBMISSION_PORT (postfix, SMTP AUTH through dovecot)"
   log "imap  up on $HOST:$IMAP_PORT (dovecot, log $LOG_DIR/dovecot.log)"
   log "lmtp  up on $HOST:$LMTP_PORT (dovecot)"
   log "auth  up on $HOST:$AUTH_PORT (auth-filter, authserv-id $AUTHSERV_ID, log $LOG_DIR/auth-filter.log)"
@@ -357,12 +360,12 @@ cmd_stop() {
 
 cmd_status() {
   local down=0 svc name port
-  for svc in "smtp:$SMTP_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "auth:$AUTH_PORT" "spamd:$SPAMD_PORT"; do
+  for svc in "smtp:$SMTP_PORT" "submission:$SUBMISSION_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "auth:$AUTH_PORT" "spamd:$SPAMD_PORT"; do
     IFS=: read -r name port <<<"$svc"
     if service_up "$name" "$port"; then
-      printf '%-5s up    %s:%s\n' "$name" "$HOST" "$port"
+      printf '%-10s up    %s:%s\n' "$name" "$HOST" "$port"
     else
-      printf '%-5s DOWN  %s:%s\n' "$name" "$HOST" "$port"
+      printf '%-10s DOWN  %s:%s\n' "$name" "$HOST" "$port"
       down=1
     fi
   done
