@@ -2,6 +2,7 @@
 // with a message naming the key and the value it got.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../shared/config';
+import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/domain/calibrationEvery';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
@@ -186,21 +187,11 @@ const logLevel = (read: ReadContext): LogLevel => {
   return LOG_LEVELS.find((level) => level === value) ?? fail('logLevel', value, LOG_LEVELS.join(' | '));
 };
 
-const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-/** A control check lasts up to 5 minutes: runs closer together than this would overlap. */
-const MIN_CALIBRATION_MS = 15 * 60_000;
-const MAX_CALIBRATION_MS = 7 * 86_400_000;
-
 /** `6h`, `90m`, `1d`: how often the calibration runs; absent, no calibration. */
 const calibrationEveryMs = (read: ReadContext): number | undefined => {
   const value = read('calibrationEvery');
   if (value === undefined) return undefined;
-  const expected = 'a duration from 15m to 7d such as 6h, 90m or 1d';
-  const match = typeof value === 'string' ? /^(\d{1,5})([mhd])$/.exec(value.trim()) : null;
-  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? Number.NaN) : Number.NaN;
-  return ms >= MIN_CALIBRATION_MS && ms <= MAX_CALIBRATION_MS
-    ? ms
-    : fail('calibrationEvery', value, expected);
+  return parseCalibrationEvery(value) ?? fail('calibrationEvery', value, CALIBRATION_EVERY_RULE);
 };
 
 const controlFrom = optionalMatching('controlFrom', EMAIL, 'an email address at a domain you control');

@@ -10,6 +10,7 @@ import {
   DEFAULT_UNKNOWN_KEY_TTL_MS,
   MAX_AUTH_CACHE_TTL_MS,
 } from './domain/authCache';
+import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from './domain/calibrationEvery';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
 import { isLoopbackHost } from './domain/loopback';
@@ -151,12 +152,25 @@ const localEnv = z.object({
   WEBHOOK_ALLOW_LOOPBACK_HTTP: z._default(z.enum(['0', '1']), '0'),
   /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */
   LOCAL_HANDLER_TIMING: z._default(z.enum(['0', '1']), '0'),
+  /** How often npm start calibrates by itself, through the CONTROL_* sender; unset or empty: never. */
+  CALIBRATION_EVERY: z.optional(z.string()),
 });
 
-export type LocalSettings = z.infer<typeof localEnv>;
+export type LocalSettings = z.infer<typeof localEnv> & {
+  calibration: { everyMs: number; sender: ControlSenderSettings } | undefined;
+};
 
-export const loadLocalSettings = (env: NodeJS.ProcessEnv = process.env): LocalSettings =>
-  parseEnv(localEnv, env);
+export const loadLocalSettings = (env: NodeJS.ProcessEnv = process.env): LocalSettings => {
+  const parsed = parseEnv(localEnv, env);
+  if (!parsed.CALIBRATION_EVERY) return { ...parsed, calibration: undefined };
+  const everyMs = parseCalibrationEvery(parsed.CALIBRATION_EVERY);
+  const sender = loadControlSender(env);
+  if (everyMs === undefined || !sender)
+    throw new ConfigError(
+      `invalid configuration in the environment: CALIBRATION_EVERY is ${CALIBRATION_EVERY_RULE}, with CONTROL_SMTP_URL and CONTROL_FROM set`,
+    );
+  return { ...parsed, calibration: { everyMs, sender } };
+};
 
 /**
  * The control sender: an SMTP submission URL (any ESP, or Amazon SES's SMTP interface) and a From address whose

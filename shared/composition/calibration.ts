@@ -10,6 +10,7 @@ import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { createControlSender } from '../adapters/smtp/controlSender';
 import { parseSmtpUrl } from '../adapters/smtp/smtp';
 import type { Clock } from '../domain/clock';
+import type { ScanTrigger } from '../domain/ports';
 import { LocalScanRunner } from '../local/LocalScanRunner';
 import type { Logger } from '../log';
 import type { CalibrateDeps } from '../usecases/calibrate';
@@ -25,6 +26,8 @@ export interface CalibrationParts {
   sender: { smtpUrl: string; password: string | undefined; from: string; option: string };
   /** The local config file, for a scanner loop of this process's own; absent where a stream wakes the scanner. */
   localConfig?: string | undefined;
+  /** The scanner loops already running in this process (npm start's), woken by each control check. */
+  trigger?: ScanTrigger | undefined;
 }
 
 /** How often the local loop sweeps while a control check waits, as npm start's default. */
@@ -57,7 +60,7 @@ export const composeCalibration = (parts: CalibrationParts) => {
     history: new DynamoSeedHistory(client, tableName),
     sender,
     clock,
-    trigger: runner,
+    trigger: runner ?? parts.trigger,
   };
   return {
     deps,

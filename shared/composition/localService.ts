@@ -7,8 +7,9 @@ import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import type { LocalSettings } from '../config';
-import { systemClock } from '../domain/clock';
+import { type Clock, systemClock } from '../domain/clock';
 import { createFallbackHandler, createGetHandler, createScreen, createStartHandler } from '../http/handlers';
+import { CalibrationSchedule } from '../local/CalibrationSchedule';
 import { LocalExpiry } from '../local/expiry';
 import { createLocalServer } from '../local/httpAdapter';
 import { LocalScanRunner } from '../local/LocalScanRunner';
@@ -17,7 +18,9 @@ import { LOCAL_REGION, LOCAL_TABLE, type LocalStore } from '../local/localStore'
 import type { LocalServiceParts } from '../local/serviceHooks';
 import { createLogger, type Logger } from '../log';
 import { shardCountFor } from '../scanner/shards';
+import { calibrate } from '../usecases/calibrate';
 import { buildApiDeps } from './apiDeps';
+import { composeCalibration } from './calibration';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
 import { buildDeliverDeps } from './webhookDeps';
@@ -30,6 +33,8 @@ export interface LocalServiceInput {
   /** Accounts registered at boot: how many shards the loops split them into. */
   accounts: number;
   log: Logger;
+  /** The calibration schedule's clock: the loops' own unless a test moves it. */
+  scheduleClock?: Clock;
 }
 
 export const composeLocalService = async ({
@@ -38,6 +43,7 @@ export const composeLocalService = async ({
   configPath,
   accounts,
   log,
+  scheduleClock = systemClock,
 }: LocalServiceInput) => {
   // The API as on Lambda, over the embedded store: its settings are npm start's, its table the local one.
   const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
@@ -84,6 +90,26 @@ export const composeLocalService = async ({
       await Promise.all(loops.map((loop) => loop.kick()));
     },
   };
+  // CALIBRATION_EVERY: the calibration `admin calibrate` runs, on a schedule, its control checks scanned by these loops.
+  const calibration =
+    settings.calibration &&
+    composeCalibration({
+      client: store.client,
+      tableName: LOCAL_TABLE,
+      clock: systemClock,
+      log,
+      sender: { ...settings.calibration.sender, option: 'CONTROL_SMTP_URL' },
+      trigger,
+    });
+  const schedule =
+    settings.calibration &&
+    calibration &&
+    new CalibrationSchedule({
+      run: () => calibrate(calibration.deps),
+      clock: scheduleClock,
+      log,
+      everyMs: settings.calibration.everyMs,
+    });
   // The same handlers as on Lambda; locally start kicks the in-process loops instead of a Lambda.
   const server = createLocalServer(
     {
@@ -111,8 +137,10 @@ export const composeLocalService = async ({
   return {
     server,
     parts,
+    schedule,
     start: () => {
       for (const loop of loops) loop.start();
+      schedule?.start();
       expiry.start();
       return webhooks.start();
     },
@@ -120,6 +148,8 @@ export const composeLocalService = async ({
     stop: async () => {
       server.close();
       server.closeAllConnections();
+      await schedule?.stop();
+      await calibration?.close();
       await Promise.all(loops.map((loop) => loop.stop()));
       await webhooks.stop();
       await expiry.stop();
