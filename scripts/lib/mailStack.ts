@@ -13,6 +13,8 @@ import { asRoot } from './privilege';
 export const MAILSTACK_DIR = process.env.MAILSTACK_DIR ?? '/tmp/inbox-placement-mailstack';
 const EXTRA_USERS = 12;
 export const SMTP = { host: '127.0.0.1', port: 2525 };
+/** Postfix's submission port (scripts/mail-stack.sh SUBMISSION_PORT): SMTP AUTH with an account's password only. */
+export const SUBMISSION = { host: '127.0.0.1', port: 2587 };
 /** Dovecot's LMTP listener (scripts/mail-stack.sh LMTP_PORT), where Postfix hands mail over. */
 export const LMTP = { host: '127.0.0.1', port: 2424 };
 

@@ -1,6 +1,6 @@
-// Calibration on the real loopback mail stack, through `npm run admin` as an operator runs it: the control message goes
-// out through the stack's SMTP port (it has no submission port; Postfix on 2525 takes mail from loopback as a
-// submission server would), every seed's placement is kept, a seed whose Sieve files the control into Junk becomes
+// Calibration on the real loopback mail stack: the first as npm start runs it on CALIBRATION_EVERY, the next through
+// `npm run admin` as an operator runs it. The control goes out through the stack's submission port with a login (which
+// refuses mail without one), every seed's placement is kept, a seed whose Sieve files the control into Junk becomes
 // suspect after 2 of its last 3 calibrations, and a rested seed is not handed out by start.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,13 +10,18 @@ import { runEntry } from '../../scripts/lib/process';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
+import { createSender, parseSmtpUrl } from '../../shared/adapters/smtp/smtp';
+import { composeLocalService } from '../../shared/composition/localService';
+import { loadLocalSettings } from '../../shared/config';
 import { viewOf } from '../../shared/domain/check';
-import { systemClock } from '../../shared/domain/clock';
+import { type Clock, systemClock } from '../../shared/domain/clock';
 import { CONTROL_HEADER } from '../../shared/domain/controlMessage';
+import type { ControlCounts } from '../../shared/domain/seedHealth';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { LOCAL_TABLE, openLocalStore } from '../../shared/local/localStore';
+import { createLogger } from '../../shared/log';
 import { startCheck } from '../../shared/usecases/startCheck';
-import { SMTP, stackAccount } from '../support/mailStack';
+import { SUBMISSION, stackAccount } from '../support/mailStack';
 import { fileIntoJunk } from '../support/sieveRule';
 
 const ADMIN = 'shared/cli/admin.ts';
@@ -24,6 +29,8 @@ const ADMIN = 'shared/cli/admin.ts';
 const MINUTE = 60_000;
 const SEEDS = ['user010@mail.test', 'user011@mail.test', 'user012@mail.test'];
 const WORN = 'user011@mail.test';
+/** The control sender's login at the stack's submission port: an account that is no seed. */
+const CONTROL_USER = 'user001@mail.test';
 let dir: string;
 let env: Record<string, string>;
 
@@ -48,12 +55,57 @@ interface Calibrated {
   calibrated: {
     scope: string;
     check_id: string;
-    by_provider: Record<string, Record<string, number>>;
+    by_provider: Record<string, ControlCounts>;
     suspect: string[];
   }[];
   failed: unknown[];
 }
 const calibrate = async () => JSON.parse(await admin('calibrate', '--json')) as Calibrated;
+
+/**
+ * One calibration as npm start runs it with CALIBRATION_EVERY=15m: the local service in this process, over the same
+ * data, on a schedule clock whose first 15-minute wait passes at once (the scan loops and the check keep real time).
+ */
+const scheduledCalibration = async (): Promise<Calibrated> => {
+  const waits: number[] = [];
+  const scheduleClock: Clock = {
+    now: () => systemClock.now(),
+    sleep: async (ms, signal) => {
+      waits.push(ms);
+      if (waits.length > 1) await systemClock.sleep(ms, signal);
+    },
+  };
+  const store = await openLocalStore(env.DATA_DIR as string);
+  await ensureTable(store.client, LOCAL_TABLE);
+  const service = await composeLocalService({
+    settings: loadLocalSettings({ ...env, CALIBRATION_EVERY: '15m' }),
+    store,
+    configPath: env.LOCAL_CONFIG as string,
+    accounts: SEEDS.length,
+    log: createLogger('test', 'error', () => undefined),
+    scheduleClock,
+  });
+  try {
+    await service.start();
+    const deadline = Date.now() + 3 * MINUTE;
+    while (!service.schedule?.last && Date.now() < deadline) await systemClock.sleep(200);
+  } finally {
+    await service.stop();
+    await store.close();
+  }
+  expect(waits[0]).toBe(15 * MINUTE);
+  const outcome = service.schedule?.last;
+  if (!outcome) throw new Error('the schedule did not calibrate within 3 minutes');
+  return {
+    calibrated: outcome.calibrated.map(({ run }) => ({
+      scope: run.scope,
+      check_id: run.checkId,
+      by_provider: run.byProvider,
+      suspect: run.suspect,
+    })),
+    failed: outcome.failed,
+  };
+};
 
 let removeRule: (() => void) | undefined;
 
@@ -62,9 +114,12 @@ beforeAll(async () => {
   env = {
     DATA_DIR: join(dir, 'data'),
     LOCAL_CONFIG: join(dir, 'local.json'),
-    CONTROL_SMTP_URL: `smtp://${SMTP.host}:${SMTP.port}`,
+    CONTROL_SMTP_URL: `smtp://${encodeURIComponent(CONTROL_USER)}@${SUBMISSION.host}:${SUBMISSION.port}`,
     CONTROL_FROM: 'control@sender.test',
   };
+  const login = stackAccount(CONTROL_USER).auth;
+  if (!('pass' in login)) throw new Error(`${CONTROL_USER} is not a password account`);
+  env.CONTROL_SMTP_PASSWORD = login.pass;
   writeFileSync(env.LOCAL_CONFIG as string, JSON.stringify({ accounts: SEEDS.map(stackAccount) }));
   await admin('accounts', 'sync', env.LOCAL_CONFIG as string);
 }, MINUTE);
@@ -74,11 +129,22 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('npm run admin -- calibrate on the mail stack', () => {
+describe('calibration on the mail stack: scheduled under npm start, then npm run admin -- calibrate', () => {
+  it('the submission port refuses a control sent without a login', async () => {
+    const anonymous = createSender(parseSmtpUrl(`smtp://${SUBMISSION.host}:${SUBMISSION.port}`, undefined));
+    try {
+      await expect(
+        anonymous.send({ from: 'control@sender.test', to: SEEDS[0], subject: 'no login', text: 'refused' }),
+      ).rejects.toThrow(/refused the message at RCPT: 554/);
+    } finally {
+      anonymous.close();
+    }
+  });
+
   it(
     "records every seed's placement; a seed whose control goes to Junk is suspect after 2 of 3",
     async () => {
-      const first = await calibrate();
+      const first = await scheduledCalibration();
       expect(first.failed).toEqual([]);
       expect(first.calibrated).toHaveLength(1);
       expect(first.calibrated[0]).toMatchObject({
