@@ -11,7 +11,19 @@ beforeAll(() => {
 
 describe('the stream wake-up', () => {
   it('batches up to 100 new checks, sent at once, dropped after a minute, retried twice, not bisected', () => {
-    const mappings = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventSourceMapping'));
+    // The scanner's own mapping: other functions (the webhook sender) read the stream or a queue too.
+    const scanner = logicalIdOf(built.service.scanner);
+    const scannerAliases = Object.entries(resourcesOf(built.serviceTemplate, 'AWS::Lambda::Alias'))
+      .filter(
+        ([, alias]) => JSON.stringify(alias.Properties?.FunctionName) === JSON.stringify({ Ref: scanner }),
+      )
+      .map(([id]) => id);
+    const mappings = Object.values(
+      resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventSourceMapping'),
+    ).filter((mapping) => {
+      const target = JSON.stringify(mapping.Properties?.FunctionName);
+      return [scanner, ...scannerAliases].some((id) => target.includes(`"${id}"`));
+    });
     expect(mappings).toHaveLength(1);
     expect(mappings[0]?.Properties).toMatchObject({
       BatchSize: 100,

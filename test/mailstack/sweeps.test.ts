@@ -143,7 +143,7 @@ describe('the loop', () => {
           idleGraceMs: 0,
         },
       );
-      expect(report).toEqual({ ran: true, ticks: 1, stoppedBecause: 'idle' });
+      expect(report).toEqual({ ran: true, ticks: 1, stoppedBecause: 'idle', lastTickAt: expect.any(Number) });
       expect(harness.commands.slice(from)).toEqual([]);
     } finally {
       harness.service.clock.reset();

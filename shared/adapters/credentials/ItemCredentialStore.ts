@@ -32,6 +32,7 @@ const isCancelledOnCondition = (error: unknown): boolean =>
 
 export class ItemCredentialStore implements CredentialStore {
   private cached: { at: number; document: SecretDocument } | undefined;
+  private creatingKey: Promise<string> | undefined;
   /** The accounts the secret still holds, as a one-account store over it (the move's other side). */
   readonly legacy: DocumentCredentialStore;
 
@@ -185,9 +186,12 @@ export class ItemCredentialStore implements CredentialStore {
       if (fresh !== undefined) return fresh;
       throw new Error('a credential item exists but the credentials secret holds no itemKey');
     }
-    const key = await this.secret.ensureItemKey(newItemKey);
-    this.forget();
-    return key;
+    // One creation at a time in this process: parallel first writes would otherwise race each other on the secret.
+    this.creatingKey ??= this.secret.ensureItemKey(newItemKey).finally(() => {
+      this.creatingKey = undefined;
+      this.forget();
+    });
+    return this.creatingKey;
   }
 
   private async document(): Promise<SecretDocument> {
