@@ -65,7 +65,11 @@ const signatureOf = (value: string): HeaderFacts['dkimSignatures'][number] | und
   return domain === undefined ? undefined : { domain, selector, signedHeaders };
 };
 
-export const headerFactsOf = (block: string): HeaderFacts => {
+/** Read this far into a header block: the fields judged here sit near its top, and each pass below is bounded. */
+const MAX_BLOCK = 256 * 1024;
+
+export const headerFactsOf = (whole: string): HeaderFacts => {
+  const block = whole.length > MAX_BLOCK ? whole.slice(0, MAX_BLOCK) : whole;
   const from = fieldValues(block, 'from', 1, LINE_CAP);
   const unsubscribe = fieldValues(block, 'list-unsubscribe', 1, LINE_CAP).values[0];
   const post = fieldValues(block, 'list-unsubscribe-post', 2, LINE_CAP);
