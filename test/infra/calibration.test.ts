@@ -8,6 +8,7 @@ import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { PROVIDERS } from '../../shared/providers/providerPreset';
 import {
   actionsOf,
+  CALIBRATION_ON,
   propOf,
   type Resource,
   resourcesOf,
@@ -17,7 +18,7 @@ import {
   synthApp,
 } from './synthApp';
 
-const ON = { calibrationEvery: '6h', controlFrom: 'control@sender.example' };
+const ON = CALIBRATION_ON;
 let off: SynthesizedApp;
 let on: SynthesizedApp;
 

@@ -9,12 +9,12 @@ import {
   type MetricSpec,
   SERVICE_DIMENSION,
 } from '../../shared/telemetry/metrics';
-import { joinWithPlaceholders, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
+import { CALIBRATION_ON, joinWithPlaceholders, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
 
 let built: SynthesizedApp;
 beforeAll(() => {
   // With the calibration on: its metrics (control inbox rate, suspect seeds) are drawn only when it runs.
-  built = synthApp({ calibrationEvery: '6h', controlFrom: 'control@sender.example' });
+  built = synthApp(CALIBRATION_ON);
 });
 
 interface Widget {

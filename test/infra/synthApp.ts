@@ -21,6 +21,9 @@ export interface SynthesizedApp extends InboxPlacementApp {
   serviceTemplate: Template;
 }
 
+/** The context that turns the calibration on (its schedule, function, metrics and alarms). */
+export const CALIBRATION_ON = { calibrationEvery: '6h', controlFrom: 'control@sender.example' };
+
 export const synthApp = (context: Record<string, unknown> = {}, props: AppProps = {}): SynthesizedApp => {
   const built = createApp({ ...props, context: { ...CDK_JSON_CONTEXT, ...NO_BUNDLING, ...context } });
   return {
