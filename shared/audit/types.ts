@@ -1,40 +1,25 @@
 // Owns the sender audit's vocabulary: what one check's audit reads (the facts of one received copy, the DNS side's
 // results, where the check's copies landed per provider) and what it says (findings, fix-first, score, not checked).
+import type { Finding, NotChecked, ProviderName } from '../domain/auditReport';
 import type { AuthVerdict } from '../domain/placement';
 
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-
-/** A provider preset name as the report uses it (gmail, outlook, microsoft365, yahoo, aol, icloud, imap). */
-export type ProviderName = string;
-
-/** One thing found wrong (or worth knowing) about the sender's side, with the one step that fixes it. */
-export interface Finding {
-  /** Stable and unique per kind of finding (`content.html-clipped`, `rules.one-click-unsubscribe`). */
-  id: string;
-  severity: Severity;
-  /** What was found, one sentence, naming the figure where there is one. */
-  title: string;
-  /** What to do about it, one sentence. */
-  fix: string;
-  /** The providers whose rules or filters it matters to; `all` for every receiver. */
-  mattersFor: readonly ProviderName[] | 'all';
-  /** Where the rule comes from (an RFC, a provider's sender guidelines). */
-  source: string;
-}
-
-/** Something the audit could not judge, and why: never counted as passed. */
-export interface NotChecked {
-  id: string;
-  why: string;
-}
+export type {
+  AuditReport,
+  Deduction,
+  Finding,
+  Judgement,
+  NotChecked,
+  ProviderName,
+  RuleChecklist,
+  RuleItem,
+  Severity,
+} from '../domain/auditReport';
 
 /** What one check module concludes: its findings, or that it could not judge. */
 export interface CheckOutcome {
   findings: Finding[];
   notChecked: NotChecked[];
 }
-
-export type Judgement = 'pass' | 'fail' | 'unknown';
 
 /** A fact the DNS side established, or why it could not ("lookups timed out"). */
 export type DnsFact = { state: 'known'; value: boolean } | { state: 'unknown'; why: string };
@@ -143,34 +128,4 @@ export interface AuditInput {
   /** Undefined when the DNS side was not consulted at all. */
   dns: DnsResults | undefined;
   placements: Readonly<Record<ProviderName, ProviderPlacement>>;
-}
-
-export interface RuleItem {
-  id: string;
-  label: string;
-  judgement: Judgement;
-  /** Why it failed or could not be judged. */
-  detail?: string | undefined;
-}
-
-/** One provider's bulk-sender rule set, item by item. */
-export interface RuleChecklist {
-  ruleSet: string;
-  source: string;
-  items: readonly RuleItem[];
-}
-
-export interface Deduction {
-  findingId: string;
-  points: number;
-}
-
-export interface AuditReport {
-  findings: readonly Finding[];
-  /** The findings worth fixing first, most pressing first, with why they rank there. */
-  fixFirst: readonly { findingId: string; fix: string; weight: number; why: string }[];
-  /** Out of 10; each point taken off is named. `partial` says the score leaves out what was not checked. */
-  score: { value: number; outOf: 10; deductions: readonly Deduction[]; partial: boolean };
-  checklists: readonly RuleChecklist[];
-  notChecked: readonly NotChecked[];
 }

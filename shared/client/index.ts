@@ -35,6 +35,7 @@ export {
   type PlacementReport,
   type ProviderSummary,
   type ReportAccount,
+  type ReportAudit,
   reportProblem,
   type SpamVerdict,
 } from './reportResponse';

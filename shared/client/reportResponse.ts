@@ -2,6 +2,7 @@
 // its type, from the service's domain, and checking a response body against it before anyone renders it.
 import { isCategory } from '../domain/categories';
 
+export type { ReportAudit } from '../domain/auditReport';
 export type {
   AuthReasons,
   AuthResult,

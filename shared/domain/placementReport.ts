@@ -1,5 +1,6 @@
 // Owns the placement report's wire shape (GET /api/spam-check/{check_id}/report, an addition): why each copy landed
 // where it did. The server builds it (see the report use case); the API client and the check CLI read it.
+import type { ReportAudit } from './auditReport';
 import type { Category } from './categories';
 import type { CheckStatus } from './check';
 import type { AuthVerdict, SpamVerdict } from './placement';
@@ -85,4 +86,6 @@ export interface PlacementReport {
     by_provider: Record<string, ProviderSummary>;
   };
   accounts: ReportAccount[];
+  /** The sender audit of one copy (an addition); absent from a server or a saved report that predates it. */
+  audit?: ReportAudit;
 }
