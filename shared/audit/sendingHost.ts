@@ -105,6 +105,14 @@ const under = (host: string | undefined, domains: readonly string[]): boolean =>
 const TLS_PROTOCOLS = new Set(['esmtps', 'esmtpsa', 'utf8smtps', 'utf8smtpsa', 'lmtps', 'https']);
 const PLAIN_PROTOCOLS = new Set(['smtp', 'esmtp', 'esmtpa', 'utf8smtp', 'utf8smtpa', 'lmtp']);
 
+/**
+ * LMTP is spoken only inside a receiver, for final delivery (RFC 2033 section 1 keeps it off the Internet): such a
+ * hop is a hand-over from the receiver's MTA, whatever address it names (Dovecot writes `from mail.test ([127.0.0.1])`).
+ */
+const LMTP_PROTOCOLS = new Set(['lmtp', 'lmtps', 'lmtpa', 'lmtpsa']);
+const handOver = (hop: Hop): boolean =>
+  hop.fromIp === undefined || LMTP_PROTOCOLS.has(hop.withProtocol ?? '');
+
 const tlsOf = (hop: Hop): boolean | undefined => {
   if (hop.comments.some((c) => /version=tls|using tls/i.test(c))) return true;
   const protocol = hop.withProtocol ?? '';
@@ -126,12 +134,12 @@ export const sendingHostOf = (block: string, provider: string): SendingHost | un
     const receivers =
       previous === undefined ||
       under(hop.by, domains) ||
-      // A hand-over inside the receiver that names no IP (LMTP from the MTA): its peer wrote the next hop.
-      (previous.fromIp === undefined && (hop.by === previous.from || hop.by === previous.by)) ||
+      // A hand-over inside the receiver (LMTP from the MTA, or a hop naming no IP): its peer wrote the next hop.
+      (handOver(previous) && (hop.by === previous.from || hop.by === previous.by)) ||
       // Gmail's internal hops name only the IPv6 address of the host that wrote them.
       (previous.from === undefined && isIP(hop.by ?? '') !== 0);
     if (!receivers) return undefined;
-    const internal = hop.from === undefined || under(hop.from, domains) || hop.fromIp === undefined;
+    const internal = hop.from === undefined || under(hop.from, domains) || handOver(hop);
     if (!internal) return hop.fromIp === undefined ? undefined : { ip: hop.fromIp, tls: tlsOf(hop) };
     previous = hop;
   }

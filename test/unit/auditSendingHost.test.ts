@@ -38,7 +38,7 @@ describe('sending host', () => {
     expect(sendingHostOf(block('Subject: none'), 'gmail')).toBeUndefined();
   });
 
-  it('a receiver whose domains are unknown: its topmost Received, through an LMTP hand-over that names no IP', () => {
+  it('a receiver whose domains are unknown: its topmost Received, past an LMTP hand-over (named IP or none)', () => {
     const lmtp = 'Received: from mx.mail.test by mx.mail.test with LMTP id abc; Mon, 1 Jan 2024';
     const smtp =
       'Received: from sender.test (sender.test [127.0.0.5]) by mx.mail.test (Postfix) with ESMTP id Q1; Mon, 1 Jan 2024';
@@ -46,6 +46,17 @@ describe('sending host', () => {
     const tls =
       'Received: from sender.test (sender.test [127.0.0.5]) (using TLSv1.3 with cipher TLS_AES_256_GCM_SHA384) by mx.mail.test (Postfix) with ESMTPS id Q1; Mon, 1 Jan 2024';
     expect(sendingHostOf(block(lmtp, tls), 'imap')).toEqual({ ip: '127.0.0.5', tls: true });
+    // Dovecot's LMTP hop names the MTA's loopback address: still a hand-over inside the receiver, not the sender.
+    const dovecot =
+      'Received: from mail.test ([127.0.0.1])\r\n\tby mx.mail.test with LMTP\r\n\tid YHqIJAp8CGswAQAAg+zDdQ\r\n\t(envelope-from <b@sender.test>)\r\n\tfor <u@mail.test>; Thu, 26 Nov 2026 18:35:54 +0000';
+    const postfix =
+      'Received: from out30.sender.test (unknown [127.0.0.30])\r\n\tby mx.mail.test (Postfix) with ESMTP id 7FF812945A9\r\n\tfor <u@mail.test>; Thu, 26 Nov 2026 18:35:54 +0000 (UTC)';
+    expect(sendingHostOf(block(dovecot, 'Received-SPF: pass', postfix), 'imap')).toEqual({
+      ip: '127.0.0.30',
+      tls: false,
+    });
+    // A hop that is not LMTP and names an address is where the message came in, even on loopback.
+    expect(sendingHostOf(block(dovecot.replace('LMTP', 'ESMTP'), postfix), 'imap')?.ip).toBe('127.0.0.1');
     // Gmail's domains do not make a generic receiver's hops trusted.
     expect(sendingHostOf(block(...GMAIL_RECEIVED), 'imap')).toBeUndefined();
   });
