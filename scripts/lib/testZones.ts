@@ -25,6 +25,17 @@ export const TEST_LIST_ZONES = {
   uribl: 'multi.uribl.test',
 } as const;
 
+/**
+ * The 127.0.0.x the audit's mail-stack tests send from, each named by the receiver's Received: all forward-confirmed
+ * and in out.sender.test's SPF; the test ZEN lists one with a PBL code, one with an SBL code, and refuses one.
+ */
+export const AUDIT_SENDING_IPS = {
+  clean: '127.0.0.30',
+  pbl: '127.0.0.31',
+  sbl: '127.0.0.32',
+  refused: '127.0.0.33',
+} as const;
+
 /** The zones the server is authoritative for; a record belongs to the longest origin it ends with. */
 export const TEST_ZONE_ORIGINS = [
   'sender.test',
@@ -69,6 +80,24 @@ const senders: TestRecord[] = [
   [`unconfirmed.${s}`, 'A', '127.0.0.9'],
   ['1.0.0.127.in-addr.arpa', 'PTR', `mail.${s}`],
   ['2.0.0.127.in-addr.arpa', 'PTR', `unconfirmed.${s}`],
+  // The audit's mail-stack senders: a bounce domain under sender.test (aligned, relaxed) for every one of them, and
+  // one outside it that signs and passes SPF for itself without aligning with a From in sender.test.
+  ...Object.values(AUDIT_SENDING_IPS).flatMap((ip): TestRecord[] => {
+    const host = `out${ip.split('.')[3]}.${s}`;
+    return [
+      [host, 'A', ip],
+      [`${ip.split('.').reverse().join('.')}.in-addr.arpa`, 'PTR', host],
+    ];
+  }),
+  [
+    `out.${s}`,
+    'TXT',
+    `v=spf1 ${Object.values(AUDIT_SENDING_IPS)
+      .map((ip) => `ip4:${ip}`)
+      .join(' ')} -all`,
+  ],
+  ['mailer.offsite.test', 'TXT', `v=spf1 ip4:${AUDIT_SENDING_IPS.clean} -all`],
+  ['s1._domainkey.mailer.offsite.test', 'TXT', `v=DKIM1; k=rsa; p=${dkimPublic('sender.test.s1.key')}`],
   ['offsite.test', 'TXT', 'v=spf1 ip4:192.0.2.1 -all'],
   ['_dmarc.offsite.test', 'TXT', 'v=DMARC1; p=reject'],
 ];
@@ -91,6 +120,9 @@ const lists: TestRecord[] = [
   [`${v4('127.0.0.252')}.${zen}`, 'A', '127.255.255.252'],
   [`${v4('127.0.0.254')}.${zen}`, 'A', '127.255.255.254'],
   [`${v4('127.0.0.255')}.${zen}`, 'A', '127.255.255.255'],
+  [`${v4(AUDIT_SENDING_IPS.pbl)}.${zen}`, 'A', '127.0.0.10'],
+  [`${v4(AUDIT_SENDING_IPS.sbl)}.${zen}`, 'A', '127.0.0.2'],
+  [`${v4(AUDIT_SENDING_IPS.refused)}.${zen}`, 'A', '127.255.255.254'],
   [`${v6('2')}.${zen}`, 'A', '127.0.0.2'],
   [`${v6('a')}.${zen}`, 'A', '127.0.0.10'],
   // Spamhaus DBL: 127.0.1.x listings, 127.0.1.255 (an IP asked of a domain list) and 127.255.255.x refusals.
