@@ -63,6 +63,13 @@ export type ApiConfig = z.infer<typeof apiEnv>;
 
 /** How often a scanner loop sweeps while a check waits: the main term of detection latency (see BENCHMARKS.md). */
 export const DEFAULT_SCAN_INTERVAL_MS = 1000;
+/**
+ * How long after a check's start, or the last copy the scanner placed for it, a loop holds that check's accounts
+ * (watches open, a copy read within a second of its announcement); past it the check's accounts are swept once a
+ * schedule's minute, so a lone check that never completes keeps no loop billed for its 5 minutes. Copies of one send
+ * land close together; half the schedule's minute keeps that check's loop inside the cost goal (docs/scanner.md).
+ */
+export const DEFAULT_SCAN_PATIENCE_MS = 30_000;
 /** Accounts per scanner loop: it holds up to 3 IMAP connections per account (the sweep session and its watches), 300 at 100 accounts, well within one Lambda's 1,024 file descriptors. */
 export const DEFAULT_SCAN_SHARD_SIZE = 100;
 
@@ -85,6 +92,8 @@ const scanEnv = z.object({
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
   CREDENTIALS_SECRET_ID: nonEmpty(),
   SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
+  /** How long a check's accounts are held by a loop after its start or last copy (0: never; the 5 minutes: always). */
+  SCAN_PATIENCE_MS: intSetting(0, ACTIVE_MS, DEFAULT_SCAN_PATIENCE_MS),
   /** Accounts one scanner invocation sweeps at most; beyond it the accounts are split across concurrent invocations. */
   SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
   /** Failed sweeps in a row after which an account is left out of new checks until it works again. */
@@ -145,6 +154,7 @@ const localEnv = z.object({
   LOCAL_CONFIG: z._default(z.string(), 'config/local.json'),
   ...apiSettings,
   SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
+  SCAN_PATIENCE_MS: intSetting(0, ACTIVE_MS, DEFAULT_SCAN_PATIENCE_MS),
   SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
   UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,

@@ -28,7 +28,7 @@ export interface WakeUpDrive {
 
 /** A loop with work for as long as it runs: it holds and renews the lease, as a loop sweeping mailboxes does. */
 const busyScanner = {
-  tick: async () => ({ activeChecks: 1, pendingAccounts: 1, started: [] }),
+  tick: async () => ({ activeChecks: 1, pendingAccounts: 1, heldAccounts: 1, started: [] }),
   close: async () => undefined,
 };
 

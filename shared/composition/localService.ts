@@ -80,6 +80,7 @@ export const composeLocalService = async ({
       log: createLogger('scan', settings.LOG_LEVEL),
       unhealthyAfter: settings.UNHEALTHY_AFTER_FAILURES,
       tabGraceMs: settings.GMAIL_TAB_GRACE_MS,
+      patienceMs: settings.SCAN_PATIENCE_MS,
       shard: { index, count },
       onWebhookQueued: (checkId) => webhooks.kick(checkId),
     });

@@ -65,6 +65,7 @@ export const composeScanLambda = (config: ScanConfig) => {
         tokens,
         unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
         tabGraceMs: config.GMAIL_TAB_GRACE_MS,
+        patienceMs: config.SCAN_PATIENCE_MS,
         shard,
       });
     scanners.set(key, built);

@@ -11,6 +11,7 @@ import {
   ImapConnector,
   type ImapTimeouts,
 } from '../adapters/imap/ImapConnector';
+import { DEFAULT_SCAN_PATIENCE_MS } from '../config';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import { boundedLogins } from '../scanner/logins';
@@ -43,6 +44,8 @@ export interface ScannerParts {
   tabGraceMs?: number;
   /** IDLE watches on INBOX and junk (default on); off for tests of the sweep's own IMAP conversation. */
   watch?: boolean;
+  /** How long a check's accounts are held after its start or last copy (default DEFAULT_SCAN_PATIENCE_MS). */
+  patienceMs?: number;
   /** Told of each webhook delivery the scanner queues (npm start's in-process sender). */
   onWebhookQueued?: (checkId: string) => void;
 }
@@ -79,6 +82,7 @@ export const createScanner = (parts: ScannerParts) => ({
     ...(parts.shard ? { shard: parts.shard } : {}),
     ...(parts.tabGraceMs === undefined ? {} : { tabGraceMs: parts.tabGraceMs }),
     watch: parts.watch ?? true,
+    patienceMs: parts.patienceMs ?? DEFAULT_SCAN_PATIENCE_MS,
   }),
   lease: new DynamoLease(parts.client, parts.tableName, scannerLeaseOf(parts.shard ?? SINGLE_SHARD)),
 });

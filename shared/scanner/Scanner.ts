@@ -1,21 +1,18 @@
 // Owns one sweep of the test mailboxes end to end: it asks planning what to read, reads it, attributes and records.
 
-import type { Clock } from '../domain/clock';
 import { StoreUnavailableError } from '../domain/errors';
 import type { RecordOutcome } from '../domain/ports';
-import type { Logger } from '../log';
 import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
 import { scanFolders } from './folders';
-import { ActiveCheckPlan, due, PROBE_EVERY_MS, retryAtAfter, SETTLE_EVERY_MS } from './planning';
-import type {
-  AccountHealthStore,
-  ActiveChecks,
-  CredentialSource,
-  CursorStore,
-  MailboxConnector,
-  ResultStore,
-} from './ports';
+import {
+  ActiveCheckPlan,
+  due,
+  PROBE_EVERY_MS,
+  retryAtAfter,
+  SETTLE_EVERY_MS,
+  waitingAccounts,
+} from './planning';
 import {
   type AccountState,
   advanceCursors,
@@ -27,8 +24,9 @@ import {
   sessionOf,
 } from './reading';
 import { Recorder } from './recording';
-import { type AccountSweep, emptySweep, type ScanEvents, type TickReport } from './scanHooks';
-import { inShard, type Shard, SINGLE_SHARD } from './shards';
+import type { ScannerDeps } from './ScannerDeps';
+import { type AccountSweep, emptySweep, type TickReport } from './scanHooks';
+import { inShard, SINGLE_SHARD } from './shards';
 import { TabGrace } from './tabGrace';
 import { Watches } from './watching';
 
@@ -38,27 +36,6 @@ export type { AccountSweep, Placement, ScanEvents, TickReport } from './scanHook
 
 /** How long close() waits for sweeps in flight; with the logout bound it stays well inside the Lambda's margin. */
 const CLOSE_GRACE_MS = 5000;
-
-export interface ScannerDeps {
-  checks: ActiveChecks & ResultStore;
-  cursors: CursorStore;
-  credentials: CredentialSource;
-  /** Where failures in a row are counted; without it (tests of other parts) health is not tracked. */
-  health?: AccountHealthStore;
-  /** Failed sweeps in a row after which an account leaves new checks (default DEFAULT_UNHEALTHY_AFTER). */
-  unhealthyAfter?: number;
-  connector: MailboxConnector;
-  clock: Clock;
-  log: Logger;
-  /** Told what the scanner does, for metrics and tests; every hook is optional. */
-  events?: ScanEvents;
-  /** The accounts this scanner sweeps when several loops share them (default: all of them). */
-  shard?: Shard;
-  /** How long a Gmail INBOX copy no tab search names yet stays pending (default DEFAULT_TAB_GRACE_MS). */
-  tabGraceMs?: number;
-  /** Hold IDLE watches and sweep watched accounts only on news (createScanner: on); off polls every tick. */
-  watch?: boolean;
-}
 
 export class Scanner {
   private readonly accounts = new Map<string, AccountState>();
@@ -93,7 +70,9 @@ export class Scanner {
       shard.index === 0 && due(now, this.lastSettle, SETTLE_EVERY_MS) ? this.settle(now) : undefined;
     settling?.catch(() => undefined); // awaited below: a failure meanwhile must not go unhandled
     const active = await this.plan.list(now);
-    const pending = new Set(active.flatMap((check) => [...check.pending]).filter((e) => inShard(e, shard)));
+    const mine = (email: string) => inShard(email, shard);
+    const { pending, held } = waitingAccounts(active, mine, now, this.deps.patienceMs ?? Infinity);
+    this.watches.hold(held);
     this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
     const toSweep = new Set(pending);
     // Only while checks are active: an idle scanner logs in nowhere, so it costs nothing at the providers.
@@ -112,7 +91,7 @@ export class Scanner {
       if (sweep) started.push(sweep);
     }
     await settling;
-    return { activeChecks: active.length, pendingAccounts: pending.size, started };
+    return { activeChecks: active.length, pendingAccounts: pending.size, heldAccounts: held.size, started };
   }
 
   private async settle(now: number): Promise<void> {
@@ -197,7 +176,7 @@ export class Scanner {
       const folders = await session.folders();
       // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
       const placed = (checkId: string, outcome: RecordOutcome) =>
-        this.plan.placed(checkId, email, outcome === 'closed');
+        this.plan.placed(checkId, email, outcome === 'closed', clock.now());
       const evidence = isProvider(credentials.provider)
         ? presetFor(credentials.provider).quirks.envelopeEvidence.value
         : undefined;

@@ -21,6 +21,39 @@ export const UNLISTED_COPY_MARGIN_MS = INDEX_LAG_MS + 60_000;
 export const FULL_LIST_EVERY_MS = 30_000;
 /** Unhealthy accounts are tried this often, so one that works again comes back without anyone's help. */
 export const PROBE_EVERY_MS = 60_000;
+/** How often the schedule wakes a loop when nothing kicks it: EventBridge on AWS, a timer under npm start. */
+export const SCAN_SCHEDULE_MS = 60_000;
+
+/** A live check as planning knows it: when it started, when this scanner last placed a copy of it, who is pending. */
+interface KnownCheck {
+  createdAt: number;
+  lastPlacedAt?: number;
+  pending: Set<string>;
+}
+
+/**
+ * The accounts of this shard (`mine`) that live checks wait for, and those of them `held`: waited for by a check
+ * still within `patienceMs` of its start or its last placed copy. A loop works only while some account is held; the
+ * rest are swept every SCAN_SCHEDULE_MS, as the schedule's loop would (Watches.due).
+ */
+export const waitingAccounts = (
+  checks: readonly KnownCheck[],
+  mine: (email: string) => boolean,
+  now: number,
+  patienceMs: number,
+): { pending: Set<string>; held: Set<string> } => {
+  const pending = new Set<string>();
+  const held = new Set<string>();
+  for (const check of checks) {
+    const patient = now - Math.max(check.createdAt, check.lastPlacedAt ?? check.createdAt) < patienceMs;
+    for (const email of check.pending) {
+      if (!mine(email)) continue;
+      pending.add(email);
+      if (patient) held.add(email);
+    }
+  }
+  return { pending, held };
+};
 
 /** When an account that just failed for the `failures`-th time in a row may be tried again. */
 export const retryAtAfter = (failures: number, now: number): number =>
@@ -36,7 +69,7 @@ export const due = (now: number, last: number, every: number): boolean => now - 
  * written (or found written) its result.
  */
 export class ActiveCheckPlan {
-  private readonly active = new Map<string, { createdAt: number; pending: Set<string> }>();
+  private readonly active = new Map<string, KnownCheck>();
   /**
    * Checks this scanner has nothing more to wait for in (every account it was given is placed, or the check is
    * closed), by start time, until their window ends: a shard's own entries keep the accounts they were started with
@@ -81,7 +114,11 @@ export class ActiveCheckPlan {
       const pending = entry.pending.filter(
         (email) => (known ? known.pending.has(email) : true) && !early?.has(email),
       );
-      this.active.set(entry.checkId, { createdAt: entry.createdAt ?? now, pending: new Set(pending) });
+      this.active.set(entry.checkId, {
+        createdAt: entry.createdAt ?? now,
+        ...(known?.lastPlacedAt === undefined ? {} : { lastPlacedAt: known.lastPlacedAt }),
+        pending: new Set(pending),
+      });
       if (entry.createdAt !== undefined)
         this.listedUntil = Math.max(this.listedUntil ?? entry.createdAt, entry.createdAt);
     }
@@ -99,11 +136,13 @@ export class ActiveCheckPlan {
     return [...this.active.values()];
   }
 
-  /** A result for `email` is written (or the check is over, `closed`): nothing more to wait for there. */
-  placed(checkId: string, email: string, closed: boolean): void {
+  /** A result for `email` is written at `now` (or the check is over, `closed`): nothing more to wait for there. */
+  placed(checkId: string, email: string, closed: boolean, now: number): void {
     const check = this.active.get(checkId);
-    if (!closed && check) check.pending.delete(email);
-    else if (!closed && !this.finished.has(checkId)) {
+    if (!closed && check) {
+      check.pending.delete(email);
+      check.lastPlacedAt = now;
+    } else if (!closed && !this.finished.has(checkId)) {
       const early = this.placedEarly.get(checkId) ?? new Set<string>();
       this.placedEarly.set(checkId, early.add(email));
     } else if (check) {

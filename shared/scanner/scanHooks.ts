@@ -54,6 +54,8 @@ export interface Placement {
 export interface TickReport {
   activeChecks: number;
   pendingAccounts: number;
+  /** Of them, those a check within its patience waits for: what keeps a loop running (planning.waitingAccounts). */
+  heldAccounts: number;
   /** Sweeps started by this tick; accounts still busy from an earlier tick or backing off are not restarted. */
   started: Promise<AccountSweep>[];
 }

@@ -1,6 +1,7 @@
 // Owns one scanner loop: hold the lease, sweep every few seconds while any check is active, stop before the deadline.
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
+import { SCAN_SCHEDULE_MS } from './planning';
 import type { Lease } from './ports';
 import type { Scanner } from './Scanner';
 
@@ -10,8 +11,7 @@ import type { Scanner } from './Scanner';
  */
 export const DEADLINE_MARGIN_MS = 20_000;
 
-/** How often the schedule wakes a loop when nothing kicks it: EventBridge on AWS, a timer under npm start. */
-export const SCAN_SCHEDULE_MS = 60_000;
+export { SCAN_SCHEDULE_MS };
 
 /** The default of ScanLoopOptions.storeFailureGraceMs: the schedule's minute. */
 const STORE_FAILURE_GRACE_MS = SCAN_SCHEDULE_MS;
@@ -121,8 +121,10 @@ export const runScanLoop = async (
       });
       ticks++;
       afterTick?.();
-      // Work is an account of this loop's shard that a live check still waits for; a failed tick says nothing.
-      if (tick && tick.pendingAccounts > 0) {
+      // Work is an account of this loop's shard held by a live check within its patience; one only late checks wait
+      // for is the schedule's to sweep, so a lone check that never completes does not keep the loop (and its
+      // Lambda) running. A failed tick says nothing.
+      if (tick && tick.heldAccounts > 0) {
         idleSince = undefined;
         sawWork = true;
       } else if (tick) {

@@ -2,7 +2,7 @@
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { ScanFolder } from './folders';
-import { retryAtAfter } from './planning';
+import { retryAtAfter, SCAN_SCHEDULE_MS } from './planning';
 import type { FolderWatch, MailboxConnector, MailboxCredentials } from './ports';
 import type { ScanEvents } from './scanHooks';
 
@@ -57,6 +57,8 @@ export class Watches {
   private readonly accounts = new Map<string, AccountWatches>();
   private readonly queue: (() => Promise<void>)[] = [];
   private readonly inflight = new Set<Promise<void>>();
+  /** The accounts a check within its patience waits for; undefined: every account (no patience). */
+  private held: ReadonlySet<string> | undefined;
 
   /** `onNews` is told of every announcement, to sweep the account at once. */
   constructor(
@@ -64,14 +66,21 @@ export class Watches {
     private readonly onNews: (email: string) => void,
   ) {}
 
+  /** Which accounts are held (see planning.waitingAccounts): only those get watches, or are polled every tick. */
+  hold(held: ReadonlySet<string>): void {
+    this.held = held;
+  }
+
   /**
-   * Whether `email` is due a sweep at `now`: when something may be new, while any folder it should watch has no
-   * live watch (it is polled at every tick), and every SAFETY_SWEEP_MS.
+   * Whether `email` is due a sweep at `now`: when something may be new, every SAFETY_SWEEP_MS while its watches are
+   * live, at every tick while a held account's are not (it is polled), and every SCAN_SCHEDULE_MS for an account no
+   * check holds any more (what the schedule's loop would do; a loop's first sweep is always due).
    */
   due(email: string, now: number): boolean {
     const account = this.accounts.get(email);
-    if (!account || account.news || !this.watched(account)) return true;
-    return now - account.lastSweptAt >= SAFETY_SWEEP_MS;
+    if (!account || account.news) return true;
+    if (this.watched(account)) return now - account.lastSweptAt >= SAFETY_SWEEP_MS;
+    return this.isHeld(email) || now - account.lastSweptAt >= SCAN_SCHEDULE_MS;
   }
 
   /** Whether an announcement came since the account's last sweep started. */
@@ -106,7 +115,8 @@ export class Watches {
       account.notify === false
         ? connector.watch && ((path: string) => connector.watch?.(credentials, path, onNews, signal))
         : () => connector.watchAll?.(credentials, onNews, signal);
-    if (!watch || account.pushless) return;
+    // An account no check holds is swept a minute apart, with no watch: a connection opened for it keeps nothing.
+    if (!watch || account.pushless || !this.isHeld(credentials.email)) return;
     const now = clock.now();
     for (const path of account.notify === false ? watchedFolders(folders) : [EVERY_FOLDER]) {
       let state = account.folders.get(path);
@@ -180,6 +190,10 @@ export class Watches {
     if (!account) return;
     account.news = true;
     this.onNews(email);
+  }
+
+  private isHeld(email: string): boolean {
+    return this.held?.has(email) ?? true;
   }
 
   private watched(account: AccountWatches): boolean {

@@ -140,13 +140,13 @@ describe('a check whose listing keeps the accounts it was started with (a shard 
     const plan = new ActiveCheckPlan(
       stale([{ checkId: 'new', createdAt: t0, pending: ['a@mail.test', 'b@mail.test'] }]),
     );
-    plan.placed('new', 'a@mail.test', false);
-    plan.placed('forged', 'a@mail.test', false);
+    plan.placed('new', 'a@mail.test', false, 0);
+    plan.placed('forged', 'a@mail.test', false, 0);
     const ids = async () => (await plan.list(clock.now())).map((check) => [...check.pending].join());
     expect(await ids()).toEqual(['b@mail.test']);
     clock.advance(1000);
     expect(await ids()).toEqual(['b@mail.test']);
-    plan.placed('new', 'b@mail.test', false);
+    plan.placed('new', 'b@mail.test', false, 0);
     clock.advance(1000);
     expect(await ids()).toEqual([]);
   });
@@ -163,9 +163,9 @@ describe('a check whose listing keeps the accounts it was started with (a shard 
     );
     const ids = async () => (await plan.list(clock.now())).map((check) => [...check.pending].join());
     expect(await ids()).toEqual(['a@mail.test,b@mail.test', 'c@mail.test', 'd@mail.test']);
-    plan.placed('placed', 'a@mail.test', false);
-    plan.placed('placed', 'b@mail.test', false);
-    plan.placed('closed', 'c@mail.test', true);
+    plan.placed('placed', 'a@mail.test', false, 0);
+    plan.placed('placed', 'b@mail.test', false, 0);
+    plan.placed('closed', 'c@mail.test', true, 0);
     clock.advance(1000);
     expect(await ids()).toEqual(['d@mail.test']);
     // A full listing too, later in the checks' window.
