@@ -1,6 +1,6 @@
 // Owns the one CloudWatch dashboard: the API as API Gateway sees it, each function as Lambda sees it, the scanner's
-// wake-ups, capacity and dead letters, the service's own metrics (built from shared/telemetry/metrics.ts), and the
-// state of every alarm.
+// wake-ups, capacity and dead letters, the service's own metrics (built from shared/telemetry/metrics.ts), the sender
+// audit's shares (auditWidgets.ts), and the state of every alarm.
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
@@ -17,6 +17,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ALARM_THRESHOLDS } from './alarmRules';
+import { auditWidgets } from './auditWidgets';
 import { serviceMetric, serviceSearch } from './serviceMetrics';
 
 export interface ServiceDashboardProps {
@@ -168,6 +169,8 @@ export class ServiceDashboard extends Construct {
         { right: [serviceSearch('authPass', 'Sum')] },
       ),
     );
+
+    this.dashboard.addWidgets(...auditWidgets());
 
     this.dashboard.addWidgets(new TextWidget({ markdown: '## Mailboxes (scanner)', width: 24, height: 1 }));
     const alarmLine: HorizontalAnnotation = {

@@ -6,6 +6,7 @@ import {
   METRICS,
   METRICS_NAMESPACE,
   type MetricKey,
+  type MetricSpec,
   SERVICE_DIMENSION,
 } from '../../shared/telemetry/metrics';
 
@@ -37,15 +38,27 @@ export const serviceSearch = (
   key: DimensionedMetricKey,
   statistic: string,
   period: Duration = Duration.minutes(5),
+  narrow: {
+    /** Only the series of this value of the first dimension (a name from the code, such as a provider preset). */
+    only?: string;
+    /** Said after each series' name (what a second statistic of the same series is). */
+    suffix?: string;
+  } = {},
 ): MathExpression => {
-  const spec = METRICS[key];
-  const schema = `{${METRICS_NAMESPACE},${SERVICE_DIMENSION},${spec.dimension}}`;
-  const filter = `MetricName="${spec.name}" ${SERVICE_DIMENSION}="${spec.service}"`;
+  const { only, suffix } = narrow;
+  const spec: MetricSpec = METRICS[key];
+  const dimensions = [spec.dimension, spec.secondDimension].filter((d) => d !== undefined);
+  const schema = `{${[METRICS_NAMESPACE, SERVICE_DIMENSION, ...dimensions].join(',')}}`;
+  const filter = [
+    `MetricName="${spec.name}" ${SERVICE_DIMENSION}="${spec.service}"`,
+    ...(only === undefined ? [] : [`${spec.dimension}="${only}"`]),
+  ].join(' ');
+  // Each series is named after its own dimension value (a category, a provider, an address; a rule under a provider).
+  const named = only === undefined ? dimensions : dimensions.slice(1);
   return new MathExpression({
     expression: `SEARCH('${schema} ${filter}', '${statistic}', ${period.toSeconds()})`,
     usingMetrics: {},
-    // Each series is named after its dimension value (a category, a provider, an address).
-    label: `\${PROP('Dim.${spec.dimension}')}`,
+    label: [...named.map((d) => `\${PROP('Dim.${d}')}`), ...(suffix ? [suffix] : [])].join(' '),
     period,
   });
 };

@@ -92,9 +92,12 @@ const listingFinding = (result: BlocklistResult): Omit<Finding, 'id' | 'title' |
   };
 };
 
+/** What every blocklist finding's id starts with: a listing is a finding, a refusal or timeout a "not checked". */
+export const LISTING_ID_PREFIX = 'blocklist.';
+
 const blocklistOutcome = (outcome: Outcome, results: BlocklistResult[]) => {
   for (const result of results) {
-    const id = `blocklist.${result.list}.${result.subject}`;
+    const id = `${LISTING_ID_PREFIX}${result.list}.${result.subject}`;
     if (result.judgement === 'fail')
       outcome.findings.push({ id, title: result.reason, source: result.source, ...listingFinding(result) });
     if (result.judgement === 'unknown') outcome.notChecked.push({ id, why: result.reason });

@@ -13,6 +13,7 @@ const DIMENSIONS = {
   provider: 'Provider',
   account: 'Account',
   method: 'Method',
+  rule: 'Rule',
 } as const;
 
 export interface MetricSpec {
@@ -21,6 +22,8 @@ export interface MetricSpec {
   service: (typeof SERVICES)[keyof typeof SERVICES];
   /** The one extra dimension the metric carries besides `service`, if any. */
   dimension?: (typeof DIMENSIONS)[keyof typeof DIMENSIONS];
+  /** A second dimension under the first, for a metric split two ways (provider, then rule). */
+  secondDimension?: (typeof DIMENSIONS)[keyof typeof DIMENSIONS];
   /** What a person reading the dashboard should know. */
   description: string;
 }
@@ -167,6 +170,25 @@ export const METRICS = {
     service: 'calibration',
     description:
       'Seeds whose control went to spam or missing in 2 of their latest 3 calibrations, after each run',
+  },
+  // Each audited check emits these once per provider it had seeds at, 1 or 0, so the Average by provider is the
+  // share of audited checks; an item the audit could not judge counts 0 (not failing), never as a failure.
+  auditListed: {
+    name: 'AuditListedOnBlocklist',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Provider',
+    description:
+      'Audited checks whose sending IP or a domain is on a DNS blocklist: 1, else 0; Average = share, by provider',
+  },
+  auditRuleFailed: {
+    name: 'AuditRuleFailed',
+    unit: 'Count',
+    service: 'scan',
+    dimension: 'Provider',
+    secondDimension: 'Rule',
+    description:
+      "Audited checks failing an item of the provider's bulk-sender rules: 1, else 0; Average = share, by provider and rule",
   },
   activeChecks: {
     name: 'ActiveChecks',

@@ -30,7 +30,9 @@ interface DrawnMetric {
   stat: string | undefined;
 }
 
-const SEARCH = /^SEARCH\('\{([^}]*)\} MetricName="([^"]+)" (\w+)="([^"]+)"', '(\w+)', \d+\)$/;
+// A search may narrow to one value of the metric's first dimension (one provider's rule items): `Provider="gmail"`.
+const SEARCH =
+  /^SEARCH\('\{([^}]*)\} MetricName="([^"]+)" (\w+)="([^"]+)"(?: \w+="[\w-]+")?', '(\w+)', \d+\)$/;
 
 const dashboardBody = (app: SynthesizedApp): string => {
   const [dashboard] = Object.values(resourcesOf(app.serviceTemplate, 'AWS::CloudWatch::Dashboard'));
@@ -107,10 +109,21 @@ describe('dashboard', () => {
     const expressions = [...dashboardBody(built).matchAll(/"expression":"(SEARCH\(.*?\))"/g)].map(
       (m) => m[1],
     );
-    expect(expressions).toHaveLength(specs.filter((spec) => spec.dimension !== undefined).length);
-    for (const spec of specs.filter((s) => s.dimension !== undefined)) {
-      expect(expressions.some((e) => e?.includes(`${SERVICE_DIMENSION},${spec.dimension}}`))).toBe(true);
-    }
+    const dimensioned = specs.filter((spec) => spec.dimension !== undefined);
+    const schemaOf = (spec: MetricSpec) =>
+      [SERVICE_DIMENSION, spec.dimension, spec.secondDimension].filter((d) => d !== undefined).join(',');
+    // Every search is of a dimensioned metric, under its own dimensions; every dimensioned metric is searched.
+    for (const expression of expressions)
+      expect(
+        dimensioned.some(
+          (spec) => expression?.includes(`,${schemaOf(spec)}} MetricName=\\"${spec.name}\\"`) ?? false,
+        ),
+        expression,
+      ).toBe(true);
+    for (const spec of dimensioned)
+      expect(expressions.some((e) => e?.includes(`${schemaOf(spec)}} MetricName=\\"${spec.name}\\"`))).toBe(
+        true,
+      );
   });
 
   it('draws the inbox rate by provider and authentication failures over time (placement report metrics)', () => {

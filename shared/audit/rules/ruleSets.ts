@@ -7,7 +7,7 @@ import { ITEM_TEXT, judgeItems, type RuleItemId } from './ruleItems';
 import type { RuleSet } from './ruleSet';
 import { yahooRules } from './yahoo';
 
-const RULE_SETS: readonly RuleSet[] = [gmailRules, yahooRules, microsoftRules];
+export const RULE_SETS: readonly RuleSet[] = [gmailRules, yahooRules, microsoftRules];
 
 export const judgeRuleSets = (
   copy: CopyFacts,
