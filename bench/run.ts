@@ -28,6 +28,8 @@ const { values } = parseArgs({
     kills: { type: 'string', default: '60' },
     /** Stream records of the wake-up section (600: a minute at 600 starts a minute); a few dozen for a smoke run. */
     'wake-up-records': { type: 'string', default: '600' },
+    /** Accounts the shard-sizing section holds at once (a few dozen for a smoke run). */
+    'sizing-accounts': { type: 'string', default: '100' },
     /** Checks of the webhook section, each polled beside at the spec's interval (a few seconds each). */
     'webhook-checks': { type: 'string', default: '20' },
     'no-write': { type: 'boolean', default: false },
@@ -81,6 +83,7 @@ const main = async () => {
     'sweep-cost',
     'scale',
     'shards',
+    'shard-sizing',
     'kill-restart',
     'webhooks',
     'stack-cost',
@@ -139,6 +142,15 @@ const main = async () => {
         accounts: passwordAccounts.filter((account) => account.email.startsWith('user')),
         shardSize: 50,
         shardCounts: [1, 2, 4].filter((count) => count * 50 <= scaleAccounts),
+        progress: say,
+      });
+    }
+    if (wanted('shard-sizing')) {
+      const { runShardSizingBench } = await import('./shardSizing');
+      results.shardSizing = await runShardSizingBench({
+        accounts: passwordAccounts
+          .filter((account) => account.email.startsWith('user'))
+          .slice(0, Number(values['sizing-accounts'])),
         progress: say,
       });
     }

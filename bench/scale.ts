@@ -1,10 +1,5 @@
 // Benchmarks: one sweep over hundreds of real Dovecot accounts with a thousand active checks, the IMAP connections
 // each account gets, an idle scanner's logins, and sweep time as shards (concurrent scanner processes) are added.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { systemClock } from '../shared/domain/clock';
 import type { AccountEntry } from '../shared/local/localConfig';
 import { runScanLoop } from '../shared/scanner/scanLoop';
@@ -17,6 +12,7 @@ import {
   silentLog,
   TABLE,
 } from './scaleFixtures';
+import { runShardProcesses } from './shardProcesses';
 
 const median = (values: number[]) =>
   percentile(
@@ -122,18 +118,6 @@ export interface ShardOptions {
   progress?: (line: string) => void;
 }
 
-interface ShardReport {
-  steadyMs: number[];
-  steadyCpuMs: number[];
-  accounts: number;
-  accountSweeps: number;
-  elapsedMs: number;
-  readUnitsPerSweep: number;
-  failed: number;
-  peakRssMb: number;
-  peakHeapUsedMb: number;
-}
-
 /**
  * Weak scaling: `shardSize` accounts per shard, 1, 2, 4… shards, each a process of its own as each would be a Lambda
  * invocation of its own. Every shard logs in first; then all sweep back to back for the same seconds, started at once.
@@ -166,48 +150,15 @@ export const runShardBench = async (options: ShardOptions) => {
       options.checks ?? 100,
       count,
     );
-    const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-shards-'));
-    const accountsFile = join(dir, 'accounts.json');
-    writeFileSync(accountsFile, JSON.stringify(accounts), { mode: 0o600 });
     try {
-      const workers = Array.from({ length: count }, (_, index) => {
-        const child = spawn(
-          join(import.meta.dirname, '../node_modules/.bin/tsx'),
-          [join(import.meta.dirname, 'shardWorker.ts')],
-          {
-            env: {
-              ...process.env,
-              AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-              BENCH_ENDPOINT: seeded.endpoint,
-              BENCH_TABLE: TABLE,
-              BENCH_ACCOUNTS: accountsFile,
-              BENCH_SHARD: JSON.stringify({ index, count }),
-              BENCH_SECONDS: String(options.seconds ?? 10),
-              BENCH_WATCH: String(options.watch ?? false),
-            },
-            stdio: ['pipe', 'pipe', 'inherit'],
-          },
-        );
-        let output = '';
-        let markReady: () => void = () => undefined;
-        const ready = new Promise<void>((resolve) => (markReady = resolve));
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.startsWith('ready\n')) markReady();
-        });
-        const done = once(child, 'exit').then(([code]) => {
-          if (code !== 0) throw new Error(`shard ${index}/${count} exited with ${code}`);
-          return JSON.parse(output.slice('ready\n'.length)) as ShardReport;
-        });
-        return { child, ready, done };
+      const reports = await runShardProcesses({
+        endpoint: seeded.endpoint,
+        table: TABLE,
+        accounts,
+        count,
+        seconds: options.seconds ?? 10,
+        watch: options.watch ?? false,
       });
-      // A worker that dies before it is ready fails the bench instead of leaving the others waiting.
-      await Promise.race([
-        Promise.all(workers.map((worker) => worker.ready)),
-        Promise.all(workers.map((worker) => worker.done)),
-      ]);
-      for (const worker of workers) worker.child.stdin.end('go\n');
-      const reports = await Promise.all(workers.map((worker) => worker.done));
       const perShard = reports.map((report) => Math.round(median(report.steadyMs)));
       rows.push({
         shards: count,
@@ -225,7 +176,6 @@ export const runShardBench = async (options: ShardOptions) => {
         peakHeapUsedMb: round(Math.max(...reports.map((report) => report.peakHeapUsedMb))),
       });
     } finally {
-      rmSync(dir, { recursive: true, force: true });
       await seeded.close();
     }
   }

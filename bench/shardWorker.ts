@@ -1,9 +1,13 @@
 // One scanner shard as its own process, standing in for one Lambda invocation: logs in to its share of the accounts,
 // says `ready`, waits for `go` on stdin (so every shard's timed part starts at once), then sweeps back to back for
 // BENCH_SECONDS and prints what it did as JSON: each sweep's time and CPU, the accounts it swept, and the DynamoDB
-// read units it spent (the listing), and its peak RSS and heap. Driven by bench/scale.ts.
+// read units it spent (the listing), and its peak RSS and heap; with BENCH_HELD, what it holds open once its first
+// sweep's watches are up (descriptors, sockets, memory after a full collection). Driven by bench/scale.ts and
+// bench/shardSizing.ts.
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { StaticCredentialSource } from '../scripts/lib/StaticCredentialSource';
 import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
@@ -18,6 +22,62 @@ const env = (name: string) => {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set`);
   return value;
+};
+
+/** Inodes of this process's TCP sockets connected to one of `ports` (read from /proc: what the kernel holds). */
+const socketsTo = (ports: Set<number>): Set<string> => {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/self/net/tcp', '/proc/self/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const remotePort = Number.parseInt(fields[2]?.split(':')[1] ?? '', 16);
+      if (ports.has(remotePort) && fields[9]) inodes.add(fields[9]);
+    }
+  }
+  return inodes;
+};
+
+/** This process's open descriptors, how many are sockets, and how many of those are IMAP connections. */
+const descriptors = (imapPorts: Set<number>) => {
+  const fds = readdirSync('/proc/self/fd');
+  const imap = socketsTo(imapPorts);
+  let sockets = 0;
+  let imapSockets = 0;
+  for (const fd of fds) {
+    try {
+      const link = readlinkSync(`/proc/self/fd/${fd}`);
+      if (!link.startsWith('socket:')) continue;
+      sockets++;
+      if (imap.has(link.slice('socket:['.length, -1))) imapSockets++;
+    } catch {
+      // The directory listing's own descriptor is gone by now.
+    }
+  }
+  return { descriptors: fds.length, sockets, imapSockets };
+};
+
+/**
+ * What the process holds once the watches its first sweep opened are up: sockets stop changing for a second (at
+ * most 30 s), then memory is read after a full collection, so garbage from the sweep is not counted as held.
+ */
+const heldNow = async (imapPorts: Set<number>) => {
+  let last = descriptors(imapPorts);
+  for (let waited = 0, stable = 0; stable < 4 && waited < 120; waited++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = descriptors(imapPorts);
+    stable = now.sockets === last.sockets ? stable + 1 : 0;
+    last = now;
+  }
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  const memory = process.memoryUsage();
+  return {
+    ...last,
+    rssMb: memory.rss / 2 ** 20,
+    heapUsedMb: memory.heapUsed / 2 ** 20,
+    externalMb: memory.external / 2 ** 20,
+  };
 };
 
 const main = async () => {
@@ -39,6 +99,7 @@ const main = async () => {
     // Sweep throughput, as the safety-net sweep and a server without IDLE run it (see bench/scale.ts); the memory
     // sweep (bench/stackCost.ts) watches, as the deployed scanner does, holding a connection per watched folder.
     watch: process.env.BENCH_WATCH === 'true',
+    notify: process.env.BENCH_NOTIFY !== 'false',
   });
   // The process's peak memory, sampled through the whole run: what a Lambda of this one shard must hold.
   const peak = { rss: 0, heapUsed: 0 };
@@ -70,6 +131,10 @@ const main = async () => {
     };
   };
   const first = await sweep();
+  const held =
+    process.env.BENCH_HELD === 'true'
+      ? await heldNow(new Set(accounts.map((account) => account.imap.port)))
+      : undefined;
   process.stdout.write('ready\n');
   process.stdin.setEncoding('utf8');
   for (let said = ''; !said.includes('go'); ) said += String((await once(process.stdin, 'data'))[0]);
@@ -95,6 +160,7 @@ const main = async () => {
       failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
       peakRssMb: peak.rss / 2 ** 20,
       peakHeapUsedMb: peak.heapUsed / 2 ** 20,
+      held,
     })}\n`,
   );
   process.exit(0);

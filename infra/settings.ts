@@ -1,15 +1,11 @@
 // Owns the deploy-time settings read from CDK context (cdk.json or `-c key=value`): validated once, failing at synth
 // with a message naming the key and the value it got.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import {
-  DEFAULT_SCAN_INTERVAL_MS,
-  DEFAULT_SCAN_PATIENCE_MS,
-  DEFAULT_SCAN_SHARD_SIZE,
-} from '../shared/config';
+import { DEFAULT_SCAN_INTERVAL_MS } from '../shared/config';
 import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/domain/calibrationEvery';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
-import { ACTIVE_MS } from '../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
+import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -21,8 +17,6 @@ export interface Settings {
   scanIntervalMs: number;
   /** Accounts one scanner invocation sweeps; more accounts run as concurrent invocations (SCAN_SHARD_SIZE). */
   scanShardSize: number;
-  /** How long a loop holds a check's accounts after its start or last copy (the scanner's SCAN_PATIENCE_MS). */
-  scanPatienceMs: number;
   /** API steady-state requests per second, for the whole stage. */
   throttleRate: number;
   /** API burst of requests above the rate. */
@@ -65,11 +59,15 @@ export interface Settings {
   controlInboxAlarmThreshold: number;
 }
 
+// Twice the measured peak RSS of one shard's sweep with its watches open, rounded up to 64 MB (docs/operating.md;
+// the stack-cost bench's goal fails when the peak passes two thirds of it). Lambda's CPU share grows with memory.
+const DEFAULT_SCANNER_MEMORY_MB = 448;
+
 export const DEFAULT_SETTINGS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
   scanIntervalMs: DEFAULT_SCAN_INTERVAL_MS,
-  scanPatienceMs: DEFAULT_SCAN_PATIENCE_MS,
-  scanShardSize: DEFAULT_SCAN_SHARD_SIZE,
+  // As many accounts as the scanner's memory and Lambda's descriptors allow a shard (shared/domain/shardBudget.ts).
+  scanShardSize: maxAccountsPerShard(DEFAULT_SCANNER_MEMORY_MB),
   throttleRate: 50,
   throttleBurst: 100,
   // Ten keys starting at their full per-key rate (one a second) at once.
@@ -85,9 +83,7 @@ export const DEFAULT_SETTINGS = {
   readRateLimitPerSecond: DEFAULT_READ_LIMITS.perSecond,
   readBurstPerKey: DEFAULT_READ_LIMITS.burst,
   scannerConcurrency: 10,
-  // Twice the measured peak RSS of one shard's sweep with its watches open, rounded up to 64 MB (docs/operating.md;
-  // the stack-cost bench's goal fails when the peak passes two thirds of it). Lambda's CPU share grows with memory.
-  scannerMemoryMb: 448,
+  scannerMemoryMb: DEFAULT_SCANNER_MEMORY_MB,
   tracing: false,
   // The control is a known-good message: a provider that takes fewer than this share of it into the inbox has seeds
   // or a sending path worth a look, whatever the checks say.
@@ -225,13 +221,25 @@ const calibration = (read: ReadContext) => {
   };
 };
 
+/**
+ * The scanner's memory (Lambda's own bounds) and its shard size: by default as many accounts as that memory and
+ * Lambda's descriptors allow one shard, and never more, so synth refuses what SCAN_SHARD_SIZE's check would.
+ */
+const scannerSize = (read: ReadContext) => {
+  const scannerMemoryMb = integerIn(read, 'scannerMemoryMb', DEFAULT_SETTINGS.scannerMemoryMb, 128, 10_240);
+  const bound = maxAccountsPerShard(scannerMemoryMb);
+  const scanShardSize = integerIn(read, 'scanShardSize', bound, 1, 1000);
+  const problem = shardSizeProblem(scanShardSize, scannerMemoryMb);
+  if (problem) fail('scanShardSize', read('scanShardSize'), `at most ${bound} (${problem})`);
+  return { scannerMemoryMb, scanShardSize };
+};
+
 /** Reads every setting through `read` (the app's `node.tryGetContext`), so a bad value stops synth before any stack. */
 export const readSettings = (read: ReadContext): Settings => ({
   logRetentionDays: retentionDays(read),
   // The same bounds as SCAN_INTERVAL_MS in shared/config.ts, so a value the scanner would refuse fails here first.
   scanIntervalMs: integerIn(read, 'scanIntervalMs', DEFAULT_SETTINGS.scanIntervalMs, 250, 60_000),
-  scanPatienceMs: integerIn(read, 'scanPatienceMs', DEFAULT_SETTINGS.scanPatienceMs, 0, ACTIVE_MS),
-  scanShardSize: integerIn(read, 'scanShardSize', DEFAULT_SETTINGS.scanShardSize, 1, 1000),
+  ...scannerSize(read),
   throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),
   startThrottleRate: positiveNumber(read, 'startThrottleRate', DEFAULT_SETTINGS.startThrottleRate),
@@ -242,8 +250,6 @@ export const readSettings = (read: ReadContext): Settings => ({
   alarmTopicArn: alarmTopicArn(read),
   // At least 2: a loop's hand-over overlaps its successor's start for a moment.
   scannerConcurrency: integerIn(read, 'scannerConcurrency', DEFAULT_SETTINGS.scannerConcurrency, 2, 1000),
-  // Lambda's own bounds.
-  scannerMemoryMb: integerIn(read, 'scannerMemoryMb', DEFAULT_SETTINGS.scannerMemoryMb, 128, 10_240),
   logLevel: logLevel(read),
   // The same bounds as in shared/config.ts, so a value the API would refuse fails at synth.
   startRateLimitPerMinute: integerIn(

@@ -16,6 +16,7 @@ import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
 import { isLoopbackHost } from './domain/loopback';
 import { problemsOf } from './domain/problems';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';
+import { shardSizeProblem } from './domain/shardBudget';
 
 // The mini build carries no messages of its own: the English ones name what is wrong with a setting.
 z.config(en());
@@ -70,7 +71,7 @@ export const DEFAULT_SCAN_INTERVAL_MS = 1000;
  * land close together; half the schedule's minute keeps that check's loop inside the cost goal (docs/scanner.md).
  */
 export const DEFAULT_SCAN_PATIENCE_MS = 30_000;
-/** Accounts per scanner loop: it holds up to 3 IMAP connections per account (the sweep session and its watches), 300 at 100 accounts, well within one Lambda's 1,024 file descriptors. */
+/** Accounts per scanner loop where nothing sets it (npm start, the tests); the stack sets the bound its memory allows. */
 export const DEFAULT_SCAN_SHARD_SIZE = 100;
 
 class ConfigError extends Error {}
@@ -94,8 +95,15 @@ const scanEnv = z.object({
   SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
   /** How long a check's accounts are held by a loop after its start or last copy (0: never; the 5 minutes: always). */
   SCAN_PATIENCE_MS: intSetting(0, ACTIVE_MS, DEFAULT_SCAN_PATIENCE_MS),
-  /** Accounts one scanner invocation sweeps at most; beyond it the accounts are split across concurrent invocations. */
+  /**
+   * Accounts one scanner invocation sweeps at most; beyond it the accounts are split across concurrent invocations.
+   * At most what the function's memory and Lambda's descriptors allow (shared/domain/shardBudget.ts).
+   */
   SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
+  /** Set by the Lambda runtime: the function's memory, which bounds SCAN_SHARD_SIZE. */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.optional(
+    z.coerce.number().check(z.int(), z.minimum(128), z.maximum(10_240)),
+  ),
   /** Failed sweeps in a row after which an account is left out of new checks until it works again. */
   UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,
@@ -123,7 +131,17 @@ export type WebhookConfig = z.infer<typeof webhookEnv>;
 export const loadWebhookConfig = (env: NodeJS.ProcessEnv = process.env): WebhookConfig =>
   parseEnv(webhookEnv, env);
 
-export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig => parseEnv(scanEnv, env);
+/** A shard size above what one shard may hold is refused where the settings are read, not found out at 1,024 sockets. */
+const boundedShardSize = <T extends { SCAN_SHARD_SIZE: number }>(settings: T, memoryMb?: number): T => {
+  const problem = shardSizeProblem(settings.SCAN_SHARD_SIZE, memoryMb);
+  if (problem) throw new ConfigError(`invalid configuration in the environment: SCAN_SHARD_SIZE: ${problem}`);
+  return settings;
+};
+
+export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig => {
+  const config = parseEnv(scanEnv, env);
+  return boundedShardSize(config, config.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+};
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(apiEnv, env);
 
@@ -168,11 +186,11 @@ const localEnv = z.object({
 
 export type LocalSettings = z.infer<typeof localEnv> & {
   calibration: { everyMs: number; sender: ControlSenderSettings } | undefined;
-  audit: AuditSettings;
 };
 
 export const loadLocalSettings = (env: NodeJS.ProcessEnv = process.env): LocalSettings => {
-  const parsed = { ...parseEnv(localEnv, env), audit: loadAuditSettings(env) };
+  // npm start's loops share one process with no memory setting: the descriptors alone bound a shard.
+  const parsed = boundedShardSize(parseEnv(localEnv, env));
   if (!parsed.CALIBRATION_EVERY) return { ...parsed, calibration: undefined };
   const everyMs = parseCalibrationEvery(parsed.CALIBRATION_EVERY);
   const sender = loadControlSender(env);
@@ -278,20 +296,6 @@ export const loadAuditDnsSettings = (env: NodeJS.ProcessEnv = process.env): Audi
     spamhausDqsKey: parsed.SPAMHAUS_DQS_KEY,
   };
 };
-
-const auditEnv = z.object({ AUDIT: z._default(z.enum(['on', 'off']), 'on') });
-
-export interface AuditSettings {
-  /** AUDIT=off: no copy's source is fetched, no DNS asked; the report says the audit is off. */
-  on: boolean;
-  dns: AuditDnsSettings;
-}
-
-/** The sender audit's settings (AUDIT, and its DNS), validated once where the audit is composed. */
-export const loadAuditSettings = (env: NodeJS.ProcessEnv = process.env): AuditSettings => ({
-  on: parseEnv(auditEnv, env).AUDIT === 'on',
-  dns: loadAuditDnsSettings(env),
-});
 
 /** What the command-line tools read from the environment, read once when they start. */
 export interface CliSettings {

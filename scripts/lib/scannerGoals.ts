@@ -106,6 +106,15 @@ export const SCANNER_GOALS: Goal[] = [
     },
   },
   {
+    section: 'shardSizing',
+    goal: "Shard sizing: a held account's sockets and memory, and a shard's own, at most the code's constants (so the derived shard stays under 80 % of Lambda's 1,024 descriptors and of scannerMemoryMb)",
+    command: `${BENCH} shard-sizing`,
+    read: (r) => ({
+      measured: `${str(r, 'wire')}, ${num(r, 'accounts')} accounts held: per account ${num(r, 'modes.notify.imapSocketsPerAccount')} sockets with NOTIFY, ${num(r, 'modes.idle.imapSocketsPerAccount')} with IDLE on INBOX and junk (constant ${num(r, 'constants.descriptorsPerAccount')}); ${num(r, 'measured.memoryMbPerAccount')} MB (RSS ${num(r, 'modes.idle.rssMbPerAccount')}, heap ${num(r, 'modes.idle.heapMbPerAccount')} MB with IDLE; constant ${num(r, 'constants.memoryMbPerAccount')}); the shard's own ${num(r, 'measured.baseDescriptors')} descriptors and ${num(r, 'measured.baseMemoryMb')} MB (constants ${num(r, 'constants.baseDescriptors')}, ${num(r, 'constants.baseMemoryMb')}): ${num(r, 'accountsPerShard')} accounts per shard at ${num(r, 'scannerMemoryMb')} MB`,
+      pass: get(r, 'constantsHold') === true && num(r, 'accounts') >= 100,
+    }),
+  },
+  {
     section: 'wakeUp',
     goal: 'Stream wake-up keeps up with 600 starts a minute, one record at a time, a loop holding the lease: ≥ 10 records/s, no loop started, p99 reported',
     command: `${BENCH} wake-up`,

@@ -14,7 +14,7 @@ import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../adapters/ScannerInvoker';
 import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
 import { tracing } from '../adapters/telemetry/tracing';
-import { loadAuditSettings, type ScanConfig } from '../config';
+import type { ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
 import { missedWhileClosing } from '../scanner/invocation';
@@ -22,7 +22,6 @@ import { sweepOneAccount } from '../scanner/probe';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
 import { type Shard, shardCountFor } from '../scanner/shards';
 import { SERVICES } from '../telemetry/metrics';
-import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
 import { composeWakeUp } from './wakeUp';
@@ -50,17 +49,6 @@ export const composeScanLambda = (config: ScanConfig) => {
     onConsentRequired: metrics.consentRequired,
   });
   const layout = new DynamoShardLayout(client, config.TABLE_NAME);
-  // The sender audit beside detection, over the function's own resolver; the item sits beside the check it audits.
-  const auditor = composeAuditor({
-    client,
-    tableName: config.TABLE_NAME,
-    credentials,
-    tokens,
-    clock: systemClock,
-    log,
-    settings: loadAuditSettings(),
-  });
-  const events = withAudit(metrics, auditor);
   /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
   const scanners = new Map<string, ReturnType<typeof createScanner>>();
   const scannerFor = (shard: Shard) => {
@@ -73,7 +61,7 @@ export const composeScanLambda = (config: ScanConfig) => {
         credentials,
         clock: systemClock,
         log,
-        events,
+        events: metrics,
         tokens,
         unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
         tabGraceMs: config.GMAIL_TAB_GRACE_MS,
@@ -121,8 +109,6 @@ export const composeScanLambda = (config: ScanConfig) => {
       return undefined;
     },
     timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
-    /** After the loop: lets the audits it started finish within `graceMs`, so a frozen container cuts none. */
-    auditsSettled: (graceMs: number) => auditor?.settled(Math.min(graceMs, AUDIT_DRAIN_MS)),
     /** The deploy probe's synthetic sweep of one account with this version's code; records nothing. */
     probe: async () =>
       sweepOneAccount(

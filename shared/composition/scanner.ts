@@ -15,7 +15,7 @@ import { DEFAULT_SCAN_PATIENCE_MS } from '../config';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import { boundedLogins } from '../scanner/logins';
-import type { AccessTokens, CredentialSource } from '../scanner/ports';
+import type { AccessTokens, CredentialSource, MailboxConnector } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
 import { type Shard, SINGLE_SHARD } from '../scanner/shards';
 
@@ -46,6 +46,8 @@ export interface ScannerParts {
   watch?: boolean;
   /** How long a check's accounts are held after its start or last copy (default DEFAULT_SCAN_PATIENCE_MS). */
   patienceMs?: number;
+  /** Off: a watch per folder even where the server offers NOTIFY, as on Gmail (the shard-sizing bench). */
+  notify?: boolean;
   /** Told of each webhook delivery the scanner queues (npm start's in-process sender). */
   onWebhookQueued?: (checkId: string) => void;
 }
@@ -58,6 +60,12 @@ const withSettledLine = (events: ScanEvents | undefined, log: Logger): ScanEvent
     events?.settled?.(check);
   },
 });
+
+/** The connector without its one-connection watch, so every account watches INBOX and junk apart. */
+const withoutNotify = (connector: MailboxConnector, off: boolean): MailboxConnector => {
+  if (off) delete connector.watchAll;
+  return connector;
+};
 
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
@@ -73,8 +81,11 @@ export const createScanner = (parts: ScannerParts) => ({
     ...(parts.unhealthyAfter === undefined ? {} : { unhealthyAfter: parts.unhealthyAfter }),
     credentials: parts.credentials,
     // A loop's first sweep logs in to every account of its shard: at most LOGINS_AT_ONCE at a time.
-    connector: boundedLogins(
-      new ImapConnector(parts.log, parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS, parts.onCommand, parts.tokens),
+    connector: withoutNotify(
+      boundedLogins(
+        new ImapConnector(parts.log, parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS, parts.onCommand, parts.tokens),
+      ),
+      parts.notify === false,
     ),
     clock: parts.clock,
     log: parts.log,

@@ -23,9 +23,23 @@ export const shardIndexOf = (email: string, count: number): number => (count <= 
 export const inShard = (email: string, shard: Shard): boolean =>
   shardIndexOf(email, shard.count) === shard.index;
 
-/** How many loops `accounts` need when one loop holds at most `shardSize` accounts (at least one loop). */
-export const shardCountFor = (accounts: number, shardSize: number): number =>
-  Math.max(1, Math.ceil(accounts / Math.max(1, shardSize)));
+/**
+ * Standard deviations of the hash's spread kept free below a shard's bound: accounts land on shards by hash, not
+ * one by one, so the fullest of many shards holds well above their mean (with 5,000 accounts on 30 shards, about
+ * a fifth above). Five keeps the fullest under the bound for every population the shard test plans.
+ */
+const SPREAD_MARGIN = 5;
+
+/** The most accounts a shard may hold on average so that the fullest stays within `maxPerShard`. */
+const plannedMean = (maxPerShard: number): number =>
+  Math.max(1, Math.floor(((-SPREAD_MARGIN + Math.sqrt(SPREAD_MARGIN ** 2 + 4 * maxPerShard)) / 2) ** 2));
+
+/**
+ * How many loops `accounts` need so that no loop holds more than `maxPerShard` of them (at least one loop): one
+ * while they all fit, else enough that the hash's spread stays under the bound (shared/domain/shardBudget.ts).
+ */
+export const shardCountFor = (accounts: number, maxPerShard: number): number =>
+  accounts <= maxPerShard ? 1 : Math.ceil(accounts / plannedMean(Math.max(1, maxPerShard)));
 
 export const isShard = (value: unknown): value is Shard => {
   if (typeof value !== 'object' || value === null) return false;

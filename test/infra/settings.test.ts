@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, NO_ALARM_DESTINATION, readSettings, SettingsError } from '../../infra/settings';
+import { maxAccountsPerShard } from '../../shared/domain/shardBudget';
 import { logicalIdOf, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
 
 const fromContext = (context: Record<string, unknown>) => readSettings((key) => context[key]);
@@ -13,7 +14,7 @@ describe('readSettings', () => {
     expect(DEFAULT_SETTINGS).toMatchObject({
       logRetentionDays: 30,
       scanIntervalMs: 1000,
-      scanShardSize: 100,
+      scanShardSize: maxAccountsPerShard(DEFAULT_SETTINGS.scannerMemoryMb),
       throttleRate: 50,
       throttleBurst: 100,
       scannerConcurrency: 10,
@@ -38,6 +39,14 @@ describe('readSettings', () => {
     [{ throttleBurst: 1.5 }, /"throttleBurst" must be an integer from 1 to 5000/],
     [{ scanIntervalMs: 100 }, /"scanIntervalMs" must be an integer from 250 to 60000/],
     [{ scanShardSize: 0 }, /"scanShardSize" must be an integer from 1 to 1000/],
+    [
+      { scanShardSize: 1000 },
+      /"scanShardSize" must be at most \d+ \(a shard of 1000 accounts is above the \d+ one shard may hold: 3 descriptors/,
+    ],
+    [
+      { scannerMemoryMb: 256, scanShardSize: 150 },
+      /"scanShardSize" must be at most \d+ .*and of 256 MB\), got 150/,
+    ],
     [
       { logRetentionDays: 10 },
       /"logRetentionDays" must be one of CloudWatch's retention periods \(1, 3, 5, 7, 14, 30,/,

@@ -152,7 +152,10 @@ describe('functions', () => {
       });
       expect(envOf(id)).toHaveProperty('TABLE_NAME');
     }
-    expect(envOf(ids.scanner)).toMatchObject({ SCAN_INTERVAL_MS: '1000', SCAN_SHARD_SIZE: '100' });
+    expect(envOf(ids.scanner)).toMatchObject({
+      SCAN_INTERVAL_MS: '1000',
+      SCAN_SHARD_SIZE: String(DEFAULT_SETTINGS.scanShardSize),
+    });
     expect(envOf(ids.scanner)).toHaveProperty('CREDENTIALS_SECRET_ID');
     for (const id of [ids.start, ids.get, ids.fallback])
       expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');

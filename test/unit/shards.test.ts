@@ -10,7 +10,7 @@ import {
   wakeOf,
 } from '../../shared/scanner/invocation';
 import type { PendingAccounts } from '../../shared/scanner/ports';
-import { inShard, isShard, shardCountFor, shardIndexOf } from '../../shared/scanner/shards';
+import { inShard, isShard, shardIndexOf } from '../../shared/scanner/shards';
 
 const emails = Array.from({ length: 400 }, (_, index) => `user${String(index).padStart(3, '0')}@mail.test`);
 
@@ -36,13 +36,6 @@ describe('scanner shards', () => {
     for (const email of emails) sizes[shardIndexOf(email, 4)] = (sizes[shardIndexOf(email, 4)] ?? 0) + 1;
     expect(Math.max(...sizes)).toBeLessThan(400 / 3);
     expect(Math.min(...sizes)).toBeGreaterThan(400 / 6);
-  });
-
-  it('needs one loop per shard size of accounts, and at least one', () => {
-    expect(shardCountFor(0, 100)).toBe(1);
-    expect(shardCountFor(100, 100)).toBe(1);
-    expect(shardCountFor(101, 100)).toBe(2);
-    expect(shardCountFor(200, 50)).toBe(4);
   });
 
   it('accepts only a well-formed shard', () => {
