@@ -17,6 +17,7 @@ import {
   WaitTimeoutError,
 } from '../client';
 import { type CliSettings, loadCliSettings } from '../config';
+import { readReportAndAudit } from './placement/auditWait';
 import { BaselineError, readBaseline, type SavedRun } from './placement/baseline';
 import { runCompare } from './placement/compare';
 import { controlLines } from './placement/controlLines';
@@ -37,7 +38,8 @@ export const USAGE = `usage: npm run placement -- [options]        (or: npx inbo
 
 Starts a check, sends ONE message to all of its test addresses, polls until every account has it (or the check
 times out), then prints each account's category and the inbox rate (primary and updates count as inbox), and the placement
-report: per provider, per account with SPF, DKIM, DMARC and the spam filter's verdict, and why each check failed.
+report: per provider, per account with SPF, DKIM, DMARC and the spam filter's verdict, why each check failed and
+what was not checked; then the sender audit: its score out of 10, what to fix first, the bulk-sender rules.
 
 service:  --url URL           the service (default: $INBOX_PLACEMENT_URL, else ${DEFAULT_URL})
           --key KEY           the API key (default: $INBOX_PLACEMENT_API_KEY; prefer it: argv is visible to others)
@@ -56,7 +58,8 @@ sending:  --smtp URL          smtp://[user[:pass]@]host[:port] (default port 587
                               {check_id, accounts}) and only wait; send ONE message to all of them at once
 result:   --json              one JSON object on stdout instead of the tables:
                               {check_id, status, received, total, inbox_rate, results, elapsed_ms, report,
-                              look_first: where the message went to spam, what to look at first beside the control}
+                              look_first: where the message went to spam, what to look at first beside the control,
+                              coverage: what the receivers checked and what they did not}; the audit is report.audit
           --html FILE         also write the placement report as one self-contained HTML page
           --min-inbox R       exit 3 when the inbox rate is below R (0 to 1, or a percentage such as 80%)
 gate:     --assert EXPR       repeatable; each must hold, e.g. 'gmail.inbox >= 0.8', 'outlook.spam == 0',
@@ -189,7 +192,7 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
     let report: PlacementReport | null = null;
     let reportFailure: string | undefined;
     try {
-      report = await client.getReport(checkId, { signal: io.signal });
+      report = await readReportAndAudit(client, checkId, io.signal);
     } catch (error) {
       if (isAbort(error, io.signal)) throw error;
       reportFailure = describe(error, options);

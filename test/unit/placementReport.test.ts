@@ -101,10 +101,17 @@ describe('placement report words', () => {
     expect(table).not.toContain('\u001b');
   });
 
-  it('says every check passed when none failed', () => {
+  it('says every check passed only when none failed and the receiver judged everything', () => {
     const report = sampleReport();
     report.accounts = report.accounts.slice(0, 1);
-    expect(reportTable(report)).toMatch(/why: every check passed$/);
+    expect(reportTable(report)).toMatch(
+      /^why: no check that was made failed, but not everything was checked/m,
+    );
+    expect(reportTable(report)).not.toContain('passed');
+    const account = report.accounts[0];
+    if (!account) throw new Error('fixture');
+    account.spam = { filter: 'spamassassin', score: 1, threshold: 5, verdict: 'ham', rules: [] };
+    expect(reportTable(report)).toMatch(/^why: every check passed$/m);
   });
 });
 
@@ -137,7 +144,7 @@ describe('the HTML page', () => {
 
   it('has the per-account table and one list item per failing check', () => {
     expect(page.match(/<tr><td>/g)?.length).toBe(2 + 3);
-    expect(page.match(/<li>/g)).toHaveLength(3);
+    expect(page.match(/<ul class="why">[\s\S]*?<\/ul>/)?.[0].match(/<li>/g)).toHaveLength(3);
     expect(page).toContain('<li>DKIM failed at Gmail (seed2@gmail.com): the signature did not verify');
   });
 });

@@ -1,7 +1,9 @@
 // Owns the placement report as one self-contained HTML page (`check --html FILE`): inline CSS and SVG only, no
 // script and no network, a Content-Security-Policy that forbids both, and every report value escaped, because the
-// values come from headers a sender wrote.
+// values come from headers a sender wrote. The page says what was checked and what was not, then the sender audit.
 import type { PlacementReport, ProviderSummary } from '../../client';
+import { AUDIT_STYLE, auditSection } from './auditHtml';
+import { coverageOf, nothingFailedLine } from './coverage';
 import { escapeHtml } from './escapeHtml';
 import { authCell, failureSentences, percentOf, printable, providerName, spamCell } from './explain';
 import { rateChart, rateChartLegend } from './rateChart';
@@ -9,6 +11,8 @@ import { rateChart, rateChartLegend } from './rateChart';
 export { escapeHtml } from './escapeHtml';
 
 const text = (value: string, max?: number) => escapeHtml(printable(value, max));
+
+const sentenceCase = (line: string) => `${line.charAt(0).toUpperCase()}${line.slice(1)}`;
 
 const BAR_WIDTH = 400;
 const COLORS = { inbox: '#2e7d32', spam: '#c62828', other: '#f9a825', pending: '#bdbdbd' } as const;
@@ -75,7 +79,10 @@ export const renderHtmlReport = (report: PlacementReport): string => {
       return `<tr${account.suspect === true ? ' class="suspect"' : ''}>${cell(account.email, undefined)}${cell(providerName(account.provider))}${cell(category)}${cell(account.folder ?? '-')}${auth.join('')}${cell(spam, resultClass(account.spam?.verdict ?? '-'))}${cell(account.seconds_to_deliver === null ? '-' : `${account.seconds_to_deliver} s`)}</tr>`;
     })
     .join('\n');
-  const why = failureSentences(report);
+  const coverage = coverageOf(report);
+  const why = [...failureSentences(report), ...coverage.unexplained];
+  const sentences = (id: string, lines: readonly string[]) =>
+    `<ul id="${id}">\n${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('\n')}\n</ul>`;
   const rate = summary.inbox_rate;
   const legend = Object.entries(COLORS)
     .map(([part, color]) => `<span><i style="background:${color}"></i>${part}</span>`)
@@ -87,7 +94,7 @@ export const renderHtmlReport = (report: PlacementReport): string => {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Placement report ${text(report.check_id, 80)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${AUDIT_STYLE}</style>
 </head>
 <body>
 <h1>Placement report</h1>
@@ -112,7 +119,12 @@ ${accounts}
 </tbody>
 </table>
 <h2>Why</h2>
-${why.length > 0 ? `<ul class="why">\n${why.map((sentence) => `<li>${escapeHtml(sentence)}</li>`).join('\n')}\n</ul>` : '<p>Every check passed.</p>'}
+${why.length > 0 ? `<ul class="why">\n${why.map((sentence) => `<li>${escapeHtml(sentence)}</li>`).join('\n')}\n</ul>` : `<p id="nothing-failed">${escapeHtml(sentenceCase(nothingFailedLine(coverage)))}.</p>`}
+<h3>Checked</h3>
+${sentences('checked', coverage.checked)}
+${coverage.notChecked.length > 0 ? `<h3>Not checked</h3>\n${sentences('not-checked', coverage.notChecked)}` : ''}
+<h2>Sender audit</h2>
+${auditSection(report.audit)}
 </body>
 </html>
 `;

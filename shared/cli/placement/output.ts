@@ -4,6 +4,7 @@ import { type CheckView, inboxRate, type PlacementReport } from '../../client';
 import { isInbox } from '../../domain/categories';
 import { lookFirst } from '../../domain/controlReading';
 import { formatTable } from '../table';
+import { coverageOf } from './coverage';
 
 export const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
 
@@ -34,6 +35,11 @@ export const tableReport = (check: CheckView, elapsedMs: number): string =>
     summaryLine(check, elapsedMs),
   ].join('\n');
 
+const coverageJson = (report: PlacementReport) => {
+  const { checked, notChecked, unexplained, everythingChecked } = coverageOf(report);
+  return { checked, not_checked: notChecked, unexplained, everything_checked: everythingChecked };
+};
+
 export const jsonReport = (
   check: CheckView,
   elapsedMs: number,
@@ -53,6 +59,8 @@ export const jsonReport = (
     report,
     /** Where the message went to spam: what to look at first, set beside the control (null without a report). */
     look_first: report ? lookFirst(report) : null,
+    /** What the receivers checked and what they did not (null without a report); the audit is report.audit. */
+    coverage: report ? coverageJson(report) : null,
     ...gate,
   });
 

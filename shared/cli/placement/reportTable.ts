@@ -1,7 +1,9 @@
 // Owns the placement report as the check CLI prints it: one row per provider, one per account with its
-// authentication and spam verdict, then one sentence for each failing check.
+// authentication and spam verdict, one sentence for each failing check, what was and was not checked, then the audit.
 import type { PlacementReport } from '../../client';
 import { formatTable } from '../table';
+import { auditLines } from './auditView';
+import { coverageOf, nothingFailedLine } from './coverage';
 import { authCell, failureSentences, percentOf, printable, providerName, spamCell } from './explain';
 import { controlText, INTERVAL_NOTE, intervalText, rateText } from './rates';
 
@@ -30,7 +32,8 @@ export const reportTable = (report: PlacementReport): string => {
     delivery: account.seconds_to_deliver === null ? '-' : `${account.seconds_to_deliver} s`,
     seed: account.suspect === true ? 'suspect' : '',
   }));
-  const why = failureSentences(report);
+  const coverage = coverageOf(report);
+  const why = [...failureSentences(report), ...coverage.unexplained];
   return [
     formatTable(providers, [
       'provider',
@@ -59,6 +62,15 @@ export const reportTable = (report: PlacementReport): string => {
       ...(suspects ? ['seed'] : []),
     ]),
     '',
-    ...(why.length > 0 ? ['why:', ...why.map((sentence) => `  ${sentence}`)] : ['why: every check passed']),
+    ...(why.length > 0
+      ? ['why:', ...why.map((sentence) => `  ${sentence}`)]
+      : [`why: ${nothingFailedLine(coverage)}`]),
+    'checked:',
+    ...coverage.checked.map((sentence) => `  ${sentence}`),
+    ...(coverage.notChecked.length > 0
+      ? ['not checked:', ...coverage.notChecked.map((sentence) => `  ${sentence}`)]
+      : []),
+    '',
+    ...auditLines(report.audit),
   ].join('\n');
 };
