@@ -6,15 +6,17 @@ import { ItemCredentialSource } from '../adapters/credentials/ItemCredentialSour
 import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
+import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
 import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../adapters/ScannerInvoker';
+import { emitAudit } from '../adapters/telemetry/auditMetrics';
 import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
 import { tracing } from '../adapters/telemetry/tracing';
-import type { ScanConfig } from '../config';
+import { loadAuditSettings, type ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
 import { missedWhileClosing } from '../scanner/invocation';
@@ -22,13 +24,16 @@ import { sweepOneAccount } from '../scanner/probe';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
 import { type Shard, shardCountFor } from '../scanner/shards';
 import { SERVICES } from '../telemetry/metrics';
+import { auditTelemetry } from '../usecases/auditTelemetry';
+import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
 import { composeWakeUp } from './wakeUp';
 
 export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
-  const metrics = scanMetrics(createMetrics(SERVICES.scan));
+  const powertools = createMetrics(SERVICES.scan);
+  const metrics = scanMetrics(powertools);
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
   // One sealed item per account in the table, its key (and any account not moved yet) in the secret: a shard reads
   // only the accounts it sweeps, and a rotated refresh token is written back to that account's item alone.
@@ -49,6 +54,26 @@ export const composeScanLambda = (config: ScanConfig) => {
     onConsentRequired: metrics.consentRequired,
   });
   const layout = new DynamoShardLayout(client, config.TABLE_NAME);
+  // The sender audit beside detection, over the function's own resolver; the item sits beside the check it audits.
+  const auditor = composeAuditor({
+    client,
+    tableName: config.TABLE_NAME,
+    credentials,
+    tokens,
+    clock: systemClock,
+    log,
+    settings: loadAuditSettings(),
+    trustedCa: config.imapTrustedCa,
+  });
+  // Each stored audit's listings and rule items for the dashboard, for every provider its check had seeds at.
+  auditor?.listen({
+    audited: auditTelemetry({
+      checks: new DynamoCheckStore(client, config.TABLE_NAME, layout),
+      emit: (points) => emitAudit(powertools, points),
+      log,
+    }),
+  });
+  const events = withAudit(metrics, auditor);
   /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
   const scanners = new Map<string, ReturnType<typeof createScanner>>();
   const scannerFor = (shard: Shard) => {
@@ -61,11 +86,12 @@ export const composeScanLambda = (config: ScanConfig) => {
         credentials,
         clock: systemClock,
         log,
-        events: metrics,
+        events,
         tokens,
         unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
         tabGraceMs: config.GMAIL_TAB_GRACE_MS,
         patienceMs: config.SCAN_PATIENCE_MS,
+        trustedCa: config.imapTrustedCa,
         shard,
       });
     scanners.set(key, built);
@@ -109,10 +135,12 @@ export const composeScanLambda = (config: ScanConfig) => {
       return undefined;
     },
     timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
+    /** After the loop: lets the audits it started finish within `graceMs`, so a frozen container cuts none. */
+    auditsSettled: (graceMs: number) => auditor?.settled(Math.min(graceMs, AUDIT_DRAIN_MS)),
     /** The deploy probe's synthetic sweep of one account with this version's code; records nothing. */
     probe: async () =>
       sweepOneAccount(
-        new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens),
+        new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens, config.imapTrustedCa),
         credentials,
         await new DynamoAccountRegistry(client, config.TABLE_NAME).anyActive(),
       ),

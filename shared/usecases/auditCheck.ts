@@ -1,0 +1,211 @@
+// Owns taking each check's sender audit once, beside detection: on a check's first recorded copy, a detached task
+// (a few at a time) claims the audit, reads the copy's source once, asks DNS within the check's budget and stores
+// the facts. Recording never waits for it; a closing loop waits a bounded time for the audits it started.
+import { copyFactsOf } from '../audit/audit';
+import type { CheckDns } from '../audit/checkDns';
+import { MAX_SOURCE_BYTES } from '../audit/contentFacts';
+import { auditDns, type DnsAuditOptions } from '../audit/dnsResults';
+import { dnsSubjectsOf } from '../audit/dnsSubjects';
+import type { CopyFacts, DnsResults } from '../audit/types';
+import type { Clock } from '../domain/clock';
+import { RETENTION_MS } from '../domain/limits';
+import type { AuthVerdict } from '../domain/placement';
+import type { Logger } from '../log';
+import type { CredentialSource, MailboxCredentials } from '../scanner/ports';
+import type { AuditStore } from './auditRecord';
+
+/** A copy the scanner has just recorded for a check (its first, or a later one: the audit takes one per check). */
+export interface RecordedCopy {
+  checkId: string;
+  email: string;
+  provider: string;
+  folder: string;
+  uid: number;
+  /** The header block the scanner read: what the audit reads alone when the source cannot be fetched. */
+  headers: Buffer;
+  auth?: AuthVerdict | null | undefined;
+  recordedAt: number;
+}
+
+/** Reads the first `maxBytes` of one copy's source by UID; throws when it cannot; `signal` ends it. */
+export interface CopySource {
+  sourceOf(
+    credentials: MailboxCredentials,
+    path: string,
+    uid: number,
+    maxBytes: number,
+    signal: AbortSignal,
+  ): Promise<Buffer>;
+}
+
+/** One check's DNS (its own budget and cache) and the blocklists' settings. */
+export interface AuditDnsPort {
+  openCheckDns(): CheckDns;
+  options: DnsAuditOptions;
+}
+
+/** Told of each source fetch and each stored audit: for the bench and tests, never in the way. */
+export interface AuditListener {
+  fetched?(checkId: string): void;
+  /** The audit is stored, `afterMs` after its copy was recorded. */
+  stored?(checkId: string, afterMs: number): void;
+  /** The stored facts, once per check, awaited within the audit's task (so a closing loop waits for it too). */
+  audited?(checkId: string, audited: { facts: CopyFacts; dns: DnsResults }): Promise<void>;
+}
+
+export interface CheckAuditorDeps {
+  store: AuditStore;
+  source: CopySource;
+  credentials: CredentialSource;
+  dns: AuditDnsPort;
+  clock: Clock;
+  log: Logger;
+  /** Audits running at once in this process (default 4): each holds an IMAP connection for its fetch. */
+  maxRunning?: number;
+  /** The source fetch's bound, login included (default FETCH_MS); past it the audit reads the headers alone. */
+  fetchMs?: number;
+}
+
+export const FETCH_MS = 10_000;
+/** Copies waiting for a free slot; beyond it a check goes unaudited (its report says so) rather than memory grow. */
+const MAX_WAITING = 200;
+/** Checks remembered as taken by this process, so later copies of one check cost no store request. */
+const MAX_REMEMBERED = 5000;
+
+export class CheckAuditor {
+  private readonly taken = new Map<string, number>();
+  private readonly waiting: RecordedCopy[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private readonly listeners: AuditListener[] = [];
+
+  constructor(private readonly deps: CheckAuditorDeps) {}
+
+  listen(listener: AuditListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Hands a recorded copy over; returns at once and never throws: recording goes on whatever the audit does. */
+  copyRecorded(copy: RecordedCopy): void {
+    if (this.taken.has(copy.checkId)) return;
+    this.remember(copy.checkId, copy.recordedAt);
+    if (this.running.size >= (this.deps.maxRunning ?? 4)) {
+      if (this.waiting.length < MAX_WAITING) this.waiting.push(copy);
+      else this.deps.log.warn('sender audit skipped: too many waiting', { check_id: copy.checkId });
+      return;
+    }
+    this.begin(copy);
+  }
+
+  /** Waits up to `graceMs` for the audits started or waiting (a loop about to end; Lambda then freezes it). */
+  async settled(graceMs: number): Promise<void> {
+    const over = new AbortController();
+    const all = (async () => {
+      while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    })();
+    await Promise.race([all, this.deps.clock.sleep(graceMs, over.signal)]);
+    over.abort();
+  }
+
+  private remember(checkId: string, at: number): void {
+    if (this.taken.size >= MAX_REMEMBERED) {
+      for (const [id, seen] of this.taken) if (at - seen > RETENTION_MS) this.taken.delete(id);
+      if (this.taken.size >= MAX_REMEMBERED) this.taken.delete(this.taken.keys().next().value as string);
+    }
+    this.taken.set(checkId, at);
+  }
+
+  private begin(copy: RecordedCopy): void {
+    const task = this.audit(copy)
+      .catch((error) =>
+        this.deps.log.warn('sender audit failed', {
+          check_id: copy.checkId,
+          error: error instanceof Error ? error.name : 'unknown',
+        }),
+      )
+      .finally(() => {
+        this.running.delete(task);
+        const next = this.waiting.shift();
+        if (next) this.begin(next);
+      });
+    this.running.add(task);
+  }
+
+  private async audit(copy: RecordedCopy): Promise<void> {
+    const { store, clock } = this.deps;
+    const claimedAt = clock.now();
+    // The check's item expires RETENTION_MS after its start; the audit, recorded later, a little after it at most.
+    const purgeAt = Math.ceil((copy.recordedAt + RETENTION_MS) / 1000);
+    if (!(await store.claim(copy.checkId, claimedAt, purgeAt))) return;
+    const fetched = await this.fetch(copy);
+    const source = fetched ?? copy.headers;
+    const facts = await copyFactsOf(source, {
+      provider: copy.provider,
+      auth: copy.auth ?? null,
+      headersOnly: fetched === undefined,
+    });
+    if (facts === undefined) {
+      await store.complete(copy.checkId, {
+        state: 'unavailable',
+        claimedAt,
+        auditedAt: clock.now(),
+        why: "the copy's header block could not be read",
+      });
+      return this.stored(copy);
+    }
+    const dns = this.deps.dns.openCheckDns();
+    let results: Awaited<ReturnType<typeof auditDns>>;
+    try {
+      results = await auditDns(dns, dnsSubjectsOf(facts), this.deps.dns.options);
+    } finally {
+      dns.close();
+    }
+    await store.complete(copy.checkId, {
+      state: 'ready',
+      claimedAt,
+      auditedAt: clock.now(),
+      copy: {
+        provider: copy.provider,
+        fetched: fetched === undefined ? 'headers' : 'source',
+        bytes: source.length,
+      },
+      facts,
+      dns: results,
+    });
+    this.stored(copy);
+    for (const listener of this.listeners) await listener.audited?.(copy.checkId, { facts, dns: results });
+  }
+
+  private stored(copy: RecordedCopy): void {
+    const afterMs = this.deps.clock.now() - copy.recordedAt;
+    for (const listener of this.listeners) listener.stored?.(copy.checkId, afterMs);
+  }
+
+  /** The one source fetch of the check, bounded in bytes and time; undefined when it failed (headers alone then). */
+  private async fetch(copy: RecordedCopy): Promise<Buffer | undefined> {
+    const { clock, log } = this.deps;
+    const bound = new AbortController();
+    const fetchMs = this.deps.fetchMs ?? FETCH_MS;
+    const timer = clock.sleep(fetchMs, bound.signal).then(() => {
+      if (!bound.signal.aborted) bound.abort();
+      return undefined;
+    });
+    try {
+      for (const listener of this.listeners) listener.fetched?.(copy.checkId);
+      const credentials = await this.deps.credentials.get(copy.email);
+      if (!credentials) return undefined;
+      const reading = this.deps.source
+        .sourceOf(credentials, copy.folder, copy.uid, MAX_SOURCE_BYTES, bound.signal)
+        .catch((error: unknown) => {
+          log.info('sender audit reads the headers alone: the source fetch failed', {
+            check_id: copy.checkId,
+            account: copy.email,
+            error: error instanceof Error ? error.name : 'unknown',
+          });
+          return undefined;
+        });
+      return await Promise.race([reading, timer]);
+    } finally {
+      bound.abort();
+    }
+  }
+}
