@@ -1,9 +1,10 @@
 // Owns the deploy-time settings read from CDK context (cdk.json or `-c key=value`): validated once, failing at synth
 // with a message naming the key and the value it got.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_SCAN_INTERVAL_MS } from '../shared/config';
+import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_PATIENCE_MS } from '../shared/config';
 import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/domain/calibrationEvery';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
+import { ACTIVE_MS } from '../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
 import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
@@ -17,6 +18,8 @@ export interface Settings {
   scanIntervalMs: number;
   /** Accounts one scanner invocation sweeps; more accounts run as concurrent invocations (SCAN_SHARD_SIZE). */
   scanShardSize: number;
+  /** How long a loop holds a check's accounts after its start or last copy (the scanner's SCAN_PATIENCE_MS). */
+  scanPatienceMs: number;
   /** API steady-state requests per second, for the whole stage. */
   throttleRate: number;
   /** API burst of requests above the rate. */
@@ -66,6 +69,7 @@ const DEFAULT_SCANNER_MEMORY_MB = 448;
 export const DEFAULT_SETTINGS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
   scanIntervalMs: DEFAULT_SCAN_INTERVAL_MS,
+  scanPatienceMs: DEFAULT_SCAN_PATIENCE_MS,
   // As many accounts as the scanner's memory and Lambda's descriptors allow a shard (shared/domain/shardBudget.ts).
   scanShardSize: maxAccountsPerShard(DEFAULT_SCANNER_MEMORY_MB),
   throttleRate: 50,
@@ -239,6 +243,7 @@ export const readSettings = (read: ReadContext): Settings => ({
   logRetentionDays: retentionDays(read),
   // The same bounds as SCAN_INTERVAL_MS in shared/config.ts, so a value the scanner would refuse fails here first.
   scanIntervalMs: integerIn(read, 'scanIntervalMs', DEFAULT_SETTINGS.scanIntervalMs, 250, 60_000),
+  scanPatienceMs: integerIn(read, 'scanPatienceMs', DEFAULT_SETTINGS.scanPatienceMs, 0, ACTIVE_MS),
   ...scannerSize(read),
   throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),

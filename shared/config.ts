@@ -186,11 +186,12 @@ const localEnv = z.object({
 
 export type LocalSettings = z.infer<typeof localEnv> & {
   calibration: { everyMs: number; sender: ControlSenderSettings } | undefined;
+  audit: AuditSettings;
 };
 
 export const loadLocalSettings = (env: NodeJS.ProcessEnv = process.env): LocalSettings => {
   // npm start's loops share one process with no memory setting: the descriptors alone bound a shard.
-  const parsed = boundedShardSize(parseEnv(localEnv, env));
+  const parsed = { ...boundedShardSize(parseEnv(localEnv, env)), audit: loadAuditSettings(env) };
   if (!parsed.CALIBRATION_EVERY) return { ...parsed, calibration: undefined };
   const everyMs = parseCalibrationEvery(parsed.CALIBRATION_EVERY);
   const sender = loadControlSender(env);
@@ -296,6 +297,20 @@ export const loadAuditDnsSettings = (env: NodeJS.ProcessEnv = process.env): Audi
     spamhausDqsKey: parsed.SPAMHAUS_DQS_KEY,
   };
 };
+
+const auditEnv = z.object({ AUDIT: z._default(z.enum(['on', 'off']), 'on') });
+
+export interface AuditSettings {
+  /** AUDIT=off: no copy's source is fetched, no DNS asked; the report says the audit is off. */
+  on: boolean;
+  dns: AuditDnsSettings;
+}
+
+/** The sender audit's settings (AUDIT, and its DNS), validated once where the audit is composed. */
+export const loadAuditSettings = (env: NodeJS.ProcessEnv = process.env): AuditSettings => ({
+  on: parseEnv(auditEnv, env).AUDIT === 'on',
+  dns: loadAuditDnsSettings(env),
+});
 
 /** What the command-line tools read from the environment, read once when they start. */
 export interface CliSettings {
