@@ -15,6 +15,7 @@ export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/adapters/itemCredentials.test.ts': "AWS's DynamoDB Local, on Java",
   'test/cli/reportHtml.test.ts': "Debian's Chromium",
   'test/cli/rateChart.test.ts': "Debian's Chromium",
+  'test/cli/auditPage.test.ts': "Debian's Chromium",
 };
 
 /** The files that need no peer but most of the loop's minute each: the full suite runs them. */
