@@ -53,6 +53,8 @@ export const handler = middy(async (event: unknown, context: Context) => {
     undefined,
     () => scan.metrics.flush(),
   );
+  // Inside the deadline's margin: the loop has stopped, the audits it started get what time is left.
+  await scan.auditsSettled(context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS / 2);
   scan.metrics.flush();
   // A check started while this loop closed saw its lease still held and started nothing: one last look for it.
   if (report.stoppedBecause === 'idle' && report.lastTickAt !== undefined) {

@@ -4,6 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
+import { DynamoAuditStore } from '../adapters/dynamo/DynamoAuditStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
@@ -56,6 +57,8 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
     // The report's webhook attempts (an addition); the get function may read delivery items only.
     webhooks: new DynamoWebhookStore(client, config.TABLE_NAME),
     seeds: new DynamoSeedHistory(client, config.TABLE_NAME),
+    // The report's sender audit (an addition): an item beside the check, which get may already read.
+    audits: new DynamoAuditStore(client, config.TABLE_NAME),
     clock: systemClock,
     log,
     authCache: new AuthCache(config.AUTH_CACHE_TTL_MS, { unknownTtlMs: config.UNKNOWN_KEY_CACHE_TTL_MS }),

@@ -20,6 +20,7 @@ import { createLogger, type Logger } from '../log';
 import { shardCountFor } from '../scanner/shards';
 import { calibrate } from '../usecases/calibrate';
 import { buildApiDeps } from './apiDeps';
+import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { composeCalibration } from './calibration';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
@@ -58,10 +59,13 @@ export const composeLocalService = async ({
       log: createLogger('webhook', settings.LOG_LEVEL),
     }),
   );
-  const api = buildApiDeps(
-    { ...settings, TABLE_NAME: LOCAL_TABLE, AWS_REGION: LOCAL_REGION, DYNAMODB_ENDPOINT: store.endpoint },
-    apiClient,
-  );
+  const api = {
+    ...buildApiDeps(
+      { ...settings, TABLE_NAME: LOCAL_TABLE, AWS_REGION: LOCAL_REGION, DYNAMODB_ENDPOINT: store.endpoint },
+      apiClient,
+    ),
+    ...(settings.audit.on ? {} : { audits: undefined }),
+  };
   const entries = new FileAccountEntries(configPath);
   // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
   const credentials = new AccountEntriesCredentialSource(entries, systemClock, 5000);
@@ -70,6 +74,16 @@ export const composeLocalService = async ({
   const count = shardCountFor(accounts, settings.SCAN_SHARD_SIZE);
   await new DynamoShardLayout(store.client, LOCAL_TABLE).publish(count, systemClock.now());
   const timing = loopTiming(settings.SCAN_INTERVAL_MS, 0);
+  // One audit runner for every loop of the process: its claim keeps one audit per check whichever loop records.
+  const auditor = composeAuditor({
+    client: store.client,
+    tableName: LOCAL_TABLE,
+    credentials,
+    tokens,
+    clock: systemClock,
+    log: createLogger('audit', settings.LOG_LEVEL),
+    settings: settings.audit,
+  });
   const loops = Array.from({ length: count }, (_, index) => {
     const { scanner, lease } = createScanner({
       client: store.client,
@@ -83,6 +97,7 @@ export const composeLocalService = async ({
       patienceMs: settings.SCAN_PATIENCE_MS,
       shard: { index, count },
       onWebhookQueued: (checkId) => webhooks.kick(checkId),
+      events: withAudit(undefined, auditor),
     });
     return new LocalScanRunner({ scanner, lease, clock: systemClock, log }, timing);
   });
@@ -127,6 +142,7 @@ export const composeLocalService = async ({
   const expiry = new LocalExpiry({ client: expiryClient, tableName: LOCAL_TABLE, clock: systemClock, log });
   const parts: LocalServiceParts = {
     clients: [store.client, apiClient],
+    audits: { listen: (listener) => auditor?.listen(listener) },
     loopUsage: () =>
       loops
         .map((loop) => loop.usage())
@@ -152,6 +168,7 @@ export const composeLocalService = async ({
       await schedule?.stop();
       await calibration?.close();
       await Promise.all(loops.map((loop) => loop.stop()));
+      await auditor?.settled(AUDIT_DRAIN_MS);
       await webhooks.stop();
       await expiry.stop();
       expiryClient.destroy();

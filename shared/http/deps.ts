@@ -12,6 +12,7 @@ import type { CallbackPolicy } from '../domain/publicAddress';
 import type { ReadLimiter } from '../domain/readLimits';
 import type { WebhookStore } from '../domain/webhook';
 import type { Logger } from '../log';
+import type { AuditStore } from '../usecases/auditRecord';
 import type { KeyLimitDeps } from '../usecases/keyLimits';
 
 export interface ApiDeps {
@@ -38,4 +39,6 @@ export interface ApiDeps {
   callbackPolicy?: CallbackPolicy | undefined;
   /** The webhook deliveries, for the report's attempts (an addition); absent: the report shows none. */
   webhooks?: Pick<WebhookStore, 'get'> | undefined;
+  /** Checks' sender audits, for the report's audit (an addition); absent: the report says the audit is off. */
+  audits?: Pick<AuditStore, 'get'> | undefined;
 }

@@ -1,12 +1,15 @@
 // Owns the one seam through which a benchmark looks inside npm start: a hook installed before the service starts (a
 // module the bench preloads) sees its DynamoDB clients and loops and is told when it stops. Production installs none.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AuditListener } from '../usecases/auditCheck';
 
 export interface LocalServiceParts {
   /** The clients the service's own work goes through (the expiry stand-in's is apart: DynamoDB's TTL is free). */
   clients: DynamoDBDocumentClient[];
   /** Loops run and their milliseconds, summed over the shards: what the same loops would be billed on Lambda. */
   loopUsage(): { runs: number; runMs: number };
+  /** The sender audit's source fetches and its time from a check's first recorded copy to the audit stored. */
+  audits: { listen(listener: AuditListener): void };
 }
 
 export interface LocalServiceHook {

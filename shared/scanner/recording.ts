@@ -80,6 +80,8 @@ export class Recorder {
       recordedAt: this.deps.clock.now(),
       ...(verdict ? { providerVerdict: verdict } : {}),
       ...(evidence ? { auth: evidence.auth } : {}),
+      uid: message.uid,
+      headers: message.headers,
     });
   }
 

@@ -49,6 +49,9 @@ export interface Placement {
   providerVerdict?: MsDelivery;
   /** The receiving side's own authentication results, where the account trusts a header the copy carries. */
   auth?: AuthVerdict | null;
+  /** The copy's UID in `folder` and its header block as read: what the sender audit fetches and falls back on. */
+  uid: number;
+  headers: Buffer;
 }
 
 export interface TickReport {

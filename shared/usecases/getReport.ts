@@ -1,6 +1,7 @@
 // Owns the placement report (GET /api/spam-check/{check_id}/report, an addition): the check as get reads it, with
 // why each copy landed where it did, from what the scanner kept with each result. Same 404s as get.
 import type { Principal } from '../domain/apiKey';
+import type { ReportAudit } from '../domain/auditReport';
 import {
   CATEGORIES,
   type Category,
@@ -21,6 +22,7 @@ import type {
 } from '../domain/placementReport';
 import type { RecordedDetails, SeedHistoryStore } from '../domain/ports';
 import { wilsonInterval } from '../domain/statistics';
+import { type AuditStore, reportAuditOf } from './auditRecord';
 import { showingCheck } from './getCheck';
 import { seedContextOf } from './seedContext';
 
@@ -152,12 +154,27 @@ export const reportOf = (check: Check, now: number, seeds: SeedContext = {}): Pl
 
 const showingReport = showingCheck((check, now) => ({ check, now }));
 
-/** The report, with the scope's latest control run beside it where the seeds' history is kept. */
+const AUDIT_OFF: ReportAudit = { state: 'unavailable', why: 'the sender audit is off on this deployment' };
+
+/**
+ * The report, with the scope's latest control run beside it where the seeds' history is kept, and the sender
+ * audit judged now against where the copies went (absent store: the audit is off).
+ */
 export const getReport = async (
-  deps: Parameters<typeof showingReport>[0] & { seeds?: SeedHistoryStore | undefined },
+  deps: Parameters<typeof showingReport>[0] & {
+    seeds?: SeedHistoryStore | undefined;
+    audits?: Pick<AuditStore, 'get'> | undefined;
+  },
   principal: Principal,
   checkId: string,
 ): Promise<PlacementReport> => {
   const { check, now } = await showingReport(deps, principal, checkId);
-  return reportOf(check, now, deps.seeds ? seedContextOf(await deps.seeds.latestRun(check.scope)) : {});
+  const [run, stored] = await Promise.all([
+    deps.seeds?.latestRun(check.scope),
+    deps.audits?.get(check.checkId),
+  ]);
+  return {
+    ...reportOf(check, now, deps.seeds ? seedContextOf(run) : {}),
+    audit: deps.audits ? reportAuditOf(check, now, stored) : AUDIT_OFF,
+  };
 };

@@ -10,7 +10,11 @@ import { MAX_FIRST_SIGHT_MESSAGES } from '../../shared/adapters/imap/ImapSession
 import { IDLE_RENEW_MS, WATCH_SILENCE_MS } from '../../shared/adapters/imap/ImapWatch';
 import { DEFAULT_TIMEOUT_S } from '../../shared/cli/placement/options';
 import { POLL_INTERVAL_MS } from '../../shared/client';
-import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_SHARD_SIZE } from '../../shared/config';
+import {
+  DEFAULT_SCAN_INTERVAL_MS,
+  DEFAULT_SCAN_PATIENCE_MS,
+  DEFAULT_SCAN_SHARD_SIZE,
+} from '../../shared/config';
 import { DEFAULT_UNHEALTHY_AFTER } from '../../shared/domain/account';
 import {
   DEFAULT_AUTH_CACHE_TTL_MS,
@@ -50,6 +54,8 @@ describe('the README and the docs pages state the defaults the code has', () => 
     [SCANNER, 'shard size', `\`SCAN_SHARD_SIZE\` accounts (default ${DEFAULT_SCAN_SHARD_SIZE})`],
     [SCANNER, 'unhealthy after', `\`UNHEALTHY_AFTER_FAILURES\` (default ${DEFAULT_UNHEALTHY_AFTER})`],
     [SCANNER, 'tab grace', `\`GMAIL_TAB_GRACE_MS\` (default ${DEFAULT_TAB_GRACE_MS})`],
+    [SCANNER, 'patience', `\`SCAN_PATIENCE_MS\` (default ${DEFAULT_SCAN_PATIENCE_MS})`],
+    [OPERATING, 'patience (deploy)', `\`scanPatienceMs\` (default ${DEFAULT_SCAN_PATIENCE_MS}`],
     [SCANNER, 'tab grace margin', `still unresolved ${TIMEOUT_MARGIN_MS / 1000} s`],
     [
       OPERATING,

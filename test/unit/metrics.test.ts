@@ -41,6 +41,8 @@ describe('scan metrics', () => {
       category: 'promotions' as const,
       deliveredAt: 1000,
       recordedAt: 1800,
+      uid: 7,
+      headers: Buffer.alloc(0),
       auth: {
         spf: 'pass',
         dkim: 'fail',

@@ -17,10 +17,13 @@ export type ItemType =
   | 'seedHistory'
   | 'controlRun'
   | 'webhook'
-  | 'webhookSecrets';
+  | 'webhookSecrets'
+  | 'audit';
 export type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
+/** A check's sender audit: beside the check in its partition, so it expires with it and get may read it. */
+export const auditKey = (checkId: string) => ({ pk: checkKey(checkId).pk, sk: 'AUDIT' });
 export const apiKeyKey = (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' });
 export const accountKey = (email: string) => ({ pk: `ACCOUNT#${email}`, sk: 'ACCOUNT' });
 /** One account's sealed credentials (credentialItem.ts), apart from its registration so the API never reads them. */
