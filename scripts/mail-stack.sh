@@ -9,6 +9,7 @@
 #   SMTP  (Postfix)        127.0.0.1:2525   mail for @mail.test, no auth from loopback
 #   submission (Postfix)   127.0.0.1:2587   SMTP AUTH required (Dovecot SASL, the IMAP passwords), no TLS
 #   IMAP  (Dovecot)        127.0.0.1:1143   plaintext, password "secret" for every account but oauth@
+#   IMAPS (Dovecot)        127.0.0.2:1993   implicit TLS, the same accounts; certificate from the stack's test CA
 #   LMTP  (auth-filter)    127.0.0.1:2426   Postfix -> auth-filter -> Dovecot, one recipient per transaction
 #   LMTP  (Dovecot)        127.0.0.1:2424
 #   spamd (SpamAssassin)   127.0.0.1:7830   called from junk@'s Sieve script via spamc
@@ -26,6 +27,12 @@
 #   token endpoint         http://127.0.0.1:9931/token        (accounts.json points the account's grant there)
 # With nothing listening there, OAuth2 logins fail as a temporary error; password logins are unaffected.
 #
+# TLS: `start` makes a test CA and a server certificate (IP SANs 127.0.0.1 and 127.0.0.2, DNS localhost) with the
+# openssl CLI into $D/etc/tls; a client trusts the stack's IMAPS by trusting $D/etc/tls/ca.pem (the CA's key is
+# deleted once it has signed). IMAPS listens on an address of its own because Dovecot's TLS settings are chosen
+# by local address, not port: 127.0.0.1 keeps ssl = no, so the plain port offers no STARTTLS that a client
+# would take up by default and then fail to verify.
+#
 # Runtime state lives in ${MAILSTACK_DIR:-<repo>/.mailstack}; `start` wipes it and
 # writes accounts.json there. MAILSTACK_EXTRA_USERS=N (default 2) adds user001..userNNN.
 # Needs root (Dovecot must switch to the mail user, Postfix to "postfix").
@@ -41,6 +48,8 @@ HOST=127.0.0.1
 SMTP_PORT=2525
 SUBMISSION_PORT=2587
 IMAP_PORT=1143
+TLS_HOST=127.0.0.2
+IMAPS_PORT=1993
 LMTP_PORT=2424
 AUTH_PORT=2426
 AUTHSERV_ID=mail.test
@@ -106,13 +115,13 @@ missing_binaries() { # space-separated, empty when all present
   echo "${missing[*]}"
 }
 
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+port_open() { (exec 3<>"/dev/tcp/${2:-$HOST}/$1") 2>/dev/null; }
 
 # spamd's port opens before it can answer; PING proves it scans.
 spamd_ready() { spamc -d "$HOST" -p "$SPAMD_PORT" -K >/dev/null 2>&1; }
 
 service_up() { # name port
-  if [[ $1 == spamd ]]; then spamd_ready; else port_open "$2"; fi
+  if [[ $1 == spamd ]]; then spamd_ready; elif [[ $1 == imaps ]]; then port_open "$2" "$TLS_HOST"; else port_open "$2"; fi
 }
 
 # A zombie still answers kill -0; PID 1 in containers doesn't always reap.
@@ -132,7 +141,29 @@ postfix_cmd() { script -qec "postfix -c $PF_DIR $*" /dev/null </dev/null; }
 render() { # template -> destination
   sed -e "s|@DIR@|$D|g" -e "s|@SMTP_PORT@|$SMTP_PORT|g" -e "s|@IMAP_PORT@|$IMAP_PORT|g" \
       -e "s|@LMTP_PORT@|$LMTP_PORT|g" -e "s|@SPAMD_PORT@|$SPAMD_PORT|g" -e "s|@OAUTH_PORT@|$OAUTH_PORT|g" \
-      -e "s|@AUTH_PORT@|$AUTH_PORT|g" -e "s|@SUBMISSION_PORT@|$SUBMISSION_PORT|g" "$1" >"$2"
+      -e "s|@AUTH_PORT@|$AUTH_PORT|g" -e "s|@SUBMISSION_PORT@|$SUBMISSION_PORT|g" \
+      -e "s|@TLS_HOST@|$TLS_HOST|g" -e "s|@IMAPS_PORT@|$IMAPS_PORT|g" "$1" >"$2"
+}
+
+# A test CA and the server certificate it signs, made fresh at each start; only ca.pem is for clients.
+write_tls() {
+  local dir="$D/etc/tls"
+  mkdir -p "$dir"
+  (
+    umask 077
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/ca.key" 2>/dev/null
+    openssl req -x509 -new -key "$dir/ca.key" -sha256 -days 30 -subj "/CN=inbox-placement mail stack test CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+      -out "$dir/ca.pem" 2>/dev/null
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/server.key" 2>/dev/null
+    openssl req -new -key "$dir/server.key" -subj "/CN=localhost" -out "$dir/server.csr" 2>/dev/null
+    printf '%s\n' "subjectAltName=IP:127.0.0.1,IP:$TLS_HOST,DNS:localhost" "basicConstraints=critical,CA:FALSE" \
+      "keyUsage=critical,digitalSignature" "extendedKeyUsage=serverAuth" >"$dir/server.ext"
+    openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 30 \
+      -sha256 -extfile "$dir/server.ext" -out "$dir/server.pem" 2>/dev/null
+  ) || die "openssl could not make the stack's test certificates"
+  rm -f "$dir/ca.key" "$dir/ca.srl" "$dir/server.csr" "$dir/server.ext"
+  chmod 644 "$dir/ca.pem" "$dir/server.pem"
 }
 
 account_names() {
@@ -154,6 +185,7 @@ write_config() {
   render "$TEMPLATE_DIR/postfix-main.cf" "$PF_DIR/main.cf"
   render "$TEMPLATE_DIR/postfix-master.cf" "$PF_DIR/master.cf"
   render "$TEMPLATE_DIR/dovecot.conf" "$DC_CONF"
+  write_tls
   render "$TEMPLATE_DIR/dovecot-oauth2.conf.ext" "$D/etc/dovecot/dovecot-oauth2.conf.ext"
   render "$TEMPLATE_DIR/sieve-filter-spamc" "$D/etc/sieve-bin/spamc"
   chmod 755 "$D/etc/sieve-bin/spamc"
@@ -258,7 +290,7 @@ die_with_log() { # message logfile...
 
 wait_ports_up() {
   local deadline=$((SECONDS + START_TIMEOUT)) svc name port logs
-  for svc in "spamd:$SPAMD_PORT:spamd.log" "imap:$IMAP_PORT:dovecot.log" \
+  for svc in "spamd:$SPAMD_PORT:spamd.log" "imap:$IMAP_PORT:dovecot.log" "imaps:$IMAPS_PORT:dovecot.log" \
              "lmtp:$LMTP_PORT:dovecot.log" "auth-filter:$AUTH_PORT:auth-filter.log" \
              "smtp:$SMTP_PORT:postfix.log" "submission:$SUBMISSION_PORT:postfix.log"; do
     IFS=: read -r name port logs <<<"$svc"
@@ -316,10 +348,11 @@ stop_daemons() {
 any_port_open() {
   local p
   for p in $SMTP_PORT $SUBMISSION_PORT $IMAP_PORT $LMTP_PORT $SPAMD_PORT $AUTH_PORT; do port_open "$p" && return 0; done
+  port_open "$IMAPS_PORT" "$TLS_HOST" && return 0
   return 1
 }
 
-ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$SUBMISSION_PORT or sport = :$IMAP_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT or sport = :$AUTH_PORT )" 2>/dev/null; }
+ports_in_use() { ss -ltnpH "( sport = :$SMTP_PORT or sport = :$SUBMISSION_PORT or sport = :$IMAP_PORT or sport = :$IMAPS_PORT or sport = :$LMTP_PORT or sport = :$SPAMD_PORT or sport = :$AUTH_PORT )" 2>/dev/null; }
 
 wipe_runtime() {
   # Only the subdirectories we create, so a mistaken MAILSTACK_DIR can't eat a tree.
@@ -343,6 +376,7 @@ cmd_start() {
   log "smtp  up on $HOST:$SMTP_PORT (postfix, log $LOG_DIR/postfix.log)"
   log "submission up on $HOST:$SUBMISSION_PORT (postfix, SMTP AUTH through dovecot)"
   log "imap  up on $HOST:$IMAP_PORT (dovecot, log $LOG_DIR/dovecot.log)"
+  log "imaps up on $TLS_HOST:$IMAPS_PORT (dovecot, implicit TLS, CA $D/etc/tls/ca.pem)"
   log "lmtp  up on $HOST:$LMTP_PORT (dovecot)"
   log "auth  up on $HOST:$AUTH_PORT (auth-filter, authserv-id $AUTHSERV_ID, log $LOG_DIR/auth-filter.log)"
   log "spamd up on $HOST:$SPAMD_PORT (log $LOG_DIR/spamd.log)"
@@ -360,7 +394,7 @@ cmd_stop() {
 
 cmd_status() {
   local down=0 svc name port
-  for svc in "smtp:$SMTP_PORT" "submission:$SUBMISSION_PORT" "imap:$IMAP_PORT" "lmtp:$LMTP_PORT" "auth:$AUTH_PORT" "spamd:$SPAMD_PORT"; do
+  for svc in "smtp:$SMTP_PORT" "submission:$SUBMISSION_PORT" "imap:$IMAP_PORT" "imaps:$IMAPS_PORT" "lmtp:$LMTP_PORT" "auth:$AUTH_PORT" "spamd:$SPAMD_PORT"; do
     IFS=: read -r name port <<<"$svc"
     if service_up "$name" "$port"; then
       printf '%-10s up    %s:%s\n' "$name" "$HOST" "$port"
@@ -377,14 +411,14 @@ cmd_status() {
 cmd_dovecot_stop() {
   doveadm -c "$DC_CONF" stop >>"$LOG_DIR/dovecot.log" 2>&1 || true
   local deadline=$((SECONDS + 15))
-  while service_up imap "$IMAP_PORT" || service_up lmtp "$LMTP_PORT"; do
+  while service_up imap "$IMAP_PORT" || service_up imaps "$IMAPS_PORT" || service_up lmtp "$LMTP_PORT"; do
     ((SECONDS < deadline)) || die "dovecot still listening 15 s after doveadm stop"
     sleep 0.1
   done
   # An imap process outlives its master and keeps serving the session it holds; a provider's restart cuts every
   # session, so the ones still open on our IMAP port (this network namespace's) are ended too.
   local -a held
-  mapfile -t held < <(ss -tnpH state established "( sport = :$IMAP_PORT )" 2>/dev/null |
+  mapfile -t held < <(ss -tnpH state established "( sport = :$IMAP_PORT or sport = :$IMAPS_PORT )" 2>/dev/null |
     grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u)
   if ((${#held[@]})); then kill -TERM "${held[@]}" 2>/dev/null || true; fi
   log "dovecot down"
@@ -399,7 +433,7 @@ cmd_dovecot_start() {
   fi
   dovecot -c "$DC_CONF" </dev/null >>"$LOG_DIR/dovecot.log" 2>&1 9>&- || die_with_log "dovecot failed to start" dovecot.log
   local deadline=$((SECONDS + START_TIMEOUT))
-  until service_up imap "$IMAP_PORT" && service_up lmtp "$LMTP_PORT"; do
+  until service_up imap "$IMAP_PORT" && service_up imaps "$IMAPS_PORT" && service_up lmtp "$LMTP_PORT"; do
     ((SECONDS < deadline)) || die_with_log "dovecot did not come back" dovecot.log
     sleep 0.1
   done

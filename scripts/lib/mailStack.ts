@@ -15,6 +15,10 @@ const EXTRA_USERS = 12;
 export const SMTP = { host: '127.0.0.1', port: 2525 };
 /** Postfix's submission port (scripts/mail-stack.sh SUBMISSION_PORT): SMTP AUTH with an account's password only. */
 export const SUBMISSION = { host: '127.0.0.1', port: 2587 };
+/** Dovecot's implicit-TLS listener (scripts/mail-stack.sh TLS_HOST, IMAPS_PORT): the same accounts over TLS. */
+export const IMAPS = { host: '127.0.0.2', port: 1993 };
+/** The test CA that signed the IMAPS certificate at the stack's start: what a client must trust to reach IMAPS. */
+export const stackCaFile = () => join(MAILSTACK_DIR, 'etc/tls/ca.pem');
 /** Dovecot's LMTP listener (scripts/mail-stack.sh LMTP_PORT), where Postfix hands mail over. */
 export const LMTP = { host: '127.0.0.1', port: 2424 };
 

@@ -1,6 +1,7 @@
-// TLS with certificate verification for every IMAP host but loopback test servers.
+// TLS with certificate verification for every IMAP host, loopback too; clear text only to a loopback test server.
+import { rootCertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { transportSecurity } from '../../shared/adapters/imap/connection';
+import { transportSecurity, trustedRoots } from '../../shared/adapters/imap/connection';
 
 describe('transportSecurity', () => {
   it('verifies certificates on every real host, with TLS on connect or STARTTLS required', () => {
@@ -15,6 +16,24 @@ describe('transportSecurity', () => {
     expect(transportSecurity({ host: '10.0.0.5', port: 993, secure: true }).tls?.rejectUnauthorized).toBe(
       true,
     );
+  });
+
+  it('verifies a loopback server over TLS too, never accepting an unverified certificate', () => {
+    expect(transportSecurity({ host: '127.0.0.1', port: 1993, secure: true })).toEqual({
+      tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+    });
+  });
+
+  it("trusts an operator's CA beside Node's roots, never instead of them", () => {
+    const ca = '-----BEGIN CERTIFICATE-----\nprivate\n-----END CERTIFICATE-----\n';
+    const roots = trustedRoots(ca);
+    expect(roots).toHaveLength(rootCertificates.length + 1);
+    expect(roots).toEqual(expect.arrayContaining([ca, rootCertificates[0]]));
+    expect(trustedRoots(undefined)).toBeUndefined();
+    expect(transportSecurity({ host: '127.0.0.2', port: 1993, secure: true }, roots)).toEqual({
+      tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2', ca: roots },
+    });
+    expect(transportSecurity({ host: 'imap.gmail.com', port: 993, secure: true }, roots).tls?.ca).toBe(roots);
   });
 
   it('lets loopback test servers run in clear text', () => {

@@ -1,5 +1,6 @@
 // Owns one IMAP connection with imapflow: its transport security, its timeouts and size caps, the commands it shows a
 // listener, connecting (failures as ImapConnectError) and logging out without waiting on a silent server.
+import { rootCertificates } from 'node:tls';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import type { Logger } from '../../log';
 import type { MailboxCredentials, MailboxServer } from '../../scanner/ports';
@@ -31,14 +32,24 @@ const commandVerb = (line: string): string => {
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i;
 
 /**
- * TLS with certificate verification for every host but loopback test servers: TLS from the first byte when
- * `secure`, else STARTTLS is required (imapflow fails the connection when the server does not offer it).
+ * The certificates a connection trusts: Node's own roots plus an operator's CA (IMAP_CA_FILE), so naming a private
+ * CA adds trust in one server without taking it from every provider. Undefined: Node's roots alone.
  */
-export const transportSecurity = (server: MailboxServer): Pick<ImapFlowOptions, 'tls' | 'doSTARTTLS'> => {
-  if (LOOPBACK.test(server.host))
-    return server.secure ? { tls: { rejectUnauthorized: false } } : { doSTARTTLS: false };
+export const trustedRoots = (extraCa: string | undefined): string[] | undefined =>
+  extraCa === undefined ? undefined : [...rootCertificates, extraCa];
+
+/**
+ * TLS with certificate verification on every host, loopback too: TLS from the first byte when `secure`, else
+ * STARTTLS is required (imapflow fails the connection when the server does not offer it). Only a loopback test
+ * server may speak clear text, and only when the account says it is not secure.
+ */
+export const transportSecurity = (
+  server: MailboxServer,
+  ca?: string[],
+): Pick<ImapFlowOptions, 'tls' | 'doSTARTTLS'> => {
+  if (LOOPBACK.test(server.host) && !server.secure) return { doSTARTTLS: false };
   return {
-    tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2' },
+    tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(ca ? { ca } : {}) },
     ...(server.secure ? {} : { doSTARTTLS: true }),
   };
 };
@@ -54,6 +65,8 @@ export interface ConnectionSettings {
   timeouts: ImapTimeouts;
   log: Logger;
   onCommand: CommandListener | undefined;
+  /** What trustedRoots gave; undefined: Node's roots. */
+  ca?: string[] | undefined;
 }
 
 /** Connects and logs in as `login` says; an abort closes the connection, and any failure is an ImapConnectError. */
@@ -65,13 +78,13 @@ export const openConnection = async (
   signal?: AbortSignal,
 ): Promise<ImapFlow> => {
   const account = credentials.email;
-  const { onCommand, timeouts, log } = settings;
+  const { onCommand, timeouts, log, ca } = settings;
   const options: ImapFlowOptions = {
     host: credentials.imap.host,
     port: credentials.imap.port,
     secure: credentials.imap.secure,
     auth: login,
-    ...transportSecurity(credentials.imap),
+    ...transportSecurity(credentials.imap, ca),
     connectionTimeout: timeouts.connectMs,
     greetingTimeout: timeouts.greetingMs,
     socketTimeout: timeouts.socketMs,
