@@ -2,6 +2,8 @@
 // zod's mini build (the same library, functional form): the API functions load this module at init, and the full
 // build's methods cost bundle size and CPU at every cold start (BENCHMARKS.md, the cold-start goal).
 
+import { X509Certificate } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
@@ -112,9 +114,13 @@ const scanEnv = z.object({
   POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** The alias callers invoke (set by the stack): hand-overs and shards go through it, not to $LATEST. */
   LIVE_ALIAS: z.optional(nonEmpty()),
+  IMAP_CA_FILE: z.optional(z.string()),
 });
 
-export type ScanConfig = z.infer<typeof scanEnv>;
+export type ScanConfig = z.infer<typeof scanEnv> & {
+  /** IMAP_CA_FILE's certificates (PEM), trusted beside Node's roots; undefined when unset. */
+  imapTrustedCa: string | undefined;
+};
 
 /** The webhook sender function's settings (AWS only: npm start runs the same sending code in-process). */
 const webhookEnv = z.object({
@@ -140,7 +146,50 @@ const boundedShardSize = <T extends { SCAN_SHARD_SIZE: number }>(settings: T, me
 
 export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig => {
   const config = parseEnv(scanEnv, env);
-  return boundedShardSize(config, config.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+  return {
+    ...boundedShardSize(config, config.AWS_LAMBDA_FUNCTION_MEMORY_SIZE),
+    imapTrustedCa: readTrustedCa(config.IMAP_CA_FILE),
+  };
+};
+
+/** A CA file holds a few certificates: a larger one is refused before it is read. */
+const MAX_CA_FILE_BYTES = 64 * 1024;
+const MAX_CA_CERTIFICATES = 16;
+const PEM_BEGIN = '-----BEGIN CERTIFICATE-----';
+const PEM_END = '-----END CERTIFICATE-----';
+
+/**
+ * IMAP_CA_FILE: a path to PEM certificates (a private CA, or the test mail stack's) the IMAP connections trust beside
+ * Node's roots. Read and parsed once here; an error names the setting and what is wrong, never the file's text.
+ */
+export const readTrustedCa = (path: string | undefined): string | undefined => {
+  if (path === undefined || path === '') return undefined;
+  const refuse = (why: string) =>
+    new ConfigError(`invalid configuration in the environment: IMAP_CA_FILE ${why}`);
+  let text: string;
+  try {
+    if (statSync(path).size > MAX_CA_FILE_BYTES) throw refuse('is larger than a CA file (64 KB)');
+    text = readFileSync(path, 'latin1');
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw refuse(`cannot be read (${(error as { code?: string }).code ?? 'unreadable'})`);
+  }
+  const blocks: string[] = [];
+  for (let from = text.indexOf(PEM_BEGIN); from !== -1; from = text.indexOf(PEM_BEGIN, from + 1)) {
+    const end = text.indexOf(PEM_END, from);
+    if (end === -1 || blocks.length === MAX_CA_CERTIFICATES)
+      throw refuse('holds a cut or surplus certificate');
+    blocks.push(text.slice(from, end + PEM_END.length));
+  }
+  if (blocks.length === 0) throw refuse('holds no PEM certificate');
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw refuse('holds a certificate that does not parse');
+    }
+  }
+  return `${blocks.join('\n')}\n`;
 };
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(apiEnv, env);
@@ -182,16 +231,24 @@ const localEnv = z.object({
   LOCAL_HANDLER_TIMING: z._default(z.enum(['0', '1']), '0'),
   /** How often npm start calibrates by itself, through the CONTROL_* sender; unset or empty: never. */
   CALIBRATION_EVERY: z.optional(z.string()),
+  IMAP_CA_FILE: z.optional(z.string()),
 });
 
 export type LocalSettings = z.infer<typeof localEnv> & {
   calibration: { everyMs: number; sender: ControlSenderSettings } | undefined;
   audit: AuditSettings;
+  /** IMAP_CA_FILE's certificates (PEM), trusted beside Node's roots; undefined when unset. */
+  imapTrustedCa: string | undefined;
 };
 
 export const loadLocalSettings = (env: NodeJS.ProcessEnv = process.env): LocalSettings => {
   // npm start's loops share one process with no memory setting: the descriptors alone bound a shard.
-  const parsed = { ...boundedShardSize(parseEnv(localEnv, env)), audit: loadAuditSettings(env) };
+  const local = boundedShardSize(parseEnv(localEnv, env));
+  const parsed = {
+    ...local,
+    audit: loadAuditSettings(env),
+    imapTrustedCa: readTrustedCa(local.IMAP_CA_FILE),
+  };
   if (!parsed.CALIBRATION_EVERY) return { ...parsed, calibration: undefined };
   const everyMs = parseCalibrationEvery(parsed.CALIBRATION_EVERY);
   const sender = loadControlSender(env);

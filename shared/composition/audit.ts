@@ -23,6 +23,8 @@ export interface AuditParts {
   clock: Clock;
   log: Logger;
   settings: AuditSettings;
+  /** IMAP_CA_FILE's certificates, as the scanner's connections trust them. */
+  trustedCa?: string;
 }
 
 /** Undefined when AUDIT=off. */
@@ -30,7 +32,7 @@ export const composeAuditor = (parts: AuditParts): CheckAuditor | undefined =>
   parts.settings.on
     ? new CheckAuditor({
         store: new DynamoAuditStore(parts.client, parts.tableName),
-        source: new ImapConnector(parts.log, DEFAULT_IMAP_TIMEOUTS, undefined, parts.tokens),
+        source: new ImapConnector(parts.log, DEFAULT_IMAP_TIMEOUTS, undefined, parts.tokens, parts.trustedCa),
         credentials: parts.credentials,
         dns: composeAuditDns(parts.settings.dns, parts.clock),
         clock: parts.clock,

@@ -83,6 +83,7 @@ export const composeLocalService = async ({
     clock: systemClock,
     log: createLogger('audit', settings.LOG_LEVEL),
     settings: settings.audit,
+    trustedCa: settings.imapTrustedCa,
   });
   const loops = Array.from({ length: count }, (_, index) => {
     const { scanner, lease } = createScanner({
@@ -95,6 +96,7 @@ export const composeLocalService = async ({
       unhealthyAfter: settings.UNHEALTHY_AFTER_FAILURES,
       tabGraceMs: settings.GMAIL_TAB_GRACE_MS,
       patienceMs: settings.SCAN_PATIENCE_MS,
+      trustedCa: settings.imapTrustedCa,
       shard: { index, count },
       onWebhookQueued: (checkId) => webhooks.kick(checkId),
       events: withAudit(undefined, auditor),

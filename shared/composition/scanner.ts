@@ -48,6 +48,8 @@ export interface ScannerParts {
   patienceMs?: number;
   /** Off: a watch per folder even where the server offers NOTIFY, as on Gmail (the shard-sizing bench). */
   notify?: boolean;
+  /** IMAP_CA_FILE's certificates, trusted beside Node's roots (a private CA; the bench's TLS mail stack). */
+  trustedCa?: string;
   /** Told of each webhook delivery the scanner queues (npm start's in-process sender). */
   onWebhookQueued?: (checkId: string) => void;
 }
@@ -83,7 +85,13 @@ export const createScanner = (parts: ScannerParts) => ({
     // A loop's first sweep logs in to every account of its shard: at most LOGINS_AT_ONCE at a time.
     connector: withoutNotify(
       boundedLogins(
-        new ImapConnector(parts.log, parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS, parts.onCommand, parts.tokens),
+        new ImapConnector(
+          parts.log,
+          parts.timeouts ?? DEFAULT_IMAP_TIMEOUTS,
+          parts.onCommand,
+          parts.tokens,
+          parts.trustedCa,
+        ),
       ),
       parts.notify === false,
     ),

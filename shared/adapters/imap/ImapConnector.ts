@@ -17,6 +17,7 @@ import {
   type ImapTimeouts,
   logOut,
   openConnection,
+  trustedRoots,
 } from './connection';
 import { partialSourceOf } from './copySource';
 import { ImapSession } from './ImapSession';
@@ -25,12 +26,18 @@ import { notifyAll, WATCH_MODE, WATCH_SILENCE_MS, watchOn } from './ImapWatch';
 export { type CommandListener, DEFAULT_IMAP_TIMEOUTS, type ImapTimeouts } from './connection';
 
 export class ImapConnector implements MailboxConnector {
+  private readonly ca: string[] | undefined;
+
+  /** `trustedCa`: a CA's certificates (PEM) trusted beside Node's roots, from IMAP_CA_FILE. */
   constructor(
     private readonly log: Logger,
     private readonly timeouts: ImapTimeouts = DEFAULT_IMAP_TIMEOUTS,
     private readonly onCommand?: CommandListener,
     private readonly tokens?: AccessTokens,
-  ) {}
+    trustedCa?: string,
+  ) {
+    this.ca = trustedRoots(trustedCa);
+  }
 
   private async loginOf({
     email,
@@ -111,7 +118,7 @@ export class ImapConnector implements MailboxConnector {
     mode: ConnectionMode,
     signal?: AbortSignal,
   ): Promise<ImapFlow> {
-    const settings = { timeouts: this.timeouts, log: this.log, onCommand: this.onCommand };
+    const settings = { timeouts: this.timeouts, log: this.log, onCommand: this.onCommand, ca: this.ca };
     return openConnection(credentials, await this.loginOf(credentials), settings, mode, signal);
   }
 }
