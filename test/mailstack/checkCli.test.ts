@@ -142,6 +142,11 @@ describe('npm run placement', () => {
       elapsed_ms: expect.any(Number),
       // Nothing went to spam: nothing to look at first.
       look_first: placement === null ? null : [],
+      // What the receivers checked and what they did not, beside the report.
+      coverage:
+        placement === null
+          ? null
+          : expect.objectContaining({ checked: expect.any(Array), not_checked: expect.any(Array) }),
     });
 
     // What arrived is the file, byte for byte, below the trace headers Postfix and Dovecot put on top.
