@@ -108,6 +108,29 @@ describe('the audit in the terminal', () => {
   });
 });
 
+describe('an audit not in the shape the report promises', () => {
+  it.each([
+    ['findings that are not a list', (a: Ready) => ({ ...a, findings: 'none' })],
+    [
+      'a rule item judged in markup',
+      (a: Ready) => ({
+        ...a,
+        checklists: [{ ruleSet: 'Gmail', source: 's', items: [{ id: 'x', label: 'x', judgement: '"><b>' }] }],
+      }),
+    ],
+    ['a fix that is not text', (a: Ready) => ({ ...a, fixFirst: [{ findingId: 'x', fix: 7, why: 'w' }] })],
+    ['a state of its own', (a: Ready) => ({ ...a, state: '"><b>x' })],
+  ])('with %s is named unreadable, in the text and on the page, not drawn', async (_, spoil) => {
+    const report = withAudit(spoil(await ready({ parts: trippingParts() })) as unknown as ReportAudit);
+    expect(auditText(report)).toBe(
+      'Sender audit: in a form this CLI does not read (a newer service?), so it is not shown.',
+    );
+    const page = renderHtmlReport(report);
+    expect(page).toContain('<section id="audit" data-state="unreadable">');
+    expect(page).not.toContain('<b>');
+  });
+});
+
 describe('--json', () => {
   it.each([
     ['ready', () => readyAudit({ parts: trippingParts() })],

@@ -1,6 +1,7 @@
 // Owns the HTML page's sender audit section: the score and its deductions, the fix-first list in order, each rule
 // set's items, the findings by severity and what was not checked; every value escaped, since findings name sender text.
 import type { ReportAudit } from '../../domain/auditReport';
+import { readableAudit } from './auditShape';
 import {
   auditStateLine,
   copyText,
@@ -26,7 +27,8 @@ const items = (id: string, lines: readonly string[], tag: 'ul' | 'ol' = 'ul') =>
 const cell = (value: string, cls?: string) =>
   `<td${cls ? ` class="${cls}"` : ''}>${escapeHtml(printable(value, 200))}</td>`;
 
-export const auditSection = (audit: ReportAudit | undefined): string => {
+export const auditSection = (given: ReportAudit | undefined): string => {
+  const audit = readableAudit(given);
   const state = auditStateLine(audit);
   if (state !== undefined || audit?.state !== 'ready')
     return `<section id="audit" data-state="${audit?.state ?? 'absent'}">\n<p class="state">${escapeHtml(state ?? '')}</p>\n</section>`;

@@ -2,9 +2,12 @@
 // list with why each ranks there, each rule set's items, and what was not checked; pending or unavailable said plainly.
 // Shared by the terminal table and the HTML page; every string is capped and cleaned, since findings name sender text.
 import type { Finding, ReportAudit, RuleChecklist, Severity } from '../../domain/auditReport';
+import { readableAudit } from './auditShape';
 import { printable } from './explain';
 
 type ReadyAudit = Extract<ReportAudit, { state: 'ready' }>;
+/** The audit as checked for showing: absent, pending, unavailable, unreadable or ready. */
+type ShownAudit = ReturnType<typeof readableAudit>;
 
 /** Lists shown at most this long: the report is bounded by the service, the CLI bounds it again. */
 export const MAX_SHOWN = 40;
@@ -16,14 +19,14 @@ const shown = <T>(items: readonly T[] | undefined): readonly T[] => (items ?? []
 const points = (value: number) => `${Math.round(value * 100) / 100}`;
 
 /** The audit's state in one sentence when it holds no findings to show; undefined when it is ready. */
-export const auditStateLine = (audit: ReportAudit | undefined): string | undefined => {
+export const auditStateLine = (audit: ShownAudit): string | undefined => {
   if (audit === undefined)
     return "Sender audit: not in the service's report (a service or saved report from before the audit), so the sender's side was not checked.";
   if (audit.state === 'pending')
     return "Sender audit: pending (not taken yet when the report was read), so the sender's side was not checked.";
   if (audit.state === 'unavailable')
     return `Sender audit: unavailable (${printable(audit.why, 200)}), so the sender's side was not checked.`;
-  if (audit.state !== 'ready')
+  if (audit.state === 'unreadable')
     return 'Sender audit: in a form this CLI does not read (a newer service?), so it is not shown.';
   return undefined;
 };
@@ -99,7 +102,8 @@ export const copyText = (audit: ReadyAudit): string =>
   `read from one copy at ${printable(audit.copy.provider, 40)}: ${audit.copy.fetched === 'source' ? `its source, ${audit.copy.bytes} bytes` : 'its headers only'}`;
 
 /** The audit for the terminal, after the placement table. */
-export const auditLines = (audit: ReportAudit | undefined): string[] => {
+export const auditLines = (given: ReportAudit | undefined): string[] => {
+  const audit = readableAudit(given);
   const state = auditStateLine(audit);
   if (state !== undefined || audit?.state !== 'ready') return [state ?? ''];
   const fixFirst = fixFirstTexts(audit);
