@@ -86,10 +86,9 @@ export interface ApiBenchSummary {
     ratio: number;
     bare: PhaseSummary;
   }[];
-  goals: { getP99Ms: number; getP99Met: boolean; getErrorsMet: boolean; startErrorsMet: boolean };
+  /** No absolute p99 goal: on 2 cores it measures the machine; the ratio to the bare server is the latency goal. */
+  goals: { getErrorsMet: boolean; startErrorsMet: boolean };
 }
-
-const GOAL_P99_MS = 20;
 
 /** bench/bareServer.ts over the local server's store, in a process of its own. */
 const startBareServer = async (server: LocalServer) => {
@@ -240,8 +239,6 @@ export const runApiBench = async (options: ApiBenchOptions = {}): Promise<ApiBen
       getSteps,
       bareRatio,
       goals: {
-        getP99Ms: GOAL_P99_MS,
-        getP99Met: get.latencyMs.p99 <= GOAL_P99_MS,
         getErrorsMet: get.errors === 0 && get.non2xx === 0,
         startErrorsMet: start.errors === 0 && start.non2xx === 0,
       },

@@ -17,7 +17,8 @@ export const FUNCTIONS = { start: 'start', get: 'get', fallback: 'fallback', sca
 export type FunctionName = keyof typeof FUNCTIONS;
 
 const KB = 1024;
-export const GOALS = { apiKb: 300, apiInitMs: 150, scannerKb: 1536 };
+/** Init time is the goal; bundle sizes are reported beside it (what a cold start costs is its init, not bytes). */
+const GOALS = { apiInitMs: 150 };
 
 /**
  * The externals CDK derives for a Node 18+ runtime without bundleAwsSDK: `@aws-sdk/*`, plus `@smithy/*` when the
@@ -126,7 +127,7 @@ export interface FunctionColdStart {
   sinceStartMs: { median: number; max: number };
   importMs: { median: number; max: number };
   wallMs: { median: number; max: number };
-  goals: { kb: number; kbMet: boolean; initMs?: number; initMet?: boolean };
+  goals: { initMs?: number; initMet?: boolean };
 }
 
 export interface ColdStartSummary {
@@ -191,15 +192,7 @@ export const runColdStartBench = async (options: { runs?: number } = {}): Promis
           median: medianOf(taken.map((sample) => sample.wallMs)),
           max: maxOf(taken.map((sample) => sample.wallMs)),
         },
-        goals:
-          name === 'scanner'
-            ? { kb: GOALS.scannerKb, kbMet: bundleKb <= GOALS.scannerKb }
-            : {
-                kb: GOALS.apiKb,
-                kbMet: bundleKb <= GOALS.apiKb,
-                initMs: GOALS.apiInitMs,
-                initMet: initMedian <= GOALS.apiInitMs,
-              },
+        goals: name === 'scanner' ? {} : { initMs: GOALS.apiInitMs, initMet: initMedian <= GOALS.apiInitMs },
       };
     });
     const emptySamples = samples.get('empty') ?? [];
