@@ -32,12 +32,20 @@ export const checkClient = (server: LocalServer) => {
 
 type CheckClient = ReturnType<typeof checkClient>;
 
-/** npm start over the accounts, with the usage report and the handler timings the cost figures read. */
-export const startBenchServer = (accounts: readonly AccountEntry[], intervalMs: number) =>
+/**
+ * npm start over the accounts, with the usage report and the handler timings the cost figures read; `env` adds
+ * settings (AUDIT=off for a side-by-side run), `preload` more of the bench's hooks (bench/auditEvents.ts).
+ */
+export const startBenchServer = (
+  accounts: readonly AccountEntry[],
+  intervalMs: number,
+  env: Record<string, string> = {},
+  preload: string[] = [],
+) =>
   startLocalServer(
     accounts as unknown as BenchAccount[],
-    { SCAN_INTERVAL_MS: String(intervalMs), LOCAL_HANDLER_TIMING: '1' },
-    { usageReport: true },
+    { SCAN_INTERVAL_MS: String(intervalMs), LOCAL_HANDLER_TIMING: '1', ...env },
+    { usageReport: true, preload },
   );
 
 /** Polls GET every `pollMs` until the check is complete; when each account was first shown, and when complete was. */

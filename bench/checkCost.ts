@@ -18,6 +18,8 @@ export interface UsageReport {
     indexWrites: Record<string, { calls: number; units: number }>;
   };
   scanner: { runs: number; runMs: number };
+  /** The sender audit's source fetches, audits stored and their time from the copy's record to stored (summed). */
+  audit?: { fetches: number; audits: number; auditMs: number };
 }
 
 /** Asks the server for its usage line (SIGUSR2) and waits for the new one. */
@@ -65,6 +67,13 @@ export const costBetween = (
   const scannerRuns = (after.scanner.runs - before.scanner.runs) / n;
   const apiGbSeconds = (apiMs / 1000) * API_GB;
   const scannerGbSeconds = (scannerMs / 1000) * SCANNER_GB;
+  // The sender audit's share beyond its DynamoDB units (already in the counts above): its time, from the copy's
+  // record to the audit stored (the source fetch and the DNS budget), billed as scanner time. An upper bound: on Lambda
+  // it runs inside an invocation the loop holds anyway. Its DNS costs nothing: the function is in no VPC, and the
+  // resolver Lambda gives it is not billed.
+  const audits = (field: 'fetches' | 'audits' | 'auditMs') =>
+    ((after.audit?.[field] ?? 0) - (before.audit?.[field] ?? 0)) / n;
+  const auditGbSeconds = (audits('auditMs') / 1000) * SCANNER_GB;
   const dollars = {
     dynamoReads: readUnits * PRICES.dynamoReadRequestUnit,
     dynamoWrites: writeUnits * PRICES.dynamoWriteRequestUnit,
@@ -72,6 +81,7 @@ export const costBetween = (
     // Every start and get came through the HTTP API first.
     apiGateway: apiCalls * PRICES.apiGatewayHttpRequest,
     scannerLambda: scannerGbSeconds * PRICES.lambdaArmGbSecond + scannerRuns * PRICES.lambdaRequest,
+    audit: auditGbSeconds * PRICES.lambdaArmGbSecond,
   };
   const total = Object.values(dollars).reduce((sum, value) => sum + value, 0);
   // Per operation, per check: which calls the units came from.
@@ -101,6 +111,10 @@ export const costBetween = (
     scannerLoopMs: round(scannerMs),
     scannerGbSeconds: Number(scannerGbSeconds.toPrecision(4)),
     scannerInvocations: round(scannerRuns, 2),
+    audits: round(audits('audits'), 2),
+    auditFetches: round(audits('fetches'), 2),
+    auditMs: round(audits('auditMs')),
+    auditGbSeconds: Number(auditGbSeconds.toPrecision(4)),
     dollars: Object.fromEntries(
       Object.entries(dollars).map(([name, value]) => [name, Number(value.toPrecision(3))]),
     ),

@@ -93,17 +93,20 @@ const waitFor = (child: ChildProcessWithoutNullStreams, text: () => string, read
 /**
  * Spawns `tsx shared/local/main.ts` exactly as `npm start` does, on a free loopback port with its own temp DATA_DIR and
  * LOCAL_CONFIG holding `accounts`. `env` adds to (and wins over) the defaults. `usageReport`: with the usage meter
- * preloaded (bench/usageReport.ts), which prints a usage line on SIGUSR2 and at stop.
+ * preloaded (bench/usageReport.ts), which prints a usage line on SIGUSR2 and at stop; `preload`: more such modules,
+ * by their path from the repository's root.
  */
 export const startLocalServer = async (
   accounts: BenchAccount[],
   env: Record<string, string> = {},
-  options: { usageReport?: boolean } = {},
+  options: { usageReport?: boolean; preload?: string[] } = {},
 ): Promise<LocalServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-bench-api-'));
   writeFileSync(join(dir, 'local.json'), JSON.stringify({ accounts }), { mode: 0o600 });
   // `pid` is the server's own (spawnNode), so the SIGUSR2 of the usage report reaches it.
-  const preload = options.usageReport ? [pathToFileURL(join(ROOT, 'bench/usageReport.ts')).href] : [];
+  const preload = [...(options.usageReport ? ['bench/usageReport.ts'] : []), ...(options.preload ?? [])].map(
+    (module) => pathToFileURL(join(ROOT, module)).href,
+  );
   const child = spawnNode(
     join(ROOT, 'shared/local/main.ts'),
     [],

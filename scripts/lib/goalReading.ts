@@ -38,6 +38,12 @@ export const costArithmetic = (perCheck: unknown, prices: unknown): string => {
     `${n('dynamoWriteUnits')} WRU (${writeSplit(perCheck)}) × ${perMillion(p('dynamoWriteRequestUnit'))}`,
     `API ${n('apiGbSeconds')} GB-s (${n('apiHandlerMs')} ms at ${memory('apiMemoryMb', 256)} MB) + scanner ${n('scannerGbSeconds')} GB-s (${n('scannerLoopMs')} ms at ${memory('scannerMemoryMb', 512)} MB), × $${p('lambdaArmGbSecond')}/GB-s`,
     `${n('apiCalls')} API + ${n('scannerInvocations')} scanner invocations × ${perMillion(p('lambdaRequest'))}`,
+    // Runs from before the sender audit was counted have no audit time.
+    ...(Number.isFinite(n('auditGbSeconds'))
+      ? [
+          `audit ${n('auditGbSeconds')} GB-s (${n('auditMs')} ms for ${n('audits')} audits, ${n('auditFetches')} source fetches, billed as scanner time: an upper bound) × $${p('lambdaArmGbSecond')}/GB-s`,
+        ]
+      : []),
     // Runs from before API Gateway was counted have no price for it.
     ...(Number.isFinite(p('apiGatewayHttpRequest'))
       ? [`${n('apiCalls')} API Gateway requests × ${perMillion(p('apiGatewayHttpRequest'))}`]
