@@ -23,22 +23,25 @@ export interface AuditParts {
   clock: Clock;
   log: Logger;
   settings: AuditSettings;
+  /** Per blocklist id, another zone to ask (the test zones); the lists' own zones otherwise. */
+  listZones?: Readonly<Record<string, string>>;
   /** IMAP_CA_FILE's certificates, as the scanner's connections trust them. */
   trustedCa?: string;
 }
 
 /** Undefined when AUDIT=off. */
-export const composeAuditor = (parts: AuditParts): CheckAuditor | undefined =>
-  parts.settings.on
-    ? new CheckAuditor({
-        store: new DynamoAuditStore(parts.client, parts.tableName),
-        source: new ImapConnector(parts.log, DEFAULT_IMAP_TIMEOUTS, undefined, parts.tokens, parts.trustedCa),
-        credentials: parts.credentials,
-        dns: composeAuditDns(parts.settings.dns, parts.clock),
-        clock: parts.clock,
-        log: parts.log,
-      })
-    : undefined;
+export const composeAuditor = (parts: AuditParts): CheckAuditor | undefined => {
+  if (!parts.settings.on) return undefined;
+  const dns = composeAuditDns(parts.settings.dns, parts.clock);
+  return new CheckAuditor({
+    store: new DynamoAuditStore(parts.client, parts.tableName),
+    source: new ImapConnector(parts.log, DEFAULT_IMAP_TIMEOUTS, undefined, parts.tokens, parts.trustedCa),
+    credentials: parts.credentials,
+    dns: parts.listZones ? { ...dns, options: { ...dns.options, zones: parts.listZones } } : dns,
+    clock: parts.clock,
+    log: parts.log,
+  });
+};
 
 /** The scanner's events with each copy this loop recorded handed to the audit (which takes one per check). */
 export const withAudit = (events: ScanEvents | undefined, auditor: CheckAuditor | undefined): ScanEvents =>

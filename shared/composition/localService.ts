@@ -36,6 +36,8 @@ export interface LocalServiceInput {
   log: Logger;
   /** The calibration schedule's clock: the loops' own unless a test moves it. */
   scheduleClock?: Clock;
+  /** Tests only: the sender audit's blocklists asked at the test DNS server's zones. */
+  auditListZones?: Readonly<Record<string, string>>;
 }
 
 export const composeLocalService = async ({
@@ -45,6 +47,7 @@ export const composeLocalService = async ({
   accounts,
   log,
   scheduleClock = systemClock,
+  auditListZones,
 }: LocalServiceInput) => {
   // The API as on Lambda, over the embedded store: its settings are npm start's, its table the local one.
   const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
@@ -84,6 +87,7 @@ export const composeLocalService = async ({
     log: createLogger('audit', settings.LOG_LEVEL),
     settings: settings.audit,
     trustedCa: settings.imapTrustedCa,
+    ...(auditListZones ? { listZones: auditListZones } : {}),
   });
   const loops = Array.from({ length: count }, (_, index) => {
     const { scanner, lease } = createScanner({

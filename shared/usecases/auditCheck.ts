@@ -27,7 +27,10 @@ export interface RecordedCopy {
   recordedAt: number;
 }
 
-/** Reads the first `maxBytes` of one copy's source by UID; throws when it cannot; `signal` ends it. */
+/**
+ * Reads the first `maxBytes` of one copy's source by UID, with the whole message's size where the server says it;
+ * throws when it cannot; `signal` ends it.
+ */
 export interface CopySource {
   sourceOf(
     credentials: MailboxCredentials,
@@ -35,7 +38,7 @@ export interface CopySource {
     uid: number,
     maxBytes: number,
     signal: AbortSignal,
-  ): Promise<Buffer>;
+  ): Promise<{ source: Buffer; size: number | undefined }>;
 }
 
 /** One check's DNS (its own budget and cache) and the blocklists' settings. */
@@ -137,12 +140,18 @@ export class CheckAuditor {
     const purgeAt = Math.ceil((copy.recordedAt + RETENTION_MS) / 1000);
     if (!(await store.claim(copy.checkId, claimedAt, purgeAt))) return;
     const fetched = await this.fetch(copy);
-    const source = fetched ?? copy.headers;
-    const facts = await copyFactsOf(source, {
+    const source = fetched?.source ?? copy.headers;
+    const read = await copyFactsOf(source, {
       provider: copy.provider,
       auth: copy.auth ?? null,
       headersOnly: fetched === undefined,
     });
+    // The fetch stops at the cap: the message's own size says whether anything was left unread.
+    const cut = fetched?.size !== undefined && fetched.size > source.length;
+    const facts =
+      read?.content && cut && !read.content.truncated
+        ? { ...read, content: { ...read.content, truncated: true } }
+        : read;
     if (facts === undefined) {
       await store.complete(copy.checkId, {
         state: 'unavailable',
@@ -181,7 +190,7 @@ export class CheckAuditor {
   }
 
   /** The one source fetch of the check, bounded in bytes and time; undefined when it failed (headers alone then). */
-  private async fetch(copy: RecordedCopy): Promise<Buffer | undefined> {
+  private async fetch(copy: RecordedCopy): Promise<{ source: Buffer; size: number | undefined } | undefined> {
     const { clock, log } = this.deps;
     const bound = new AbortController();
     const fetchMs = this.deps.fetchMs ?? FETCH_MS;

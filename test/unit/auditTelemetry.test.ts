@@ -113,7 +113,7 @@ describe("the auditor's audited event", () => {
         complete: async () => true,
         get: async () => undefined,
       },
-      source: { sourceOf: async () => sourceOf(cleanParts()) },
+      source: { sourceOf: async () => ({ source: sourceOf(cleanParts()), size: undefined }) },
       credentials: { get: async (email) => ({ email }) as unknown as MailboxCredentials },
       dns: {
         openCheckDns: () => ({

@@ -69,7 +69,7 @@ export class ImapConnector implements MailboxConnector {
     uid: number,
     maxBytes: number,
     signal: AbortSignal,
-  ): Promise<Buffer> {
+  ): Promise<{ source: Buffer; size: number | undefined }> {
     const client = await this.connect(credentials, { disableAutoIdle: true }, signal);
     const abort = () => client.close();
     signal.addEventListener('abort', abort, { once: true });

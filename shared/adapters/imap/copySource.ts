@@ -1,5 +1,5 @@
-// Owns the sender audit's one read of a copy's source: a partial fetch by UID (BODY.PEEK[]<0.max>), never the whole
-// message past the cap and never another message, in its folder opened read-only so nothing is marked seen.
+// Owns the sender audit's one read of a copy's source: a partial fetch by UID (BODY.PEEK[]<0.max>, with RFC822.SIZE
+// so a cut is known), never the message past the cap nor another message, its folder opened read-only.
 import type { ImapFlow } from 'imapflow';
 
 export const partialSourceOf = async (
@@ -7,16 +7,17 @@ export const partialSourceOf = async (
   path: string,
   uid: number,
   maxBytes: number,
-): Promise<Buffer> => {
+): Promise<{ source: Buffer; size: number | undefined }> => {
   const lock = await client.getMailboxLock(path, { readOnly: true });
   try {
     const message = await client.fetchOne(
       String(uid),
-      { uid: true, source: { start: 0, maxLength: maxBytes } },
+      { uid: true, size: true, source: { start: 0, maxLength: maxBytes } },
       { uid: true },
     );
     if (!message || !message.source) throw new Error('the copy is no longer in its folder');
-    return message.source.length > maxBytes ? message.source.subarray(0, maxBytes) : message.source;
+    const source = message.source.length > maxBytes ? message.source.subarray(0, maxBytes) : message.source;
+    return { source, size: message.size };
   } finally {
     lock.release();
   }
