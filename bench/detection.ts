@@ -1,22 +1,18 @@
-// Benchmark: detection latency, the IMAP commands a waiting account costs, and cost per check, over real `npm start`
-// and the real loopback mail stack.
+// Benchmark: detection latency and cost per check, over real `npm start` and the real loopback mail stack.
 // - From LMTP: each copy is handed straight to Dovecot's LMTP, one transaction per account as Postfix does; the clock
 //   runs from that account's transaction returning (the copy is in its mailbox) to the first GET showing its category.
 // - From SMTP: one message through Postfix, BCC to every account; from the SMTP client's send returning to the first
 //   GET that says `complete`.
 // - Cost: checks polled every 5 s as the spec tells clients to, counting what the service spent (DynamoDB request
-//   units, handler milliseconds, scanner-loop milliseconds), for checks where every account receives and for a check
-//   where one account never does and the check runs to its 5-minute timeout. While that account waits, a counting
-//   proxy in front of Dovecot's IMAP port (bench/imapCounter.ts) counts every command the scanner sends for it.
+//   units, handler milliseconds, scanner-loop milliseconds), for checks where every account receives; a check where
+//   one account never does is bench/waitingCost.ts.
 
 import { connectStackAccount, deliverLmtp, GTUBE, sendOnce } from '../scripts/lib/mailStack';
-import { ACTIVE_MS } from '../shared/domain/limits';
 import type { AccountEntry } from '../shared/local/localConfig';
 import { takeHandlerTimings } from './api';
 import { checkClient, pollUntilComplete, startBenchServer } from './checkClient';
 import { COST_BASIS, costBetween, usageOf } from './checkCost';
-import { type ImapCounter, startImapCounter } from './imapCounter';
-import { percentile, round } from './localServer';
+import { percentile } from './localServer';
 
 export interface DetectionOptions {
   /** Mailboxes of the stack (accounts.json entries); every check covers all of them. */
@@ -169,98 +165,5 @@ export const runDetectionBench = async (options: DetectionOptions) => {
   } finally {
     await announcements.close();
     await server.stop();
-  }
-};
-
-export interface WaitingOptions {
-  /** Mailboxes of the stack; every check covers all of them, and the last one never receives. */
-  accounts: AccountEntry[];
-  /** Checks run to their 5-minute timeout, one after the other (about 5 minutes each). */
-  checks: number;
-  intervalMs: number;
-  progress?: (line: string) => void;
-}
-
-/**
- * A check where one account never receives and the check runs to its 5-minute timeout: its cost per check, and
- * the IMAP commands that account costs per minute while it waits, counted by a proxy in front of Dovecot's port.
- */
-export const runWaitingBench = async (options: WaitingOptions) => {
-  const { accounts, intervalMs } = options;
-  const say = options.progress ?? (() => undefined);
-  // The account that never receives reaches Dovecot through the counting proxy, all run long.
-  const waiting = accounts.at(-1);
-  if (!waiting) throw new Error('the waiting benchmark needs at least one account');
-  const counter: ImapCounter = await startImapCounter(waiting.imap);
-  const served = accounts.map((account) =>
-    account === waiting ? { ...account, imap: { ...account.imap, port: counter.port } } : account,
-  );
-  const server = await startBenchServer(served, intervalMs);
-  const client = checkClient(server);
-  try {
-    const timeoutChecks = options.checks;
-    {
-      say(`cost: ${timeoutChecks} check(s) where ${waiting.email} never receives, to the 5-minute timeout`);
-      // First, one check every account receives, not counted: the scanner's first sight of each folder (placing its
-      // cursor, reading the last 10 minutes, finding earlier sections' copies and having their writes refused) is
-      // done once per mailbox and kept in DynamoDB (cursors do not expire), not once per check. Without this, the
-      // measured check paid for all of it (the previous run: 227 refused result writes and about 120 cursor puts).
-      const warmUp = await client.start();
-      await sendOnce(warmUp.accounts, { text: `warm-up\n${GTUBE}` });
-      for (;;) {
-        await sleep(1000);
-        const body = await client.get(warmUp.check_id);
-        if (body.status === 'complete') break;
-        if (body.status === 'timeout') throw new Error(`warm-up check ${warmUp.check_id} timed out`);
-      }
-      await sleep(intervalMs * 3);
-      const before = await usageOf(server);
-      const windows: { from: number; to: number }[] = [];
-      for (let run = 0; run < timeoutChecks; run++) {
-        const started = await client.start();
-        const startedAt = Date.now();
-        await sleep(Math.random() * intervalMs);
-        const others = started.accounts.filter((address) => untagged(address) !== waiting.email);
-        await sendOnce(others, { text: `timeout ${run}\n${GTUBE}` });
-        let othersInAt: number | undefined;
-        for (;;) {
-          await sleep(5000);
-          const body = await client.get(started.check_id);
-          if (othersInAt === undefined && body.received === body.total - 1) othersInAt = Date.now();
-          if (body.status === 'timeout') break;
-          if (body.status === 'complete') throw new Error(`check ${started.check_id} completed`);
-          if (Date.now() - startedAt > ACTIVE_MS + 60_000)
-            throw new Error(`check ${started.check_id} never timed out`);
-        }
-        // The window in which the account waited with nothing arriving and nothing else to do: after every other
-        // account's result, until the check's own end (the client's clock is the server's here).
-        if (othersInAt !== undefined) windows.push({ from: othersInAt, to: startedAt + ACTIVE_MS });
-      }
-      await sleep(intervalMs * 3);
-      const after = await usageOf(server);
-      const cost = {
-        checks: timeoutChecks,
-        accountsPerCheck: accounts.length,
-        perCheck: costBetween(before, after, await handlerTimings(server), timeoutChecks),
-        ...COST_BASIS,
-      };
-      const inWindows = counter.commands.filter(({ at }) => windows.some((w) => at >= w.from && at < w.to));
-      const minutes = windows.reduce((sum, w) => sum + (w.to - w.from), 0) / 60_000;
-      const byName: Record<string, number> = {};
-      for (const { name } of inWindows) byName[name] = (byName[name] ?? 0) + 1;
-      const commands = {
-        account: waiting.email,
-        windowSeconds: round(minutes * 60, 1),
-        commands: inWindows.length,
-        perMinute: round(inWindows.length / Math.max(minutes, Number.EPSILON)),
-        byName,
-        connectionsOverRun: counter.connections,
-      };
-      say(`  waiting account: ${JSON.stringify(commands)}`);
-      return { benchmark: 'waiting', scanIntervalMs: intervalMs, cost, commands };
-    }
-  } finally {
-    await server.stop();
-    await counter.close();
   }
 };

@@ -16,6 +16,10 @@ const { values } = parseArgs({
     'cost-checks': { type: 'string', default: '10' },
     /** Checks of the waiting section, each running to the 5-minute timeout. */
     'timeout-checks': { type: 'string', default: '1' },
+    /** Checks of the waiting section whose last copy lands after the scanner's patience window (about 1.5 min each). */
+    'late-checks': { type: 'string', default: '3' },
+    /** Checks started at once at each level of the concurrent-cost section ("1,2" for a smoke run). */
+    'cost-levels': { type: 'string', default: '1,10,100' },
     interval: { type: 'string', default: '1000' },
     'scale-accounts': { type: 'string', default: '200' },
     'scale-checks': { type: 'string', default: '1000' },
@@ -80,6 +84,7 @@ const main = async () => {
   const needsStack = [
     'detection',
     'waiting',
+    'concurrent-cost',
     'sweep-cost',
     'scale',
     'shards',
@@ -108,11 +113,21 @@ const main = async () => {
       });
     }
     if (wanted('waiting')) {
-      const { runWaitingBench } = await import('./detection');
+      const { runWaitingBench } = await import('./waitingCost');
       // The detection accounts again; the last, a plain inbox, is the one that never receives.
       results.waiting = await runWaitingBench({
         accounts: passwordAccounts.slice(0, 20),
         checks: Number(values['timeout-checks']),
+        lateChecks: Number(values['late-checks']),
+        intervalMs: Number(values.interval),
+        progress: say,
+      });
+    }
+    if (wanted('concurrent-cost')) {
+      const { runConcurrentCostBench } = await import('./concurrentCost');
+      results.concurrentCost = await runConcurrentCostBench({
+        accounts: passwordAccounts.slice(0, 20),
+        levels: values['cost-levels'].split(',').map(Number),
         intervalMs: Number(values.interval),
         progress: say,
       });

@@ -11,11 +11,26 @@ import { DEFAULT_SETTINGS } from '../infra/settings';
 import type { AccountEntry } from '../shared/adapters/credentials/accountEntrySchema';
 import { credentialToItem } from '../shared/adapters/credentials/credentialItem';
 import { DEFAULT_SCAN_SHARD_SIZE } from '../shared/config';
+import { DEADLINE_MARGIN_MS } from '../shared/scanner/scanLoop';
 import { measureIdleInvocations } from './idleInvocation';
 import { itemSize } from './indexWrites';
 import { round } from './localServer';
 import { PRICES } from './prices';
 import { runShardBench } from './scale';
+
+/** The scanner function's timeout in the synthesized template (it is the one named `…-scanner`). */
+const scannerTimeoutSeconds = (
+  resources: { Type?: string; Properties?: Record<string, unknown> }[],
+): number => {
+  const scanner = resources.find(
+    (resource) =>
+      resource.Type === 'AWS::Lambda::Function' &&
+      JSON.stringify(resource.Properties?.FunctionName ?? '').includes('-scanner'),
+  );
+  const timeout = Number(scanner?.Properties?.Timeout);
+  if (!Number.isFinite(timeout)) throw new Error('the template has no scanner function with a timeout');
+  return timeout;
+};
 
 /** The schedule runs the scanner once a minute: a 30-day month of invocations. */
 const SCHEDULED_PER_MONTH = 60 * 24 * 30;
@@ -124,8 +139,12 @@ export const runStackCostBench = async (options: StackCostOptions) => {
   const memory = sweep.rows[0];
 
   // One shard's scanner busy all month on Lambda, against an arm Fargate task of a quarter vCPU (about Lambda's
-  // CPU share at this memory) with the smallest memory Fargate pairs with it that holds the scanner's.
-  const lambdaBusyMonth = SECONDS_PER_MONTH * scannerGb * PRICES.lambdaArmGbSecond;
+  // CPU share at this memory) with the smallest memory Fargate pairs with it that holds the scanner's. The busy
+  // Lambda is billed every second, plus a request for each hand-over (a loop invokes the next at its deadline).
+  const scannerTimeoutS = scannerTimeoutSeconds(resources);
+  const handOversPerMonth = Math.ceil(SECONDS_PER_MONTH / (scannerTimeoutS - DEADLINE_MARGIN_MS / 1000));
+  const lambdaBusyMonth =
+    SECONDS_PER_MONTH * scannerGb * PRICES.lambdaArmGbSecond + handOversPerMonth * PRICES.lambdaRequest;
   const fargateGb = [0.5, 1, 2].find((size) => size >= scannerGb) ?? 2;
   const fargateMonth =
     (SECONDS_PER_MONTH / 3600) * (0.25 * PRICES.fargateArmVcpuHour + fargateGb * PRICES.fargateArmGbHour);
@@ -158,6 +177,10 @@ export const runStackCostBench = async (options: StackCostOptions) => {
     },
     fargate: {
       lambdaBusyMonthly: dollars(lambdaBusyMonth),
+      scannerMemoryMb: DEFAULT_SETTINGS.scannerMemoryMb,
+      scannerTimeoutS,
+      handOversPerMonth,
+      shardAccounts: DEFAULT_SETTINGS.scanShardSize,
       fargateTaskMonthly: dollars(fargateMonth),
       fargateGb,
       breakEvenBusyShare: round(fargateMonth / lambdaBusyMonth, 2),
