@@ -24,6 +24,12 @@ export interface DetectionOptions {
   intervalMs: number;
   /** GET poll period of the latency phases: the resolution of "GET first shows it". */
   pollMs?: number;
+  /** Settings added to npm start's (the audit bench's side-by-side runs: AUDIT=off and on). */
+  env?: Record<string, string>;
+  /** Runs the SMTP phase (default); the audit bench compares the LMTP phase alone. */
+  smtp?: boolean;
+  /** Told each LMTP-to-GET sample, for a caller pooling several runs. */
+  onLmtpSample?: (ms: number) => void;
   progress?: (line: string) => void;
 }
 
@@ -74,7 +80,7 @@ export const runDetectionBench = async (options: DetectionOptions) => {
   const { accounts, checks, intervalMs } = options;
   const pollMs = options.pollMs ?? 25;
   const say = options.progress ?? (() => undefined);
-  const server = await startBenchServer(accounts, intervalMs);
+  const server = await startBenchServer(accounts, intervalMs, options.env);
   const client = checkClient(server);
   const fromLmtp: number[] = [];
   const announcedAfter: number[] = [];
@@ -96,6 +102,7 @@ export const runDetectionBench = async (options: DetectionOptions) => {
         const shown = shownAt.get(untagged(address));
         if (shown === undefined) throw new Error(`${address}: the check completed without it`);
         fromLmtp.push(shown - at);
+        options.onLmtpSample?.(shown - at);
         const announcedAfterMs = untagged(address) === timed.email ? announcements.after(at) : undefined;
         if (announcedAfterMs !== undefined) announcedAfter.push(announcedAfterMs);
       }
@@ -104,8 +111,9 @@ export const runDetectionBench = async (options: DetectionOptions) => {
     say(`  LMTP delivery returned to GET showing it: ${JSON.stringify(stats(fromLmtp))}`);
     say(`  of which Dovecot's announcement (${timed.email}): ${JSON.stringify(stats(announcedAfter))}`);
 
-    say(`detection from SMTP: ${checks} checks, one message through Postfix each`);
-    for (let run = 0; run < checks; run++) {
+    const smtpChecks = options.smtp === false ? 0 : checks;
+    say(`detection from SMTP: ${smtpChecks} checks, one message through Postfix each`);
+    for (let run = 0; run < smtpChecks; run++) {
       const started = await client.start();
       await sleep(Math.random() * intervalMs);
       const sentAt = await sendOnce(started.accounts, { text: `bench ${run}\n${GTUBE}` });

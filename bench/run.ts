@@ -83,6 +83,7 @@ const main = async () => {
   const scaleAccounts = Number(values['scale-accounts']);
   const needsStack = [
     'detection',
+    'audit',
     'waiting',
     'concurrent-cost',
     'sweep-cost',
@@ -189,6 +190,17 @@ const main = async () => {
         accounts: ['inbox', 'junk', 'trash', 'promo', 'archive'],
         intervalMs: 200,
         leaseTtlMs: 1000,
+      });
+    }
+    if (wanted('audit')) {
+      const { runAuditBench } = await import('./audit');
+      // The detection section's accounts and checks, with the audit on and off side by side.
+      results.audit = await runAuditBench({
+        accounts: passwordAccounts.slice(0, 20),
+        checks: Number(values.checks),
+        costChecks: Number(values['cost-checks']),
+        intervalMs: Number(values.interval),
+        progress: say,
       });
     }
     if (wanted('webhooks')) {

@@ -1,8 +1,9 @@
 // Owns the goals table of BENCHMARKS.md (and the load and property goals of RELIABILITY.md): the goals in order, each
 // one's row from a benchmark run's results, and the heading naming the runs. Each goal (its threshold, how to read its
-// figure, the command that reproduces it) lives in scannerGoals, apiGoals, costGoals or reliabilityGoals.
+// figure, the command that reproduces it) lives in scannerGoals, auditGoals, apiGoals, costGoals or reliabilityGoals.
 
 import { API_GOALS } from './apiGoals';
+import { AUDIT_GOALS } from './auditGoals';
 import { COST_GOALS } from './costGoals';
 import { RELIABILITY_GOALS } from './reliabilityGoals';
 import { describeStamp, type RunStamp } from './runStamp';
@@ -20,7 +21,14 @@ interface Row {
 }
 
 /** In the table's order. */
-export const GOALS = [...SCANNER_GOALS, ...API_GOALS, ...WEBHOOK_GOALS, ...COST_GOALS, ...RELIABILITY_GOALS];
+export const GOALS = [
+  ...SCANNER_GOALS,
+  ...AUDIT_GOALS,
+  ...API_GOALS,
+  ...WEBHOOK_GOALS,
+  ...COST_GOALS,
+  ...RELIABILITY_GOALS,
+];
 
 export const goalRows = (results: Results): Row[] =>
   GOALS.map((goal) => {
