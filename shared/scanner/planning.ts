@@ -140,8 +140,8 @@ export class ActiveCheckPlan {
   placed(checkId: string, email: string, closed: boolean, now: number): void {
     const check = this.active.get(checkId);
     if (!closed && check) {
-      check.pending.delete(email);
-      check.lastPlacedAt = now;
+      // Only a copy still awaited is an arrival: one found again (already recorded) must not stretch the window.
+      if (check.pending.delete(email)) check.lastPlacedAt = now;
     } else if (!closed && !this.finished.has(checkId)) {
       const early = this.placedEarly.get(checkId) ?? new Set<string>();
       this.placedEarly.set(checkId, early.add(email));

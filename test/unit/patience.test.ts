@@ -148,6 +148,9 @@ describe('waitingAccounts', () => {
     expect([...after.held]).toEqual(['b@x.test']);
     expect((await at(20_000 + PATIENCE_MS)).held.size).toBe(0);
     expect((await at(20_000 + PATIENCE_MS)).pending.size).toBe(1);
+    // a's copy found again later (already recorded) is no arrival: the window does not move.
+    plan.placed('c1', 'a@x.test', false, startedAt + 40_000);
+    expect((await at(20_000 + PATIENCE_MS)).held.size).toBe(0);
   });
 
   it("leaves out another shard's accounts", () => {
