@@ -65,7 +65,7 @@ export const newsletterHtml = ({ linkHost = SENDER, minBytes = 0 } = {}): string
 };
 
 /** One picture that carries the whole message, and no text beside it. */
-export const imageOnlyHtml = (): string =>
+const imageOnlyHtml = (): string =>
   [
     '<html><body>',
     `<a href="https://${SENDER}/sale"><img src="https://${SENDER}/sale.png" width="600" height="900" alt=""></a>`,
@@ -162,7 +162,7 @@ const SIGNED_HEADERS = [
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).replace(/>$/, '');
 
 /** The message as the sender hands it over: forged lines, DKIM-Signature, headers, a multipart/alternative body. */
-export const auditMessageSource = async (
+const auditMessageSource = async (
   message: AuditMessage,
   { to, subject }: { to: string; subject: string },
 ): Promise<Buffer> => {
