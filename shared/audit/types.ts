@@ -11,7 +11,6 @@ export type {
   NotChecked,
   ProviderName,
   RuleChecklist,
-  RuleItem,
   Severity,
 } from '../domain/auditReport';
 

@@ -32,7 +32,7 @@ export interface AuditStore {
 }
 
 /** Where the check's copies went per provider: received ones by class, missing ones only once the check has ended. */
-export const placementsOf = (check: Check, now: number): Record<string, ProviderPlacement> => {
+const placementsOf = (check: Check, now: number): Record<string, ProviderPlacement> => {
   const ended = statusOf(check, now) !== 'pending';
   const placements: Record<string, ProviderPlacement> = {};
   for (const { email, category } of check.results) {
@@ -50,12 +50,14 @@ export const reportAuditOf = (check: Check, now: number, stored: StoredAudit | u
   const ended = statusOf(check, now) !== 'pending';
   if (stored === undefined) {
     if (!ended) return { state: 'pending' };
+    if (check.received === 0) return { state: 'unavailable', why: 'no copy arrived before the check ended' };
+    // A check ends on its last copy, and the audit is claimed by a detached task moments after its first: waited for
+    // as a claimed one is, from the first record, so a complete check is not told "not taken" in that gap.
+    const recorded = Object.values(check.details ?? {}).flatMap(({ recordedAt }) => recordedAt ?? []);
+    if (recorded.length > 0 && now - Math.min(...recorded) <= AUDIT_ABANDONED_MS) return { state: 'pending' };
     return {
       state: 'unavailable',
-      why:
-        check.received === 0
-          ? 'no copy arrived before the check ended'
-          : 'the audit was not taken (it is off on this deployment, or no scanner took it)',
+      why: 'the audit was not taken (it is off on this deployment, or no scanner took it)',
     };
   }
   if (stored.state === 'claimed')

@@ -1,6 +1,7 @@
 // The sender audit wired into npm start's composition on the real loopback mail stack and the loopback Knot server:
 // a message delivered to two seeds gets one audit, read from one bounded fetch of one copy's source, stored beside
-// the check and shown in the report (openapi.yaml checks every response); a source past the cap is read up to it.
+// the check and shown in the report (openapi.yaml checks every response); a source past the cap is read up to it;
+// AUDIT=off takes none.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../../scripts/lib/poll';
 import { MAX_SOURCE_BYTES } from '../../shared/audit/contentFacts';
@@ -9,14 +10,6 @@ import { type AuditService, startAuditService } from '../support/auditService';
 
 const SEEDS = ['inbox@mail.test', 'junk@mail.test'];
 let service: AuditService;
-
-beforeAll(async () => {
-  service = await startAuditService(SEEDS);
-}, 60_000);
-
-afterAll(async () => {
-  await service?.close();
-});
 
 /** Sends `message` to every address of a new check and waits until each copy is recorded. */
 const deliveredCheck = async (message = CLEAN_MESSAGE) => {
@@ -32,6 +25,13 @@ const deliveredCheck = async (message = CLEAN_MESSAGE) => {
 };
 
 describe('the sender audit under npm start, on the mail stack', () => {
+  beforeAll(async () => {
+    service = await startAuditService(SEEDS);
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
   it('takes one audit per check from one source fetch, and the report shows it ready with a score', async () => {
     const checkId = await deliveredCheck();
     const audit = await service.settledAudit(checkId);
@@ -63,5 +63,23 @@ describe('the sender audit under npm start, on the mail stack', () => {
     expect(audit.copy).toMatchObject({ fetched: 'source', bytes: MAX_SOURCE_BYTES });
     expect(audit.notChecked.map((item) => item.id)).toContain('content.truncated');
     expect(service.fetches.get(checkId)).toBe(1);
+  }, 60_000);
+});
+
+describe('AUDIT=off under npm start', () => {
+  beforeAll(async () => {
+    service = await startAuditService(SEEDS, { AUDIT: 'off' });
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('fetches no source and the report says the audit is off', async () => {
+    const checkId = await deliveredCheck();
+    expect((await service.report(checkId)).audit).toEqual({
+      state: 'unavailable',
+      why: 'the sender audit is off on this deployment',
+    });
+    expect(service.fetches.size).toBe(0);
   }, 60_000);
 });

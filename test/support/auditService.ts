@@ -27,7 +27,7 @@ import { validateResponse } from './openapi';
 import { rawRequest } from './rawRequest';
 
 /** Each default list's id, asked at its zone on the test server instead of the operator's. */
-export const TEST_LIST_ZONE_IDS: Readonly<Record<string, string>> = {
+const TEST_LIST_ZONE_IDS: Readonly<Record<string, string>> = {
   'spamhaus-zen': TEST_LIST_ZONES.zen,
   'spamhaus-dbl': TEST_LIST_ZONES.dbl,
   spamcop: TEST_LIST_ZONES.spamcop,
