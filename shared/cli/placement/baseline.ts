@@ -4,6 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { type CheckView, type PlacementReport, reportProblem } from '../../client';
 import { checkProblem } from '../../client/resources';
 import { AUTH_METHODS } from './assertions';
+import { auditChanges } from './auditChanges';
 import { printable } from './explain';
 
 /** What a saved run holds that a comparison reads. */
@@ -13,7 +14,7 @@ export interface SavedRun {
 }
 
 export interface Change {
-  section: 'placement' | 'authentication' | 'spam verdicts';
+  section: 'placement' | 'authentication' | 'spam verdicts' | 'sender audit';
   subject: string;
   before: string;
   after: string;
@@ -185,11 +186,8 @@ const spamChanges: Section = (before, after) => {
   return shareChanges('spam verdicts', 'called spam', spam(before.report), spam(after.report), 1);
 };
 
-/**
- * Each section compares one part of the saved runs. The sender-side audit (DNS records, blocklists) adds its own
- * section here once a saved run carries it; a run saved before then simply has nothing for it to compare.
- */
-const SECTIONS: readonly Section[] = [placementChanges, authChanges, spamChanges];
+/** Each section compares one part of the saved runs; a run saved before the audit has nothing for its section. */
+const SECTIONS: readonly Section[] = [placementChanges, authChanges, spamChanges, auditChanges];
 
 export const compareRuns = (before: SavedRun, after: SavedRun): Change[] => {
   const missing: Change[] =
