@@ -2,7 +2,7 @@
 // each audit stored (its check, and its time from the copy's record) as one line, so the bench counts per check.
 import { installLocalServiceHook } from '../shared/local/serviceHooks';
 
-export const AUDIT_EVENT_PREFIX = 'bench-audit-event ';
+const AUDIT_EVENT_PREFIX = 'bench-audit-event ';
 
 export type AuditEvent =
   | { kind: 'fetched'; checkId: string }
