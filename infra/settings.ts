@@ -8,6 +8,7 @@ import { ACTIVE_MS } from '../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
 import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
+import { DEFAULT_SCANNER_MEMORY_MB } from './scannerMemory';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -61,10 +62,6 @@ export interface Settings {
   /** A provider's control inbox rate (0 to 1) under which the calibration's alarm fires. */
   controlInboxAlarmThreshold: number;
 }
-
-// Twice the measured peak RSS of one shard's sweep with its watches open, rounded up to 64 MB (docs/operating.md;
-// the stack-cost bench's goal fails when the peak passes two thirds of it). Lambda's CPU share grows with memory.
-const DEFAULT_SCANNER_MEMORY_MB = 448;
 
 export const DEFAULT_SETTINGS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
