@@ -46,7 +46,7 @@ describe('the audit in the terminal', () => {
     const text = auditText(withAudit(audit));
     const lines = text.split('\n');
     expect(lines[0]).toBe(
-      `Sender audit: ${audit.score.value}/10 (read from one copy at gmail: its source, ${audit.copy.bytes} bytes)`,
+      `Sender audit: ${audit.score.value}/10 (read from one copy at Gmail: its source, ${audit.copy.bytes} bytes)`,
     );
     expect(audit.score.value).toBeLessThan(10);
     for (const deduction of audit.score.deductions) {

@@ -3,7 +3,7 @@
 // Shared by the terminal table and the HTML page; every string is capped and cleaned, since findings name sender text.
 import type { Finding, ReportAudit, RuleChecklist, Severity } from '../../domain/auditReport';
 import { readableAudit } from './auditShape';
-import { printable } from './explain';
+import { printable, providerName } from './explain';
 
 type ReadyAudit = Extract<ReportAudit, { state: 'ready' }>;
 /** The audit as checked for showing: absent, pending, unavailable, unreadable or ready. */
@@ -99,7 +99,7 @@ export const findingsBySeverity = (audit: ReadyAudit): [Severity, Finding[]][] =
   ).filter(([, findings]) => findings.length > 0);
 
 export const copyText = (audit: ReadyAudit): string =>
-  `read from one copy at ${printable(audit.copy.provider, 40)}: ${audit.copy.fetched === 'source' ? `its source, ${audit.copy.bytes} bytes` : 'its headers only'}`;
+  `read from one copy at ${providerName(audit.copy.provider)}: ${audit.copy.fetched === 'source' ? `its source, ${audit.copy.bytes} bytes` : 'its headers only'}`;
 
 /** The audit for the terminal, after the placement table. */
 export const auditLines = (given: ReportAudit | undefined): string[] => {
