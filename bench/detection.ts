@@ -7,6 +7,7 @@
 //   units, handler milliseconds, scanner-loop milliseconds), for checks where every account receives; a check where
 //   one account never does is bench/waitingCost.ts.
 
+import { readFileSync } from 'node:fs';
 import { connectStackAccount, deliverLmtp, GTUBE, sendOnce } from '../scripts/lib/mailStack';
 import type { AccountEntry } from '../shared/local/localConfig';
 import { takeHandlerTimings } from './api';
@@ -24,6 +25,8 @@ export interface DetectionOptions {
   intervalMs: number;
   /** GET poll period of the latency phases: the resolution of "GET first shows it". */
   pollMs?: number;
+  /** The wire the accounts are reached over (bench/wire.ts): its label, and the CA npm start and the bench trust. */
+  wire?: { label: string; rttMs: number; caFile?: string };
   /** Settings added to npm start's (the audit bench's side-by-side runs: AUDIT=off and on). */
   env?: Record<string, string>;
   /** Runs the SMTP phase (default); the audit bench compares the LMTP phase alone. */
@@ -56,11 +59,13 @@ const stats = (values: number[]) => {
  * IDLEs on INBOX and on Junk of one account (imapflow, as the scanner's watches do) and notes when each EXISTS
  * arrives. `after(deliveredAt)` is the first announcement at or after a delivery's return, less that moment.
  */
-const watchAnnouncements = async (account: AccountEntry) => {
+const watchAnnouncements = async (account: AccountEntry, caFile: string | undefined) => {
   const announced: number[] = [];
+  // On the scanner's wire (the same proxy, over TLS when it is), so the floor carries the same distance.
+  const tls = caFile ? { tls: { ca: [readFileSync(caFile, 'latin1')], rejectUnauthorized: true } } : {};
   const clients = await Promise.all(
     ['INBOX', 'Junk'].map(async (path) => {
-      const client = await connectStackAccount(account, { autoIdleDelay: 0 });
+      const client = await connectStackAccount(account, { autoIdleDelay: 0, ...tls });
       client.on('error', () => undefined);
       client.on('exists', () => announced.push(Date.now()));
       await client.mailboxOpen(path, { readOnly: true });
@@ -80,14 +85,18 @@ export const runDetectionBench = async (options: DetectionOptions) => {
   const { accounts, checks, intervalMs } = options;
   const pollMs = options.pollMs ?? 25;
   const say = options.progress ?? (() => undefined);
-  const server = await startBenchServer(accounts, intervalMs, options.env);
+  const caFile = options.wire?.caFile;
+  const server = await startBenchServer(accounts, intervalMs, {
+    ...(caFile ? { IMAP_CA_FILE: caFile } : {}),
+    ...options.env,
+  });
   const client = checkClient(server);
   const fromLmtp: number[] = [];
   const announcedAfter: number[] = [];
   const fromSmtp: number[] = [];
   const smtpToComplete: number[] = [];
   const timed = accounts.find((account) => account.email.startsWith('user')) ?? (accounts[0] as AccountEntry);
-  const announcements = await watchAnnouncements(timed);
+  const announcements = await watchAnnouncements(timed, caFile);
   try {
     say(
       `detection from LMTP: ${checks} checks x ${accounts.length} accounts, sweep interval ${intervalMs} ms`,
@@ -159,6 +168,8 @@ export const runDetectionBench = async (options: DetectionOptions) => {
 
     return {
       benchmark: 'detection',
+      wire: options.wire?.label ?? 'plain',
+      rttMs: options.wire?.rttMs ?? 0,
       checks,
       accountsPerCheck: accounts.length,
       scanIntervalMs: intervalMs,

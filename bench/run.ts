@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { goalsTable, runsHeading, type StampedSection } from '../scripts/lib/goals';
 import { MAILSTACK_DIR, mailStack, stackAccounts } from '../scripts/lib/mailStack';
 import { takeRunStamp } from '../scripts/lib/runStamp';
+import type { AccountEntry } from '../shared/local/localConfig';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -36,6 +37,10 @@ const { values } = parseArgs({
     'sizing-accounts': { type: 'string', default: '100' },
     /** Checks of the webhook section, each polled beside at the spec's interval (a few seconds each). */
     'webhook-checks': { type: 'string', default: '20' },
+    /** The wire of the detection, waiting, sweep-cost and first-sweep sections: plain, tls-delay or both (one run). */
+    wire: { type: 'string', default: 'both' },
+    /** The round trip the TLS wire's delay proxy adds, in milliseconds (a provider's nearest region). */
+    rtt: { type: 'string', default: '40' },
     'no-write': { type: 'boolean', default: false },
     /** Rewrites BENCHMARKS.md's table from bench/results/latest.json (after a change of goals.ts), running nothing. */
     table: { type: 'boolean', default: false },
@@ -53,6 +58,26 @@ for (const [name, value] of Object.entries({
   process.env[name] ??= value;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
+if (!['plain', 'tls-delay', 'both'].includes(values.wire))
+  throw new Error('--wire is plain, tls-delay or both');
+const onPlain = values.wire !== 'tls-delay';
+const onTls = values.wire !== 'plain';
+const rttMs = Number(values.rtt);
+
+/** Runs `measure` with the accounts over TLS to the stack's IMAPS through the delay proxy, closed after. */
+const overTls = async <T>(
+  accounts: AccountEntry[],
+  measure: (wire: { label: string; rttMs: number; caFile?: string; accounts: AccountEntry[] }) => Promise<T>,
+): Promise<{ tlsDelay: T } | Record<string, never>> => {
+  if (!onTls) return {};
+  const { stackTlsWire } = await import('./wire');
+  const wire = await stackTlsWire(accounts, rttMs);
+  try {
+    return { tlsDelay: await measure({ ...wire, rttMs }) };
+  } finally {
+    await wire.close();
+  }
+};
 const wanted = (name: string) => !values.only || values.only.includes(name);
 
 const rewriteTable = () => {
@@ -105,24 +130,35 @@ const main = async () => {
       const { runDetectionBench } = await import('./detection');
       // The five filtering accounts plus plain inboxes: 20 accounts, the size the cost goal names.
       const accounts = passwordAccounts.slice(0, 20);
-      results.detection = await runDetectionBench({
-        accounts,
-        checks: Number(values.checks),
-        costChecks: Number(values['cost-checks']),
-        intervalMs: Number(values.interval),
-        progress: say,
-      });
+      const common = { checks: Number(values.checks), intervalMs: Number(values.interval), progress: say };
+      results.detection = {
+        ...(onPlain
+          ? await runDetectionBench({ ...common, accounts, costChecks: Number(values['cost-checks']) })
+          : {}),
+        // The cost phase is the plain wire's: the service's spend does not depend on the wire's distance.
+        ...(await overTls(accounts, (wire) =>
+          runDetectionBench({ ...common, accounts: wire.accounts, costChecks: 0, wire }),
+        )),
+      };
     }
     if (wanted('waiting')) {
       const { runWaitingBench } = await import('./waitingCost');
       // The detection accounts again; the last, a plain inbox, is the one that never receives.
-      results.waiting = await runWaitingBench({
-        accounts: passwordAccounts.slice(0, 20),
+      const accounts = passwordAccounts.slice(0, 20);
+      const common = {
         checks: Number(values['timeout-checks']),
-        lateChecks: Number(values['late-checks']),
         intervalMs: Number(values.interval),
         progress: say,
-      });
+      };
+      results.waiting = {
+        ...(onPlain
+          ? await runWaitingBench({ ...common, accounts, lateChecks: Number(values['late-checks']) })
+          : {}),
+        // The late copies wait for the schedule's sweep, whatever the wire: timed on the plain wire only.
+        ...(await overTls(accounts, (wire) =>
+          runWaitingBench({ ...common, accounts: wire.accounts, lateChecks: 0, wire }),
+        )),
+      };
     }
     if (wanted('concurrent-cost')) {
       const { runConcurrentCostBench } = await import('./concurrentCost');
@@ -135,22 +171,39 @@ const main = async () => {
     }
     if (wanted('sweep-cost')) {
       const { runSweepCostBench } = await import('./sweepCost');
-      results.sweepCost = await runSweepCostBench({
-        baseline: passwordAccounts.find((account) => account.email === 'user001@mail.test'),
-        full: passwordAccounts.find((account) => account.email === 'user002@mail.test'),
-        oldMessages: Number(values['old-messages']),
-        progress: say,
-      });
+      const baseline = passwordAccounts.find((account) => account.email === 'user001@mail.test');
+      const full = passwordAccounts.find((account) => account.email === 'user002@mail.test');
+      const { stackTlsWire } = await import('./wire');
+      const wire = onTls && baseline && full ? await stackTlsWire([baseline, full], rttMs) : undefined;
+      try {
+        const [tlsBaseline, tlsFull] = wire?.accounts ?? [];
+        results.sweepCost = await runSweepCostBench({
+          baseline,
+          full,
+          oldMessages: Number(values['old-messages']),
+          progress: say,
+          ...(wire && tlsBaseline && tlsFull
+            ? { tls: { label: wire.label, rttMs, baseline: tlsBaseline, full: tlsFull, caFile: wire.caFile } }
+            : {}),
+        });
+      } finally {
+        await wire?.close();
+      }
     }
     if (wanted('scale')) {
       const { runScaleBench } = await import('./scale');
-      results.scale = await runScaleBench({
-        accounts: passwordAccounts
-          .filter((account) => account.email.startsWith('user'))
-          .slice(0, scaleAccounts),
-        checks: Number(values['scale-checks']),
-        progress: say,
-      });
+      const { runFirstSweep } = await import('./firstSweep');
+      const accounts = passwordAccounts
+        .filter((account) => account.email.startsWith('user'))
+        .slice(0, scaleAccounts);
+      const checks = Number(values['scale-checks']);
+      results.scale = {
+        ...(onPlain ? await runScaleBench({ accounts, checks, progress: say }) : {}),
+        // A loop's first sweep again, over TLS a round trip away (the plain run opened every mailbox once already).
+        ...(await overTls(accounts, (wire) =>
+          runFirstSweep({ accounts: wire.accounts, checks, wire, progress: say }),
+        )),
+      };
     }
     if (wanted('shards')) {
       const { runShardBench } = await import('./scale');

@@ -92,7 +92,11 @@ export const openOnce = async (accounts: AccountEntry[]) => {
 };
 
 /** A scanner over the bench table that counts its logins (LOGIN or AUTHENTICATE) per account. */
-export const loginCountingScanner = (client: DynamoDBDocumentClient, accounts: AccountEntry[]) => {
+export const loginCountingScanner = (
+  client: DynamoDBDocumentClient,
+  accounts: AccountEntry[],
+  trustedCa?: string,
+) => {
   const logins = new Map<string, number>();
   const parts = createScanner({
     client,
@@ -104,6 +108,7 @@ export const loginCountingScanner = (client: DynamoDBDocumentClient, accounts: A
     // measured by the waiting and detection sections.
     watch: false,
     log: silentLog,
+    trustedCa,
     onCommand: (account, command) => {
       if (command === 'LOGIN' || command === 'AUTHENTICATE')
         logins.set(account, (logins.get(account) ?? 0) + 1);

@@ -17,7 +17,11 @@ import { startCheck } from '../shared/usecases/startCheck';
 
 const TABLE = 'bench-scan';
 
-export const startScanRig = async (accounts: readonly AccountEntry[]) => {
+/** `trustedCa`: the CA the scanner trusts when the accounts are reached over TLS (IMAP_CA_FILE's certificates). */
+export const startScanRig = async (
+  accounts: readonly AccountEntry[],
+  tls: { trustedCa?: string | undefined } = {},
+) => {
   const dynamo = await startDynalite({});
   const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
@@ -42,6 +46,7 @@ export const startScanRig = async (accounts: readonly AccountEntry[]) => {
         clock: systemClock,
         log,
         timeouts: FAST_TIMEOUTS,
+        trustedCa: tls.trustedCa,
         onCommand: (account, command) => commands.push({ account, command }),
       }),
     /** Starts a check for the scope's accounts, kicking nothing: the benchmark drives the sweeps itself. */

@@ -2,11 +2,21 @@
 // and in IMAP commands, on real Dovecot. Three phases, both mailboxes swept in the same ticks so they share the machine alike:
 // first sight (no cursor yet), idle (nothing new) and one new tagged message.
 
-import { connectStackAccount, sendOnce } from '../scripts/lib/mailStack';
+import { connectStackAccount, sendOnce, stackAccount } from '../scripts/lib/mailStack';
 import type { AccountEntry } from '../shared/adapters/credentials/accountEntrySchema';
+import { readTrustedCa } from '../shared/config';
 import type { AccountSweep } from '../shared/scanner/Scanner';
 import { percentile, round } from './localServer';
 import { startScanRig } from './scanRig';
+
+/** How the scanner reaches the two accounts in a pass: the same accounts over another wire (bench/wire.ts). */
+export interface SweepCostWire {
+  label: string;
+  rttMs: number;
+  baseline: AccountEntry;
+  full: AccountEntry;
+  caFile?: string;
+}
 
 export interface SweepCostOptions {
   baseline: AccountEntry | undefined;
@@ -14,6 +24,8 @@ export interface SweepCostOptions {
   oldMessages: number;
   /** Sweeps of the first-sight phase; the idle phase runs five times as many, the new-message phase a third. */
   repeats?: number;
+  /** A second pass over TLS and a round trip (the same mailboxes, filled once), reported as `tlsDelay`. */
+  tls?: SweepCostWire;
   progress?: (line: string) => void;
 }
 
@@ -60,6 +72,9 @@ const uidNextOf = async (account: AccountEntry) => {
   }
 };
 
+/** The account as the stack serves it in clear on loopback: the bench's own setup reads go there on any wire. */
+const plainOf = (account: AccountEntry) => stackAccount(account.email);
+
 const median = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -78,10 +93,29 @@ export const runSweepCostBench = async (options: SweepCostOptions) => {
   // The baseline holds one old message in the same folder: an empty folder is not opened at all (its STATUS says
   // MESSAGES 0), so against an empty mailbox first sight would differ by that folder's opening, not by history.
   await fill(baseline, 1, say);
-  const harness = await startScanRig([
-    { ...baseline, scope: 'baseline' },
-    { ...full, scope: 'full' },
-  ]);
+  const plain = await measure({ label: 'plain', rttMs: 0, baseline, full }, repeats, say);
+  const tls = options.tls ? await measure(options.tls, repeats, say) : undefined;
+  return {
+    benchmark: 'sweep-cost',
+    oldMessages: stored,
+    appendMs,
+    repeats,
+    ...plain,
+    ...(tls ? { tlsDelay: tls } : {}),
+  };
+};
+
+/** The three phases over one wire; setup reads (UIDNEXT) go to the plain port, the scanner over `wire`. */
+const measure = async (wire: SweepCostWire, repeats: number, say: (line: string) => void) => {
+  const { baseline, full } = wire;
+  say(`sweep cost over ${wire.label}`);
+  const harness = await startScanRig(
+    [
+      { ...baseline, scope: 'baseline' },
+      { ...full, scope: 'full' },
+    ],
+    { trustedCa: wire.caFile ? readTrustedCa(wire.caFile) : undefined },
+  );
   const samples = {
     firstSight: { baseline: [] as number[], full: [] as number[] },
     idle: { baseline: [] as number[], full: [] as number[] },
@@ -133,13 +167,13 @@ export const runSweepCostBench = async (options: SweepCostOptions) => {
     const newRuns = Math.max(3, Math.round(repeats / 3));
     say(`sweep cost: ${newRuns} sweeps each with one new tagged message`);
     for (let run = 0; run < newRuns; run++) {
-      const before = await Promise.all([uidNextOf(baseline), uidNextOf(full)]);
+      const before = await Promise.all([uidNextOf(plainOf(baseline)), uidNextOf(plainOf(full))]);
       for (const scope of ['baseline', 'full']) {
         const check = await harness.startQuietly(scope);
         await sendOnce(check.accounts, { subject: `sweep cost ${run}` });
       }
       for (let waited = 0; ; waited += 50) {
-        const after = await Promise.all([uidNextOf(baseline), uidNextOf(full)]);
+        const after = await Promise.all([uidNextOf(plainOf(baseline)), uidNextOf(plainOf(full))]);
         if (after.every((uid, index) => uid > (before[index] ?? 0))) break;
         if (waited > 20_000) throw new Error('the new messages were not delivered');
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -176,10 +210,8 @@ export const runSweepCostBench = async (options: SweepCostOptions) => {
     { timeRatio: 0, commandRatio: 0 },
   );
   return {
-    benchmark: 'sweep-cost',
-    oldMessages: stored,
-    appendMs,
-    repeats,
+    wire: wire.label,
+    rttMs: wire.rttMs,
     phases,
     worstTimeRatio: worst.timeRatio,
     worstCommandRatio: worst.commandRatio,

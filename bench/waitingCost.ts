@@ -9,6 +9,7 @@ import { SCAN_SCHEDULE_MS } from '../shared/scanner/scanLoop';
 import { takeHandlerTimings } from './api';
 import { checkClient, startBenchServer } from './checkClient';
 import { COST_BASIS, costBetween, usageOf } from './checkCost';
+import { commandsPerUser } from './dovecotCounts';
 import { type ImapCounter, startImapCounter } from './imapCounter';
 import { percentile, round } from './localServer';
 
@@ -20,6 +21,8 @@ export interface WaitingOptions {
   /** Checks whose last copy lands after the patience window (a minute or two each); 0 skips that phase. */
   lateChecks: number;
   intervalMs: number;
+  /** The wire the accounts are reached over (bench/wire.ts): its label, and the CA npm start must trust. */
+  wire?: { label: string; rttMs: number; caFile?: string };
   progress?: (line: string) => void;
 }
 
@@ -96,11 +99,16 @@ export const runWaitingBench = async (options: WaitingOptions) => {
   // The account that never receives reaches Dovecot through the counting proxy, all run long.
   const waiting = accounts.at(-1);
   if (!waiting) throw new Error('the waiting benchmark needs at least one account');
-  const counter: ImapCounter = await startImapCounter(waiting.imap);
+  // Over TLS the proxy would see only ciphertext: there Dovecot's own count (after login) is the figure, and it is
+  // taken on the plain wire too, so the two sit side by side.
+  const caFile = options.wire?.caFile;
+  const counter: ImapCounter | undefined = caFile ? undefined : await startImapCounter(waiting.imap);
   const served = accounts.map((account) =>
-    account === waiting ? { ...account, imap: { ...account.imap, port: counter.port } } : account,
+    account === waiting && counter ? { ...account, imap: { ...account.imap, port: counter.port } } : account,
   );
-  const server = await startBenchServer(served, intervalMs);
+  const server = await startBenchServer(served, intervalMs, caFile ? { IMAP_CA_FILE: caFile } : {});
+  const counted = () => commandsPerUser().get(waiting.email) ?? 0;
+  const dovecotWindows: { ms: number; commands: number }[] = [];
   const client = checkClient(server);
   try {
     const timeoutChecks = options.checks;
@@ -122,11 +130,19 @@ export const runWaitingBench = async (options: WaitingOptions) => {
       const others = started.accounts.filter((address) => untagged(address) !== waiting.email);
       await sendOnce(others, { text: `timeout ${run}\n${GTUBE}` });
       let othersInAt: number | undefined;
+      let countedThen = 0;
       for (;;) {
         await sleep(5000);
         const body = await client.get(started.check_id);
-        if (othersInAt === undefined && body.received === body.total - 1) othersInAt = Date.now();
-        if (body.status === 'timeout') break;
+        if (othersInAt === undefined && body.received === body.total - 1) {
+          othersInAt = Date.now();
+          countedThen = counted();
+        }
+        if (body.status === 'timeout') {
+          if (othersInAt !== undefined)
+            dovecotWindows.push({ ms: Date.now() - othersInAt, commands: counted() - countedThen });
+          break;
+        }
         if (body.status === 'complete') throw new Error(`check ${started.check_id} completed`);
         if (Date.now() - startedAt > ACTIVE_MS + 60_000)
           throw new Error(`check ${started.check_id} never timed out`);
@@ -143,17 +159,28 @@ export const runWaitingBench = async (options: WaitingOptions) => {
       perCheck: costBetween(before, after, await takeHandlerTimings(server), timeoutChecks),
       ...COST_BASIS,
     };
-    const inWindows = counter.commands.filter(({ at }) => windows.some((w) => at >= w.from && at < w.to));
+    const inWindows = (counter?.commands ?? []).filter(({ at }) =>
+      windows.some((w) => at >= w.from && at < w.to),
+    );
     const minutes = windows.reduce((sum, w) => sum + (w.to - w.from), 0) / 60_000;
     const byName: Record<string, number> = {};
     for (const { name } of inWindows) byName[name] = (byName[name] ?? 0) + 1;
+    const dovecotMinutes = dovecotWindows.reduce((sum, w) => sum + w.ms, 0) / 60_000;
+    const dovecotCommands = dovecotWindows.reduce((sum, w) => sum + w.commands, 0);
     const commands = {
       account: waiting.email,
       windowSeconds: round(minutes * 60, 1),
-      commands: inWindows.length,
-      perMinute: round(inWindows.length / Math.max(minutes, Number.EPSILON)),
-      byName,
-      connectionsOverRun: counter.connections,
+      ...(counter
+        ? {
+            commands: inWindows.length,
+            perMinute: round(inWindows.length / Math.max(minutes, Number.EPSILON)),
+            byName,
+            connectionsOverRun: counter.connections,
+          }
+        : {}),
+      /** Counted by Dovecot (commands after login), from every other account's result to the timeout seen. */
+      dovecotPerMinute: round(dovecotCommands / Math.max(dovecotMinutes, Number.EPSILON)),
+      dovecotCommands,
     };
     say(`  waiting account: ${JSON.stringify(commands)}`);
     say(
@@ -162,9 +189,17 @@ export const runWaitingBench = async (options: WaitingOptions) => {
     if (options.lateChecks > 0)
       say(`late copies: ${options.lateChecks} check(s) whose last copy lands after the patience window`);
     const late = options.lateChecks > 0 ? await lateCopies(client, waiting, options, say) : undefined;
-    return { benchmark: 'waiting', scanIntervalMs: intervalMs, cost, commands, late };
+    return {
+      benchmark: 'waiting',
+      wire: options.wire?.label ?? 'plain',
+      rttMs: options.wire?.rttMs ?? 0,
+      scanIntervalMs: intervalMs,
+      cost,
+      commands,
+      late,
+    };
   } finally {
     await server.stop();
-    await counter.close();
+    await counter?.close();
   }
 };

@@ -9,6 +9,7 @@ import { RELIABILITY_GOALS } from './reliabilityGoals';
 import { describeStamp, type RunStamp } from './runStamp';
 import { SCANNER_GOALS } from './scannerGoals';
 import { WEBHOOK_GOALS } from './webhookGoals';
+import { WIRE_GOALS } from './wireGoals';
 
 type Results = Record<string, unknown>;
 
@@ -23,6 +24,7 @@ interface Row {
 /** In the table's order. */
 export const GOALS = [
   ...SCANNER_GOALS,
+  ...WIRE_GOALS,
   ...AUDIT_GOALS,
   ...API_GOALS,
   ...WEBHOOK_GOALS,
