@@ -189,7 +189,7 @@ describe('a copy nobody judged: no Authentication-Results, DNS timed out, the co
 });
 
 describe('the page markup', () => {
-  it('escapes every finding: a title or fix carrying markup stays text', async () => {
+  it('escapes every finding: a title or fix carrying markup stays text, and no control reaches a terminal', async () => {
     const audit = await ready({
       dns: {
         ...timedOutDns(),
@@ -198,7 +198,7 @@ describe('the page markup', () => {
           {
             id: 'dns.hostile',
             severity: 'high',
-            title: 'The SPF record reads <script>alert(1)</script>.',
+            title: 'The SPF record reads <script>alert(1)</script>.\u001b[2J',
             fix: 'Publish <b>one</b> record.',
             mattersFor: 'all',
             source: 'RFC 7208',
@@ -208,7 +208,12 @@ describe('the page markup', () => {
     });
     const page = renderHtmlReport(withAudit(audit));
     expect(page).not.toMatch(/<script|<b>|<img|<i>/);
-    expect(page).toContain('The SPF record reads &#60;script&#62;alert(1)&#60;/script&#62;.');
+    expect(page).not.toContain('\u001b');
+    expect(page).toContain('The SPF record reads &#60;script&#62;alert(1)&#60;/script&#62;.?[2J');
+    // In the terminal: no control character, the markup as the text it is.
+    const text = auditText(withAudit(audit));
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('-1.5 The SPF record reads <script>alert(1)</script>.?[2J (dns.hostile)');
     expect(page).toContain('Publish &#60;b&#62;one&#60;/b&#62; record.');
     expect(page).toContain('&#60;img src=x onerror=alert(2)&#62; (dns.&#60;i&#62;)');
   });

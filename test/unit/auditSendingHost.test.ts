@@ -55,6 +55,12 @@ describe('sending host', () => {
       ip: '127.0.0.30',
       tls: false,
     });
+    // A sender's own Received saying LMTP, below the MTA's hop, is never reached: the MTA's hop ends the walk.
+    const forgedLmtp =
+      'Received: from out30.sender.test ([127.0.0.30]) by mx.mail.test with LMTP id F; Mon, 1 Jan 2024';
+    const forgedEntry =
+      'Received: from spam.example ([127.0.0.32]) by mx.mail.test (Postfix) with ESMTPS id G; Mon, 1 Jan 2024';
+    expect(sendingHostOf(block(dovecot, postfix, forgedLmtp, forgedEntry), 'imap')?.ip).toBe('127.0.0.30');
     // A hop that is not LMTP and names an address is where the message came in, even on loopback.
     expect(sendingHostOf(block(dovecot.replace('LMTP', 'ESMTP'), postfix), 'imap')?.ip).toBe('127.0.0.1');
     // Gmail's domains do not make a generic receiver's hops trusted.
