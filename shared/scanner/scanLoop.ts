@@ -58,6 +58,20 @@ export interface ScanLoopOptions {
 const renewalDue = (leftMs: number, options: Pick<ScanLoopOptions, 'leaseTtlMs' | 'intervalMs'>) =>
   leftMs < options.leaseTtlMs / 2 || leftMs <= options.intervalMs;
 
+/** Waits for `sweeps` to end, but not past `deadline` by the loop's clock, nor once `signal` aborts. */
+const settled = async (sweeps: Promise<unknown>[], clock: Clock, deadline: number, signal?: AbortSignal) => {
+  if (sweeps.length === 0) return;
+  const over = new AbortController();
+  const stop = () => over.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  await Promise.race([
+    Promise.allSettled(sweeps),
+    clock.sleep(Math.max(0, deadline - clock.now()), over.signal),
+  ]);
+  over.abort();
+  signal?.removeEventListener('abort', stop);
+};
+
 export interface ScanLoopReport {
   /** False when another loop held the lease: this one did nothing, with no IMAP login. */
   ran: boolean;
@@ -131,6 +145,9 @@ export const runScanLoop = async (
         idleSince ??= clock.now();
         const grace = sawWork ? (options.lingerMs ?? idleGraceMs) : idleGraceMs;
         if (clock.now() - idleSince >= grace) {
+          // The schedule's loop stops at its first tick, having started the sweeps of accounts no check holds: they
+          // end before it closes (within the deadline), or closing would cut them and count them failed.
+          await settled(tick.started, clock, options.deadline, signal);
           stoppedBecause = 'idle';
           break;
         }

@@ -6,6 +6,7 @@ import { createLogger } from '../../shared/log';
 import { ActiveCheckPlan, SCAN_SCHEDULE_MS, waitingAccounts } from '../../shared/scanner/planning';
 import type { FolderState, Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
+import { emptySweep } from '../../shared/scanner/scanHooks';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
 import { ManualClock } from '../support/manualClock';
 import { credentialsOf, MemoryCursors } from '../support/scannerFakes';
@@ -126,6 +127,39 @@ describe('patience', () => {
     const lateSweeps = (sweeps.get('late@mail.test') ?? []).map((at) => at - startedAt);
     expect(lateSweeps).toEqual([0, SCAN_SCHEDULE_MS, 2 * SCAN_SCHEDULE_MS]);
     expect(watched).toEqual(['busy@mail.test']);
+  });
+});
+
+describe('a loop stopping idle', () => {
+  it('lets the sweeps its last tick started end before it closes, not cut them', async () => {
+    const events: string[] = [];
+    let finish: () => void = () => undefined;
+    const sweep = new Promise<void>((resolve) => {
+      finish = resolve;
+    }).then(() => {
+      events.push('swept');
+      return emptySweep('late@mail.test');
+    });
+    const scanner = {
+      tick: async () => ({ activeChecks: 1, pendingAccounts: 1, heldAccounts: 0, started: [sweep] }),
+      close: async () => {
+        events.push('closed');
+      },
+    };
+    // Time stands still: only the sweep's end (or an abort) can end a wait.
+    const still = {
+      now: () => 0,
+      sleep: (_ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true })),
+    };
+    const loop = runScanLoop(
+      { scanner, lease, clock: still, log },
+      { ...loopOptions(new ManualClock(0), 0) },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    finish();
+    expect(await loop).toMatchObject({ stoppedBecause: 'idle', ticks: 1 });
+    expect(events).toEqual(['swept', 'closed']);
   });
 });
 
