@@ -16,6 +16,7 @@ import { ScannerInvoker } from '../adapters/ScannerInvoker';
 import { emitAudit } from '../adapters/telemetry/auditMetrics';
 import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
 import { tracing } from '../adapters/telemetry/tracing';
+import { auditCopy } from '../audit/audit';
 import { loadAuditSettings, type ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
@@ -66,12 +67,14 @@ export const composeScanLambda = (config: ScanConfig) => {
     trustedCa: config.imapTrustedCa,
   });
   // Each stored audit's listings and rule items for the dashboard, for every provider its check had seeds at.
+  const telemetry = auditTelemetry({
+    checks: new DynamoCheckStore(client, config.TABLE_NAME, layout),
+    emit: (points) => emitAudit(powertools, points),
+    log,
+  });
   auditor?.listen({
-    audited: auditTelemetry({
-      checks: new DynamoCheckStore(client, config.TABLE_NAME, layout),
-      emit: (points) => emitAudit(powertools, points),
-      log,
-    }),
+    audited: (checkId, { facts, dns }) =>
+      telemetry(checkId, { provider: facts.provider, ...auditCopy({ copy: facts, dns, placements: {} }) }),
   });
   const events = withAudit(metrics, auditor);
   /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */

@@ -1,8 +1,7 @@
 // Owns telling the dashboard of each check's stored audit, once: its listings and bulk-sender rule items for every
 // provider the check had seeds at (read from the check: the audited copy names only its own provider).
-import { auditCopy } from '../audit/audit';
 import { type AuditDatapoint, auditDatapoints } from '../audit/auditMetrics';
-import type { CopyFacts, DnsResults } from '../audit/types';
+import type { AuditReport } from '../audit/types';
 import type { CheckStore } from '../domain/ports';
 import type { Logger } from '../log';
 
@@ -12,24 +11,22 @@ export interface AuditTelemetryDeps {
   log: Logger;
 }
 
-/** What the audit stored for a check: the verdict's rule items and listings follow from it alone. */
-export interface AuditedFacts {
-  facts: CopyFacts;
-  dns: DnsResults | undefined;
+/** What an audit found, as judged from its copy: listings and rule items do not depend on where copies landed. */
+export interface JudgedAudit extends Pick<AuditReport, 'findings' | 'checklists'> {
+  /** The provider of the copy the audit read. */
+  provider: string;
 }
 
 /** Returns the step to run after an audit is stored; it never throws (a metric lost is logged, the audit stands). */
 export const auditTelemetry =
   (deps: AuditTelemetryDeps) =>
-  async (checkId: string, audited: AuditedFacts): Promise<void> => {
+  async (checkId: string, audit: JudgedAudit): Promise<void> => {
     try {
       const check = await deps.checks.get(checkId);
       if (check === undefined) return;
       // A check started before providers were kept names none: its audited copy's provider is all that is known.
-      const providers = check.providers ? Object.values(check.providers) : [audited.facts.provider];
-      // Listings and rule items do not depend on where copies landed: no placements needed.
-      const report = auditCopy({ copy: audited.facts, dns: audited.dns, placements: {} });
-      deps.emit(auditDatapoints(report, providers));
+      const providers = check.providers ? Object.values(check.providers) : [audit.provider];
+      deps.emit(auditDatapoints(audit, providers));
     } catch (error) {
       deps.log.warn('sender audit metrics not emitted', {
         check_id: checkId,

@@ -2,18 +2,18 @@
 // the stored facts alone; a check gone or a failed read emits nothing and never throws; the auditor hands the facts
 // over once per check and a closing loop waits for it.
 import { describe, expect, it } from 'vitest';
-import { copyFactsOf } from '../../shared/audit/audit';
+import { auditCopy, copyFactsOf } from '../../shared/audit/audit';
 import type { AuditDatapoint } from '../../shared/audit/auditMetrics';
 import { gmailRules } from '../../shared/audit/rules/gmail';
 import { microsoftRules } from '../../shared/audit/rules/microsoft';
 import { yahooRules } from '../../shared/audit/rules/yahoo';
-import type { CopyFacts } from '../../shared/audit/types';
+import type { CopyFacts, DnsResults } from '../../shared/audit/types';
 import { type Check, newCheck } from '../../shared/domain/check';
 import { systemClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
 import type { MailboxCredentials } from '../../shared/scanner/ports';
 import { type AuditListener, CheckAuditor } from '../../shared/usecases/auditCheck';
-import { type AuditedFacts, auditTelemetry } from '../../shared/usecases/auditTelemetry';
+import { auditTelemetry, type JudgedAudit } from '../../shared/usecases/auditTelemetry';
 import { cleanDns, cleanHeaders, cleanParts, passingAuth, sourceOf } from '../support/auditMessage';
 
 const CHECK_ID = 'abcdefghijklmnopqrst';
@@ -28,7 +28,16 @@ const factsOf = async (headers: string[] = cleanHeaders()): Promise<CopyFacts> =
   return facts;
 };
 
-const run = async (check: Check | undefined | Error, audited: AuditedFacts) => {
+/** The audit as the auditor judges it from its copy's facts (placements do not matter to the telemetry). */
+const judged = ({ facts, dns }: { facts: CopyFacts; dns: DnsResults | undefined }): JudgedAudit => ({
+  provider: facts.provider,
+  ...auditCopy({ copy: facts, dns, placements: {} }),
+});
+
+const run = async (
+  check: Check | undefined | Error,
+  audited: { facts: CopyFacts; dns: DnsResults | undefined },
+) => {
   const emitted: AuditDatapoint[][] = [];
   const warnings: string[] = [];
   const log = createLogger('test', 'warn', (line) => warnings.push(line));
@@ -42,7 +51,7 @@ const run = async (check: Check | undefined | Error, audited: AuditedFacts) => {
     emit: (points) => emitted.push([...points]),
     log,
   });
-  await step(CHECK_ID, audited);
+  await step(CHECK_ID, judged(audited));
   return { emitted, warnings };
 };
 
