@@ -33,6 +33,8 @@ const { values } = parseArgs({
     kills: { type: 'string', default: '60' },
     /** Stream records of the wake-up section (600: a minute at 600 starts a minute); a few dozen for a smoke run. */
     'wake-up-records': { type: 'string', default: '600' },
+    /** Seed mailboxes of the simulation section (a few hundred for a smoke run). */
+    'simulation-accounts': { type: 'string', default: '5000' },
     /** Accounts the shard-sizing section holds at once (a few dozen for a smoke run). */
     'sizing-accounts': { type: 'string', default: '100' },
     /** Checks of the webhook section, each polled beside at the spec's interval (a few seconds each). */
@@ -207,21 +209,35 @@ const main = async () => {
     }
     if (wanted('shards')) {
       const { runShardBench } = await import('./scale');
+      const { plainWire, stackTlsWire } = await import('./wire');
+      const users = passwordAccounts.filter((account) => account.email.startsWith('user'));
+      const shardCounts = [1, 2, 4].filter((count) => count * 50 <= scaleAccounts);
+      // The same accounts over both wires in this run: loopback plain, then TLS a provider's round trip away.
       results.shards = await runShardBench({
-        accounts: passwordAccounts.filter((account) => account.email.startsWith('user')),
+        wire: plainWire(users),
         shardSize: 50,
-        shardCounts: [1, 2, 4].filter((count) => count * 50 <= scaleAccounts),
+        shardCounts,
         progress: say,
       });
+      const tls = await stackTlsWire(users);
+      try {
+        results.shardsTls = await runShardBench({ wire: tls, shardSize: 50, shardCounts, progress: say });
+      } finally {
+        await tls.close();
+      }
     }
     if (wanted('shard-sizing')) {
       const { runShardSizingBench } = await import('./shardSizing');
-      results.shardSizing = await runShardSizingBench({
-        accounts: passwordAccounts
-          .filter((account) => account.email.startsWith('user'))
-          .slice(0, Number(values['sizing-accounts'])),
-        progress: say,
-      });
+      const { plainWire, stackTlsWire } = await import('./wire');
+      const held = passwordAccounts
+        .filter((account) => account.email.startsWith('user'))
+        .slice(0, Number(values['sizing-accounts']));
+      const tls = await stackTlsWire(held);
+      try {
+        results.shardSizing = await runShardSizingBench({ wires: [plainWire(held), tls], progress: say });
+      } finally {
+        await tls.close();
+      }
     }
     if (wanted('stack-cost')) {
       const { runStackCostBench } = await import('./stackCost');
@@ -292,6 +308,13 @@ const main = async () => {
     const { runLinearParsingBench } = await import('./linearParsing');
     say('linear parsing: every reader of sender or client text on hostile input up to 1 MB');
     results.linearParsing = runLinearParsingBench();
+  }
+  if (wanted('simulation')) {
+    const { runSimulationBench } = await import('./simulation');
+    results.simulation = await runSimulationBench({
+      accounts: Number(values['simulation-accounts']),
+      progress: say,
+    });
   }
   if (wanted('wake-up')) {
     const { runWakeUpBench } = await import('./wakeUp');

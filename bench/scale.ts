@@ -13,6 +13,7 @@ import {
   TABLE,
 } from './scaleFixtures';
 import { runShardProcesses } from './shardProcesses';
+import type { Wire } from './wire';
 
 const median = (values: number[]) =>
   percentile(
@@ -107,7 +108,8 @@ export const runScaleBench = async (options: ScaleOptions) => {
 };
 
 export interface ShardOptions {
-  accounts: AccountEntry[];
+  /** The accounts, over the wire they are reached by (bench/wire.ts). */
+  wire: Wire;
   shardSize: number;
   shardCounts: number[];
   checks?: number;
@@ -142,9 +144,9 @@ export const runShardBench = async (options: ShardOptions) => {
     peakHeapUsedMb: number;
   }[] = [];
   for (const count of options.shardCounts) {
-    const accounts = options.accounts.slice(0, count * options.shardSize);
+    const accounts = options.wire.accounts.slice(0, count * options.shardSize);
     if (accounts.length < count * options.shardSize) break;
-    say(`shards: ${count} x ${options.shardSize} accounts`);
+    say(`shards (${options.wire.label}): ${count} x ${options.shardSize} accounts`);
     const seeded = await seedChecks(
       accounts.map((account) => account.email),
       options.checks ?? 100,
@@ -158,6 +160,7 @@ export const runShardBench = async (options: ShardOptions) => {
         count,
         seconds: options.seconds ?? 10,
         watch: options.watch ?? false,
+        ...(options.wire.caFile ? { caFile: options.wire.caFile } : {}),
       });
       const perShard = reports.map((report) => Math.round(median(report.steadyMs)));
       rows.push({
@@ -183,6 +186,7 @@ export const runShardBench = async (options: ShardOptions) => {
   const worst = Math.max(...rows.map((row) => row.slowestShardMedianMs));
   return {
     benchmark: 'shards',
+    wire: options.wire.label,
     shardSize: options.shardSize,
     rows,
     flatness: round(worst / Math.max(base, 1)),

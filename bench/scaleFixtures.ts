@@ -19,6 +19,8 @@ import type { AccountEntry } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
 
 export const TABLE = 'bench-scale';
+/** Patience with a local stand-in of DynamoDB on a loaded machine: 10 s an attempt. */
+export const STAND_IN_TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 10_000, maxAttempts: 3 };
 export const silentLog = createLogger('bench', 'error', () => undefined);
 
 /** Connections per user as Dovecot itself counts them (`doveadm who`), so nothing on our side can hide one. */
@@ -47,7 +49,12 @@ export const seedChecks = async (emails: string[], checks: number, shards = 1) =
   // On a thread of its own, as npm start runs it: DynamoDB is not the scanner's CPU on AWS, and on the scanner's
   // event loop dynalite took about an eighth of a first sweep's main-thread time (CPU profile, 2026-11-26).
   const dynamo = await startDynaliteThread({ port: 0 });
-  const client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
+  // A crowded machine's dynalite, not DynamoDB: a create retried after a 1 s timeout finds itself written.
+  const client = createDocumentClient({
+    region: 'local',
+    endpoint: dynamo.endpoint,
+    timeouts: STAND_IN_TIMEOUTS,
+  });
   await ensureTable(client, TABLE);
   const store = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
   const now = systemClock.now();

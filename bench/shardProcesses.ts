@@ -20,6 +20,7 @@ export interface HeldReport {
 
 export interface ShardReport {
   firstMs: number;
+  firstCpuMs: number;
   steadyMs: number[];
   steadyCpuMs: number[];
   accounts: number;
@@ -43,6 +44,10 @@ export interface ShardRun {
   /** Off: INBOX and junk watched apart even where the server has NOTIFY. */
   notify?: boolean;
   held?: boolean;
+  /** The first sweep waits for `go` and is the timed part (a loop's start), not the warm-up. */
+  firstAfterGo?: boolean;
+  /** A CA file the shards trust (IMAP_CA_FILE), for accounts reached over the stack's TLS. */
+  caFile?: string;
 }
 
 /**
@@ -70,6 +75,8 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
             BENCH_WATCH: String(run.watch),
             BENCH_NOTIFY: String(run.notify ?? true),
             BENCH_HELD: String(run.held ?? false),
+            BENCH_FIRST_AFTER_GO: String(run.firstAfterGo ?? false),
+            ...(run.caFile ? { BENCH_CA_FILE: run.caFile } : {}),
           },
           stdio: ['pipe', 'pipe', 'inherit'],
         },

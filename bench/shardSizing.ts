@@ -13,18 +13,22 @@ import {
 } from '../shared/domain/shardBudget';
 import type { AccountEntry } from '../shared/local/localConfig';
 import { round } from './localServer';
-import { openOnce, seedChecks, TABLE } from './scaleFixtures';
+import { seedChecks, TABLE } from './scaleFixtures';
 import { type HeldReport, runShardProcesses } from './shardProcesses';
+import type { Wire } from './wire';
 
 export interface ShardSizingOptions {
-  accounts: AccountEntry[];
-  /** How the accounts are reached: `plain` (loopback) or a label such as `tls+40ms`, reported beside the figures. */
-  wire?: string;
+  /** The same accounts over each wire measured (bench/wire.ts): loopback plain, and TLS. */
+  wires: Wire[];
   progress?: (line: string) => void;
 }
 
 /** One shard process over `accounts` with 2 checks waiting for each, its watches as `notify` says. */
-const holding = async (accounts: AccountEntry[], notify: boolean): Promise<HeldReport> => {
+const holding = async (
+  accounts: AccountEntry[],
+  notify: boolean,
+  caFile?: string,
+): Promise<HeldReport & { failed: number }> => {
   const seeded = await seedChecks(
     accounts.map((account) => account.email),
     accounts.length > 0 ? 2 : 0,
@@ -39,10 +43,10 @@ const holding = async (accounts: AccountEntry[], notify: boolean): Promise<HeldR
       watch: true,
       notify,
       held: true,
+      ...(caFile ? { caFile } : {}),
     });
     if (!report?.held) throw new Error('the shard process reported nothing held');
-    if (report.failed > 0) throw new Error(`${report.failed} account sweeps failed while holding`);
-    return report.held;
+    return { ...report.held, failed: report.failed };
   } finally {
     await seeded.close();
   }
@@ -50,42 +54,51 @@ const holding = async (accounts: AccountEntry[], notify: boolean): Promise<HeldR
 
 export const runShardSizingBench = async (options: ShardSizingOptions) => {
   const say = options.progress ?? (() => undefined);
-  const count = options.accounts.length;
-  await openOnce(options.accounts);
-  const modes: Record<string, Record<string, number>> = {};
-  for (const [mode, notify] of [
-    ['notify', true],
-    ['idle', false],
-  ] as const) {
-    say(`shard sizing (${options.wire ?? 'plain'}, ${mode}): a shard holding none, then ${count} accounts`);
-    const none = await holding([], notify);
-    const all = await holding(options.accounts, notify);
-    modes[mode] = {
-      imapSocketsPerAccount: round(all.imapSockets / count),
-      rssMbPerAccount: round((all.rssMb - none.rssMb) / count),
-      heapMbPerAccount: round((all.heapUsedMb - none.heapUsedMb) / count),
-      externalMbPerAccount: round((all.externalMb - none.externalMb) / count),
-      /** Everything but the IMAP sockets, holding the accounts: the runtime's, the SDK's pool as it stood. */
-      baseDescriptors: all.descriptors - all.imapSockets,
-      baseRssMb: round(none.rssMb),
-      rssMb: round(all.rssMb),
-      descriptors: all.descriptors,
-    };
+  const count = options.wires[0]?.accounts.length ?? 0;
+  const byWire: Record<string, Record<string, Record<string, number>>> = {};
+  for (const wire of options.wires) {
+    const modes: Record<string, Record<string, number>> = {};
+    for (const [mode, notify] of [
+      ['notify', true],
+      ['idle', false],
+    ] as const) {
+      say(`shard sizing (${wire.label}, ${mode}): a shard holding none, then ${count} accounts`);
+      const none = await holding([], notify);
+      const all = await holding(wire.accounts, notify, wire.caFile);
+      // An account whose sweep failed holds nothing: the costs are per account held (the row needs none failed).
+      const held = Math.max(1, count - all.failed);
+      modes[mode] = {
+        failed: all.failed,
+        imapSocketsPerAccount: round(all.imapSockets / held),
+        rssMbPerAccount: round((all.rssMb - none.rssMb) / held),
+        heapMbPerAccount: round((all.heapUsedMb - none.heapUsedMb) / held),
+        externalMbPerAccount: round((all.externalMb - none.externalMb) / held),
+        /** Everything but the IMAP sockets, holding the accounts: the runtime's, the SDK's pool as it stood. */
+        baseDescriptors: all.descriptors - all.imapSockets,
+        baseRssMb: round(none.rssMb),
+        rssMb: round(all.rssMb),
+        descriptors: all.descriptors,
+      };
+    }
+    // By what the wire is (plain or tls), whatever round trip it adds: a held session's cost does not wait.
+    byWire[wire.label.split('+')[0] ?? wire.label] = modes;
   }
-  const worst = (key: string) => Math.max(...Object.values(modes).map((mode) => mode[key] ?? Number.NaN));
+  const all = Object.values(byWire).flatMap((modes) => Object.values(modes));
+  const worst = (key: string) => Math.max(...all.map((mode) => mode[key] ?? Number.NaN));
   const measured = {
     descriptorsPerAccount: worst('imapSocketsPerAccount'),
     // The larger of RSS and heap: RSS alone can hide growth the allocator had reserved before.
     memoryMbPerAccount: Math.max(worst('rssMbPerAccount'), worst('heapMbPerAccount')),
     baseDescriptors: worst('baseDescriptors'),
     baseMemoryMb: worst('baseRssMb'),
+    failed: worst('failed'),
   };
   const memoryMb = DEFAULT_SETTINGS.scannerMemoryMb;
   return {
     benchmark: 'shardSizing',
-    wire: options.wire ?? 'plain',
+    wires: options.wires.map((wire) => wire.label),
     accounts: count,
-    modes,
+    byWire,
     measured,
     constants: {
       descriptorsPerAccount: HELD_ACCOUNT_COST.descriptors,

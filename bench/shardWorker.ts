@@ -2,8 +2,8 @@
 // says `ready`, waits for `go` on stdin (so every shard's timed part starts at once), then sweeps back to back for
 // BENCH_SECONDS and prints what it did as JSON: each sweep's time and CPU, the accounts it swept, and the DynamoDB
 // read units it spent (the listing), and its peak RSS and heap; with BENCH_HELD, what it holds open once its first
-// sweep's watches are up (descriptors, sockets, memory after a full collection). Driven by bench/scale.ts and
-// bench/shardSizing.ts.
+// sweep's watches are up (descriptors, sockets, memory after a full collection); with BENCH_FIRST_AFTER_GO, the first
+// sweep waits for `go` and is timed as a loop's start. Driven by bench/scale.ts, shardSizing.ts and simulation.ts.
 import { once } from 'node:events';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -100,6 +100,7 @@ const main = async () => {
     // sweep (bench/stackCost.ts) watches, as the deployed scanner does, holding a connection per watched folder.
     watch: process.env.BENCH_WATCH === 'true',
     notify: process.env.BENCH_NOTIFY !== 'false',
+    ...(process.env.BENCH_CA_FILE ? { trustedCa: readFileSync(process.env.BENCH_CA_FILE, 'utf8') } : {}),
   });
   // The process's peak memory, sampled through the whole run: what a Lambda of this one shard must hold.
   const peak = { rss: 0, heapUsed: 0 };
@@ -130,14 +131,20 @@ const main = async () => {
       failed: sweeps.filter((s) => !s.ok).length,
     };
   };
+  const go = async () => {
+    process.stdout.write('ready\n');
+    process.stdin.setEncoding('utf8');
+    for (let said = ''; !said.includes('go'); ) said += String((await once(process.stdin, 'data'))[0]);
+  };
+  // BENCH_FIRST_AFTER_GO: the first sweep is the timed part, as a loop's start (bench/simulation.ts).
+  const firstAfterGo = process.env.BENCH_FIRST_AFTER_GO === 'true';
+  if (firstAfterGo) await go();
   const first = await sweep();
   const held =
     process.env.BENCH_HELD === 'true'
       ? await heldNow(new Set(accounts.map((account) => account.imap.port)))
       : undefined;
-  process.stdout.write('ready\n');
-  process.stdin.setEncoding('utf8');
-  for (let said = ''; !said.includes('go'); ) said += String((await once(process.stdin, 'data'))[0]);
+  if (!firstAfterGo) await go();
   const readUnitsBefore = meter.report().readUnits;
   const began = performance.now();
   const steady = [];
@@ -151,6 +158,7 @@ const main = async () => {
   process.stdout.write(
     `${JSON.stringify({
       firstMs: first.ms,
+      firstCpuMs: first.cpuMs,
       steadyMs: steady.map((run) => run.ms),
       steadyCpuMs: steady.map((run) => run.cpuMs),
       accounts: first.accounts,

@@ -17,6 +17,7 @@ import { itemSize } from './indexWrites';
 import { round } from './localServer';
 import { PRICES } from './prices';
 import { runShardBench } from './scale';
+import { plainWire } from './wire';
 
 /** The scanner function's timeout in the synthesized template (it is the one named `…-scanner`). */
 const scannerTimeoutSeconds = (
@@ -129,7 +130,7 @@ export const runStackCostBench = async (options: StackCostOptions) => {
   const shardAccounts = options.accounts.slice(0, DEFAULT_SCAN_SHARD_SIZE);
   say(`stack-cost: memory of one shard of ${shardAccounts.length} accounts sweeping with its watches`);
   const sweep = await runShardBench({
-    accounts: shardAccounts,
+    wire: plainWire(shardAccounts),
     shardSize: shardAccounts.length,
     shardCounts: [1],
     seconds: options.seconds,

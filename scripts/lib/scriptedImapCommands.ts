@@ -23,7 +23,7 @@ const PRE_LOGIN = new Set(['CAPABILITY', 'ID', 'LOGIN', 'AUTHENTICATE', 'NOOP', 
 export interface ScriptedSession {
   authenticated: boolean;
   selected: ScriptedFolder | undefined;
-  /** Set while AUTHENTICATE waits for the client's next line (a SASL response), not a command. */
+  /** Set while AUTHENTICATE or IDLE waits for the client's next line (a SASL response, DONE), not a command. */
   saslReply: ((line: string) => void) | undefined;
   send(...lines: string[]): void;
   end(): void;
@@ -181,6 +181,11 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
         return ok('ID completed.', `* ID ${options.id ?? 'NIL'}`);
       case 'NOOP':
         return ok('NOOP completed.');
+      case 'IDLE':
+        if (!has('IDLE') || !session.authenticated) break;
+        // The client's DONE is the next line; nothing arrives meanwhile (a scripted folder does not change by itself).
+        session.saslReply = () => send(`${tag} OK IDLE terminated.`);
+        return send('+ idling');
       case 'LOGOUT':
         send('* BYE Logging out', `${tag} OK LOGOUT completed.`);
         session.end();

@@ -25,6 +25,13 @@ import {
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../../shared/domain/keyLimits';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_BUCKETS } from '../../shared/domain/readLimits';
+import {
+  BUDGET_SHARE,
+  HELD_ACCOUNT_COST,
+  LAMBDA_DESCRIPTORS,
+  maxAccountsPerShard,
+  SHARD_BASE_COST,
+} from '../../shared/domain/shardBudget';
 import { LOOKBACK_MS } from '../../shared/scanner/Scanner';
 import { DEFAULT_TAB_GRACE_MS, TIMEOUT_MARGIN_MS } from '../../shared/scanner/tabGrace';
 import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
@@ -51,7 +58,21 @@ describe('the README and the docs pages state the defaults the code has', () => 
       'scan interval (the loop)',
       `sweeps every \`SCAN_INTERVAL_MS\` (default ${DEFAULT_SCAN_INTERVAL_MS})`,
     ],
-    [SCANNER, 'shard size', `\`SCAN_SHARD_SIZE\` accounts (default ${DEFAULT_SCAN_SHARD_SIZE})`],
+    [
+      SCANNER,
+      'shard size',
+      `\`SCAN_SHARD_SIZE\` accounts (default ${DEFAULT_SCAN_SHARD_SIZE} under \`npm start\``,
+    ],
+    [
+      README,
+      'accounts per shard',
+      `A held mailbox costs a scanner shard ${HELD_ACCOUNT_COST.descriptors} descriptors and ${HELD_ACCOUNT_COST.memoryMb} megabyte, so a shard holds at most ${maxAccountsPerShard(DEFAULT_SETTINGS.scannerMemoryMb)}, within ${BUDGET_SHARE * 100} percent of Lambda's ${LAMBDA_DESCRIPTORS.toLocaleString('en')} descriptors`,
+    ],
+    [
+      SCANNER,
+      'accounts per shard',
+      `${HELD_ACCOUNT_COST.descriptors} descriptors and ${HELD_ACCOUNT_COST.memoryMb} MB per held account, ${SHARD_BASE_COST.descriptors} descriptors and ${SHARD_BASE_COST.memoryMb} MB for the shard's own process`,
+    ],
     [SCANNER, 'unhealthy after', `\`UNHEALTHY_AFTER_FAILURES\` (default ${DEFAULT_UNHEALTHY_AFTER})`],
     [SCANNER, 'tab grace', `\`GMAIL_TAB_GRACE_MS\` (default ${DEFAULT_TAB_GRACE_MS})`],
     [SCANNER, 'patience', `\`SCAN_PATIENCE_MS\` (default ${DEFAULT_SCAN_PATIENCE_MS})`],

@@ -1,14 +1,18 @@
 // The mail-stack benchmarks of `npm run bench`, smoke-sized, so they cannot rot: detection latency with its cost
-// phase, sweep cost, the sweep at scale and the shards, and webhook delivery, each over real Dovecot. Then the goals
+// phase, sweep cost, the sweep at scale and the shards, the sender audit beside detection, and webhook delivery, each
+// over real Dovecot. Then the goals
 // table of BENCHMARKS.md is built from their results, which proves every goal still finds its figure where the
 // benchmark puts it.
 // Accounts user009-user012 are this file's alone (the stack has 12 extra users), so the other files' mail cannot
 // land in them.
 import { describe, expect, it } from 'vitest';
+import { runAuditBench } from '../../bench/audit';
 import { runDetectionBench } from '../../bench/detection';
 import { runScaleBench, runShardBench } from '../../bench/scale';
+import { runShardSizingBench } from '../../bench/shardSizing';
 import { runSweepCostBench } from '../../bench/sweepCost';
 import { runWebhookBench } from '../../bench/webhooks';
+import { plainWire, stackTlsWire } from '../../bench/wire';
 import { GOALS, goalRows } from '../../scripts/lib/goals';
 import { stackAccount } from '../support/mailStack';
 
@@ -61,23 +65,61 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
     expect(scale.maxConnectionsPerAccount).toBeGreaterThanOrEqual(1);
     expect(scale.maxConnectionsPerAccount).toBeLessThanOrEqual(2);
     expect(scale.idle.logins).toBe(0);
-    const shards = await runShardBench({
-      accounts: OWN,
-      shardSize: 2,
-      shardCounts: [1, 2],
-      checks: 5,
-      seconds: 1,
-    });
-    results.shards = shards;
-    expect(shards.rows.map((row) => row.shards)).toEqual([1, 2]);
-    expect(shards.rows[1]?.perShardMedianMs).toHaveLength(2);
-    for (const row of shards.rows) {
-      expect(row.failed).toBe(0);
-      expect(row.accountSweepsPerSec).toBeGreaterThan(0);
-      // Each shard lists the active checks from the store: it reads something every sweep.
-      expect(row.readUnitsPerSweep).toBeGreaterThan(0);
+    const tls = await stackTlsWire(OWN, 10);
+    try {
+      for (const [section, wire] of [
+        ['shards', plainWire(OWN)],
+        ['shardsTls', tls],
+      ] as const) {
+        const shards = await runShardBench({
+          wire,
+          shardSize: 2,
+          shardCounts: [1, 2],
+          checks: 5,
+          seconds: 1,
+        });
+        results[section] = shards;
+        expect(shards.wire).toBe(wire.label);
+        expect(shards.rows.map((row) => row.shards)).toEqual([1, 2]);
+        expect(shards.rows[1]?.perShardMedianMs).toHaveLength(2);
+        for (const row of shards.rows) {
+          expect(row.failed).toBe(0);
+          expect(row.accountSweepsPerSec).toBeGreaterThan(0);
+          // Each shard lists the active checks from the store: it reads something every sweep.
+          expect(row.readUnitsPerSweep).toBeGreaterThan(0);
+        }
+      }
+      // What a held account costs, over both wires: every account's sweep session and its watch (NOTIFY) or two.
+      const sizing = await runShardSizingBench({ wires: [plainWire(OWN), tls] });
+      results.shardSizing = sizing;
+      for (const wire of ['plain', 'tls'])
+        expect(sizing.byWire[wire]).toMatchObject({
+          notify: { imapSocketsPerAccount: 2 },
+          idle: { imapSocketsPerAccount: 3 },
+        });
+      expect(sizing.constantsHold).toBe(true);
+    } finally {
+      await tls.close();
     }
-  }, 120_000);
+  }, 240_000);
+
+  it('audit: detection with the audit off and on, each audit in its report after one bounded fetch, its cost', async () => {
+    const audit = await runAuditBench({ accounts: OWN, checks: 2, costChecks: 1, intervalMs: 500 });
+    results.audit = audit;
+    expect(audit.detection.on.samples).toBe(2 * OWN.length);
+    expect(audit.detection.off.samples).toBe(2 * OWN.length);
+    expect(audit.reportReady).toMatchObject({ samples: 2, notReady: 0 });
+    expect(audit.recordedToStored.samples).toBe(2);
+    // The last check's message is over the cap: its one fetch reads exactly the cap.
+    expect(audit.fetches).toMatchObject({ checks: 2, perCheckMin: 1, perCheckMax: 1, headersOnly: 0 });
+    expect(audit.fetches.largeFetchedBytes).toBe(audit.fetches.capBytes);
+    const perCheck = (condition: 'on' | 'off') =>
+      (audit.cost[condition] as { perCheck: { audits: number; auditFetches: number } }).perCheck;
+    expect(perCheck('on')).toMatchObject({ audits: 1, auditFetches: 1 });
+    expect(perCheck('off')).toMatchObject({ audits: 0, auditFetches: 0 });
+    expect(audit.cost.lambdaOnly.checkReadUnits).toBeGreaterThan(0);
+    expect(audit.cost.lambdaOnly.emfBytes).toBeGreaterThan(0);
+  }, 240_000);
 
   it('webhooks: each check delivered once, signed and verified, and fewer requests than polling', async () => {
     const webhooks = await runWebhookBench({
@@ -97,7 +139,7 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
 
   it('the goals table reads a figure for every goal of these benchmarks', () => {
     const sections = new Set(Object.keys(results));
-    expect(sections.size).toBe(5);
+    expect(sections.size).toBe(8);
     const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
     expect(rows.length).toBeGreaterThanOrEqual(11);
     for (const row of rows) {
