@@ -72,6 +72,8 @@ export class Scanner {
     const active = await this.plan.list(now);
     const mine = (email: string) => inShard(email, shard);
     const { pending, held } = waitingAccounts(active, mine, now, this.deps.patienceMs ?? Infinity);
+    // A copy waiting for its Gmail tab is decided by this loop's grace: a loop that stopped would start it again.
+    for (const email of pending) if (this.tabs.waitsIn(email)) held.add(email);
     this.watches.hold(held);
     this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
     const toSweep = new Set(pending);

@@ -144,10 +144,14 @@ export const runScanLoop = async (
       } else if (tick) {
         idleSince ??= clock.now();
         const grace = sawWork ? (options.lingerMs ?? idleGraceMs) : idleGraceMs;
-        if (clock.now() - idleSince >= grace) {
-          // The schedule's loop stops at its first tick, having started the sweeps of accounts no check holds: they
-          // end before it closes (within the deadline), or closing would cut them and count them failed.
+        if (clock.now() - idleSince >= grace && tick.started.length > 0) {
+          // The schedule's loop is idle at its first tick, having started the sweeps of accounts no check holds:
+          // they end before it closes (within the deadline), or closing would cut them and count them failed. Then
+          // it looks once more at once: a sweep may have found something to hold (a copy waiting for its Gmail tab).
           await settled(tick.started, clock, options.deadline, signal);
+          continue;
+        }
+        if (clock.now() - idleSince >= grace) {
           stoppedBecause = 'idle';
           break;
         }

@@ -73,6 +73,12 @@ export class TabGrace {
     };
   }
 
+  /** Whether a copy in one of `email`'s folders waits for its tab: the loop holds that account until it is decided. */
+  waitsIn(email: string): boolean {
+    for (const key of this.folders.keys()) if (key.startsWith(`${email}\n`)) return true;
+    return false;
+  }
+
   /** Copies waiting for a tab, across accounts: for tests and metrics. */
   get waiting(): number {
     let count = 0;

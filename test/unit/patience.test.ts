@@ -2,9 +2,16 @@
 // its start or its last placed copy; past it the loop stops, and an account only late checks wait for is swept once
 // a schedule's minute, with no watch, by whichever loop runs.
 import { describe, expect, it } from 'vitest';
+import { newCheckId } from '../../shared/domain/checkId';
 import { createLogger } from '../../shared/log';
 import { ActiveCheckPlan, SCAN_SCHEDULE_MS, waitingAccounts } from '../../shared/scanner/planning';
-import type { FolderState, Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
+import type {
+  FetchedHeaders,
+  FolderState,
+  Lease,
+  MailboxConnector,
+  PendingAccounts,
+} from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { emptySweep } from '../../shared/scanner/scanHooks';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
@@ -105,7 +112,8 @@ describe('patience', () => {
     const check = { checkId: 'c1', createdAt: clock.now() - 2 * 60_000, pending: ['late@mail.test'] };
     const scanner = scannerOver(clock, connector, () => [check], PATIENCE_MS);
     const report = await runScanLoop({ scanner, lease, clock, log }, loopOptions(clock, 0));
-    expect(report).toMatchObject({ stoppedBecause: 'idle', ticks: 1 });
+    // Its sweep ends, one more look finds nothing due, and it stops.
+    expect(report).toMatchObject({ stoppedBecause: 'idle', ticks: 2 });
     expect(sweeps.get('late@mail.test')).toHaveLength(1);
     expect(watched).toEqual([]);
   });
@@ -130,6 +138,57 @@ describe('patience', () => {
   });
 });
 
+describe('a copy waiting for its Gmail tab', () => {
+  it("keeps a late check's account held until its tab grace decides it", async () => {
+    const clock = new ManualClock();
+    const startedAt = clock.now();
+    const checkId = newCheckId();
+    const email = 'seed@mail.test';
+    const message: FetchedHeaders = {
+      uid: 7,
+      internalDate: startedAt - 60_000,
+      headers: Buffer.from(`To: seed+tc_${checkId}@mail.test\r\nSubject: hello\r\n\r\n`),
+    };
+    const connector: MailboxConnector = {
+      async open() {
+        return {
+          gmail: true,
+          folders: async () => [{ path: 'INBOX', flags: [], uidNext: 8, uidValidity: '1' }],
+          headersAfter: async (_path, afterUid) => (afterUid < message.uid ? [message] : []),
+          headersSince: async () => [message],
+          // Gmail's search index has not caught up: no tab names the copy.
+          tabsOf: async () => new Map(),
+          close: async () => undefined,
+        };
+      },
+    };
+    const recorded: { category: string; at: number }[] = [];
+    const late = { checkId, createdAt: startedAt - 2 * 60_000, pending: [email] };
+    const scanner = new Scanner({
+      checks: {
+        listActive: async () => (recorded.length > 0 ? [] : [late]),
+        settle: async () => [],
+        recordResult: async (_id, _email, category) => {
+          recorded.push({ category, at: clock.now() });
+          return 'recorded' as const;
+        },
+      },
+      cursors: new MemoryCursors(),
+      credentials: { get: async (address) => credentialsOf(address) },
+      connector,
+      clock,
+      log,
+      patienceMs: PATIENCE_MS,
+      tabGraceMs: 60_000,
+    });
+    // The schedule's loop: no grace, a check past its window.
+    const report = await runScanLoop({ scanner, lease, clock, log }, loopOptions(clock, 0));
+    expect(report.stoppedBecause).toBe('idle');
+    expect(recorded.map(({ category }) => category)).toEqual(['unknown']);
+    expect((recorded[0]?.at ?? 0) - startedAt).toBeGreaterThanOrEqual(60_000);
+  });
+});
+
 describe('a loop stopping idle', () => {
   it('lets the sweeps its last tick started end before it closes, not cut them', async () => {
     const events: string[] = [];
@@ -140,8 +199,14 @@ describe('a loop stopping idle', () => {
       events.push('swept');
       return emptySweep('late@mail.test');
     });
+    let ticks = 0;
     const scanner = {
-      tick: async () => ({ activeChecks: 1, pendingAccounts: 1, heldAccounts: 0, started: [sweep] }),
+      tick: async () => ({
+        activeChecks: 1,
+        pendingAccounts: 1,
+        heldAccounts: 0,
+        started: ticks++ === 0 ? [sweep] : [],
+      }),
       close: async () => {
         events.push('closed');
       },
@@ -158,7 +223,8 @@ describe('a loop stopping idle', () => {
     );
     await new Promise((resolve) => setImmediate(resolve));
     finish();
-    expect(await loop).toMatchObject({ stoppedBecause: 'idle', ticks: 1 });
+    // Then a second look, which starts nothing, and it stops.
+    expect(await loop).toMatchObject({ stoppedBecause: 'idle', ticks: 2 });
     expect(events).toEqual(['swept', 'closed']);
   });
 });
