@@ -43,7 +43,14 @@ const contentOutcome = (copy: CopyFacts): { findings: Finding[]; notChecked: Not
   return { findings: CONTENT_CHECKS.flatMap((check) => check.run(content)), notChecked };
 };
 
-export const auditCopy = ({ copy, dns, placements }: AuditInput): AuditReport => {
+/** What one copy's audit finds that does not depend on where the check's copies went: judged once, kept. */
+export interface JudgedCopy {
+  findings: Finding[];
+  notChecked: NotChecked[];
+  checklists: AuditReport['checklists'];
+}
+
+export const judgeCopy = ({ copy, dns }: Omit<AuditInput, 'placements'>): JudgedCopy => {
   const content = contentOutcome(copy);
   const rules = judgeRuleSets(copy, dns);
   const dnsNotChecked: NotChecked[] =
@@ -54,10 +61,14 @@ export const auditCopy = ({ copy, dns, placements }: AuditInput): AuditReport =>
     copy.sendingHost === undefined
       ? [{ id: 'sending-host', why: "the receiver's own Received headers name no sending host" }]
       : [];
-  return verdictOf(
-    [...content.findings, ...rules.findings, ...(dns?.findings ?? [])],
-    [...hostNotChecked, ...content.notChecked, ...rules.notChecked, ...dnsNotChecked],
-    rules.checklists,
-    placements,
-  );
+  return {
+    findings: [...content.findings, ...rules.findings, ...(dns?.findings ?? [])],
+    notChecked: [...hostNotChecked, ...content.notChecked, ...rules.notChecked, ...dnsNotChecked],
+    checklists: rules.checklists,
+  };
+};
+
+export const auditCopy = (input: AuditInput): AuditReport => {
+  const { findings, notChecked, checklists } = judgeCopy(input);
+  return verdictOf(findings, notChecked, checklists, input.placements);
 };

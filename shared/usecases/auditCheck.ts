@@ -1,7 +1,7 @@
 // Owns taking each check's sender audit once, beside detection: on a check's first recorded copy, a detached task
 // (a few at a time) claims the audit, reads the copy's source once, asks DNS within the check's budget and stores
 // the facts. Recording never waits for it; a closing loop waits a bounded time for the audits it started.
-import { copyFactsOf } from '../audit/audit';
+import { copyFactsOf, judgeCopy } from '../audit/audit';
 import type { CheckDns } from '../audit/checkDns';
 import { MAX_SOURCE_BYTES } from '../audit/contentFacts';
 import { auditDns, type DnsAuditOptions } from '../audit/dnsResults';
@@ -179,6 +179,7 @@ export class CheckAuditor {
       },
       facts,
       dns: results,
+      ...judgeCopy({ copy: facts, dns: results }),
     });
     this.stored(copy);
     for (const listener of this.listeners) await listener.audited?.(copy.checkId, { facts, dns: results });

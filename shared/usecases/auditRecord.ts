@@ -1,7 +1,10 @@
-// Owns what is kept of a check's sender audit (the copy's facts and the DNS side's results, never a verdict) and the
-// report's view of it: judged at read time against where the check's copies went by then, missing ones included.
-import { auditCopy } from '../audit/audit';
+// Owns what is kept of a check's sender audit (what was found and not checked, never the ranking, and the facts it
+// was found in) and the report's
+// view of it: ranked and scored at read time against where the check's copies went by then, missing ones included.
+// Only the verdict is imported here: the API's functions carry no message parser and no suffix list.
+import type { JudgedCopy } from '../audit/audit';
 import type { CopyFacts, DnsResults, ProviderPlacement } from '../audit/types';
+import { verdictOf } from '../audit/verdict';
 import type { AuditedCopy, ReportAudit } from '../domain/auditReport';
 import { placementClassOf } from '../domain/categories';
 import { type Check, statusOf } from '../domain/check';
@@ -12,15 +15,16 @@ export const AUDIT_ABANDONED_MS = 60_000;
 /** One check's audit as kept: claimed by the one loop that takes it, then taken (or found impossible to take). */
 export type StoredAudit =
   | { state: 'claimed'; claimedAt: number }
-  | {
+  | ({
       state: 'ready';
       claimedAt: number;
       auditedAt: number;
       copy: AuditedCopy;
+      /** What the findings were judged from (for the dashboard's metrics): the copy's facts and DNS results. */
       facts: CopyFacts;
       /** Undefined when DNS was not consulted. */
       dns: DnsResults | undefined;
-    }
+    } & JudgedCopy)
   | { state: 'unavailable'; claimedAt: number; auditedAt: number; why: string };
 
 export interface AuditStore {
@@ -69,6 +73,6 @@ export const reportAuditOf = (check: Check, now: number, stored: StoredAudit | u
     state: 'ready',
     auditedAt: new Date(stored.auditedAt).toISOString(),
     copy: stored.copy,
-    ...auditCopy({ copy: stored.facts, dns: stored.dns, placements: placementsOf(check, now) }),
+    ...verdictOf(stored.findings, stored.notChecked, stored.checklists, placementsOf(check, now)),
   };
 };
