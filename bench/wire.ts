@@ -5,7 +5,7 @@ import { IMAPS, stackCaFile } from '../scripts/lib/mailStack';
 import type { AccountEntry } from '../shared/local/localConfig';
 
 /** The round trip to a provider's nearest region that the delayed wire adds. */
-export const PROVIDER_RTT_MS = 40;
+const PROVIDER_RTT_MS = 40;
 
 export interface Wire {
   /** `plain`, or `tls+40ms`: the label the figures carry. */
@@ -23,7 +23,7 @@ export const plainWire = (accounts: AccountEntry[]): Wire => ({
 });
 
 /** The accounts reached through a delay proxy in front of `target` (every account on that one server). */
-export const delayedWire = async (
+const delayedWire = async (
   accounts: AccountEntry[],
   target: { host: string; port: number },
   options: { secure: boolean; rttMs?: number; caFile?: string },
