@@ -3,6 +3,7 @@
 // on the server's IDLE announcement, before the safety sweep that would otherwise have found it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../../scripts/lib/poll';
+import { ACTIVE_MS } from '../../shared/domain/limits';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { createLogger } from '../../shared/log';
 import { SAFETY_SWEEP_MS } from '../../shared/scanner/watching';
@@ -45,7 +46,8 @@ describe('detection on announcement', () => {
 
   it('records a copy in INBOX and one in Junk before the next safety sweep was due', async () => {
     const check = await harness.startQuietly('idle');
-    const { scanner, lease } = harness.newScanner();
+    // Held for the whole check: the copy goes out a safety sweep's distance after the watches go live.
+    const { scanner, lease } = harness.newScanner({ patienceMs: ACTIVE_MS });
     const clock = harness.service.clock;
     runner = new LocalScanRunner(
       { scanner, lease, clock, log: silent },

@@ -36,7 +36,11 @@ export interface ScanHarness {
    * `watch: false` polls every tick without IDLE watches, for tests of the sweep's own IMAP commands; `shard`: one
    * loop of several, sweeping only its share of the accounts.
    */
-  newScanner(options?: { watch?: boolean; shard?: Shard }): ReturnType<typeof createScanner>;
+  newScanner(options?: {
+    watch?: boolean;
+    shard?: Shard;
+    patienceMs?: number;
+  }): ReturnType<typeof createScanner>;
   /** Starts the in-process loop and makes start kick it, as npm start does. */
   startRunner(): LocalScanRunner;
   /** Starts a check without HTTP and without kicking anything, for tests that drive sweeps themselves. */
@@ -71,7 +75,7 @@ export const startScanHarness = async (
     logs.push({ at: Date.now(), ...JSON.parse(line) }),
   );
   const runners: LocalScanRunner[] = [];
-  const newScanner = (scannerOptions: { watch?: boolean; shard?: Shard } = {}) =>
+  const newScanner = (scannerOptions: { watch?: boolean; shard?: Shard; patienceMs?: number } = {}) =>
     createScanner({
       ...scannerOptions,
       client: service.client,
