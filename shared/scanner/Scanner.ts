@@ -72,8 +72,10 @@ export class Scanner {
     const active = await this.plan.list(now);
     const mine = (email: string) => inShard(email, shard);
     const { pending, held } = waitingAccounts(active, mine, now, this.deps.patienceMs ?? Infinity);
-    // A copy waiting for its Gmail tab is decided by this loop's grace: a loop that stopped would start it again.
-    for (const email of pending) if (this.tabs.waitsIn(email)) held.add(email);
+    // Work a stopped loop would leave undone stays held: a copy waiting for its Gmail tab (the grace, kept by this
+    // loop, would start again at every scheduled sweep) and a backlog being drained (a sweep a minute would crawl).
+    for (const email of pending)
+      if (this.tabs.waitsIn(email) || this.accounts.get(email)?.backlog) held.add(email);
     this.watches.hold(held);
     this.deps.events?.ticked?.({ activeChecks: active.length, pendingAccounts: pending.size });
     const toSweep = new Set(pending);

@@ -189,6 +189,54 @@ describe('a copy waiting for its Gmail tab', () => {
   });
 });
 
+describe('a backlog being drained', () => {
+  it("keeps a late check's account held until the backlog is read", async () => {
+    const clock = new ManualClock();
+    const email = 'busy@mail.test';
+    const BACKLOG = 5000;
+    const cursors = new MemoryCursors();
+    await cursors.put(email, 'INBOX', { uidValidity: '1', lastUid: 0 });
+    const connector: MailboxConnector = {
+      async open() {
+        return {
+          gmail: false,
+          folders: async () => [
+            { path: 'INBOX', flags: [], uidNext: BACKLOG + 1, uidValidity: '1', messages: BACKLOG },
+          ],
+          // Old mail, no check's copy among it.
+          headersAfter: async (_path, afterUid, upToUid) =>
+            Array.from({ length: Math.max(0, Math.min(upToUid, BACKLOG) - afterUid) }, (_, index) => ({
+              uid: afterUid + index + 1,
+              internalDate: 0,
+              headers: Buffer.from('Subject: old\r\n\r\n'),
+            })),
+          headersSince: async () => [],
+          tabsOf: async () => new Map(),
+          close: async () => undefined,
+        };
+      },
+    };
+    const late = { checkId: 'old', createdAt: clock.now() - 2 * 60_000, pending: [email] };
+    const scanner = new Scanner({
+      checks: {
+        listActive: async () => [late],
+        settle: async () => [],
+        recordResult: async () => 'recorded' as const,
+      },
+      cursors,
+      credentials: { get: async (address) => credentialsOf(address) },
+      connector,
+      clock,
+      log,
+      patienceMs: PATIENCE_MS,
+    });
+    // The schedule's loop: no grace, a check past its window, a backlog more than one sweep deep.
+    const report = await runScanLoop({ scanner, lease, clock, log }, loopOptions(clock, 0));
+    expect(report.stoppedBecause).toBe('idle');
+    expect((await cursors.get(email, 'INBOX'))?.lastUid).toBe(BACKLOG);
+  });
+});
+
 describe('a loop stopping idle', () => {
   it('lets the sweeps its last tick started end before it closes, not cut them', async () => {
     const events: string[] = [];
