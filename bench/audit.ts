@@ -19,7 +19,6 @@ import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
 import { emitAudit } from '../shared/adapters/telemetry/auditMetrics';
 import { createMetrics } from '../shared/adapters/telemetry/powertools';
-import { auditCopy } from '../shared/audit/audit';
 import type { AuditDatapoint } from '../shared/audit/auditMetrics';
 import { auditDatapoints } from '../shared/audit/auditMetrics';
 import { MAX_SOURCE_BYTES } from '../shared/audit/contentFacts';
@@ -163,10 +162,14 @@ export const runAuditBench = async (options: AuditBenchOptions) => {
         if (large) largeFetchedBytes = audit.copy.bytes;
         const stored = await audits.get(started.check_id);
         if (stored?.state === 'ready') {
-          await telemetry(started.check_id, { facts: stored.facts, dns: stored.dns });
+          const judged = {
+            provider: stored.copy.provider,
+            findings: stored.findings,
+            checklists: stored.checklists,
+          };
+          await telemetry(started.check_id, judged);
           // The most a check emits: seeds at every preset.
-          const report = auditCopy({ copy: stored.facts, dns: stored.dns, placements: {} });
-          worstPoints = auditDatapoints(report, PROVIDERS);
+          worstPoints = auditDatapoints(judged, PROVIDERS);
         }
       }
       // Let any audit still running finish before its events are read.

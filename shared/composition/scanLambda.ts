@@ -16,7 +16,7 @@ import { ScannerInvoker } from '../adapters/ScannerInvoker';
 import { emitAudit } from '../adapters/telemetry/auditMetrics';
 import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
 import { tracing } from '../adapters/telemetry/tracing';
-import { auditCopy } from '../audit/audit';
+import { judgeCopy } from '../audit/audit';
 import { loadAuditSettings, type ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
@@ -74,7 +74,7 @@ export const composeScanLambda = (config: ScanConfig) => {
   });
   auditor?.listen({
     audited: (checkId, { facts, dns }) =>
-      telemetry(checkId, { provider: facts.provider, ...auditCopy({ copy: facts, dns, placements: {} }) }),
+      telemetry(checkId, { provider: facts.provider, ...judgeCopy({ copy: facts, dns }) }),
   });
   const events = withAudit(metrics, auditor);
   /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
