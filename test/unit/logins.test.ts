@@ -1,5 +1,6 @@
 // A loop's first sweep opens every account's session at once: the connector lets only so many log in together.
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCAN_SHARD_SIZE } from '../../shared/config';
 import { boundedLogins } from '../../shared/scanner/logins';
 import type { MailboxConnector, MailboxSession } from '../../shared/scanner/ports';
 import { credentialsOf } from '../support/scannerFakes';
@@ -29,6 +30,30 @@ describe('bounded logins', () => {
     }
     await Promise.all(opens);
     expect(most).toBe(3);
+  });
+
+  it("logs a default-sized shard's accounts in together: logins wait on the wire, not in waves", async () => {
+    let running = 0;
+    let most = 0;
+    const pending: (() => void)[] = [];
+    const connector: MailboxConnector = {
+      open: async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => pending.push(resolve));
+        running--;
+        return {} as MailboxSession;
+      },
+    };
+    const bounded = boundedLogins(connector);
+    const opens = Array.from({ length: DEFAULT_SCAN_SHARD_SIZE }, (_, index) =>
+      bounded.open(credentialsOf(`u${index}@mail.test`)),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    // Every login is on the wire before the first answer comes back: one round of waits, not several.
+    expect(most).toBe(DEFAULT_SCAN_SHARD_SIZE);
+    for (const release of pending.splice(0)) release();
+    await Promise.all(opens);
   });
 
   it('a failed open frees its place, and an aborted wait never logs in', async () => {

@@ -1,7 +1,9 @@
 // TLS with certificate verification for every IMAP host, loopback too; clear text only to a loopback test server.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { transportSecurity, trustedRoots } from '../../shared/adapters/imap/connection';
+import { transportSecurity, trustContext, trustedRoots } from '../../shared/adapters/imap/connection';
 
 describe('transportSecurity', () => {
   it('verifies certificates on every real host, with TLS on connect or STARTTLS required', () => {
@@ -24,16 +26,21 @@ describe('transportSecurity', () => {
     });
   });
 
-  it("trusts an operator's CA beside Node's roots, never instead of them", () => {
-    const ca = '-----BEGIN CERTIFICATE-----\nprivate\n-----END CERTIFICATE-----\n';
+  it("trusts an operator's CA beside Node's roots, never instead of them, in one context for every connection", () => {
+    const ca = readFileSync(join(import.meta.dirname, '../fixtures/test-ca.pem'), 'latin1');
     const roots = trustedRoots(ca);
     expect(roots).toHaveLength(rootCertificates.length + 1);
     expect(roots).toEqual(expect.arrayContaining([ca, rootCertificates[0]]));
     expect(trustedRoots(undefined)).toBeUndefined();
-    expect(transportSecurity({ host: '127.0.0.2', port: 1993, secure: true }, roots)).toEqual({
-      tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2', ca: roots },
+    expect(trustContext(undefined)).toBeUndefined();
+    const context = trustContext(ca);
+    expect(context).toBeDefined();
+    expect(transportSecurity({ host: '127.0.0.2', port: 1993, secure: true }, context)).toEqual({
+      tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2', secureContext: context },
     });
-    expect(transportSecurity({ host: 'imap.gmail.com', port: 993, secure: true }, roots).tls?.ca).toBe(roots);
+    expect(
+      transportSecurity({ host: 'imap.gmail.com', port: 993, secure: true }, context).tls?.secureContext,
+    ).toBe(context);
   });
 
   it('lets loopback test servers run in clear text', () => {

@@ -1,6 +1,7 @@
 // Owns the scanner's MailboxConnector over IMAP: how an account logs in (password or OAuth2 token), and which
 // connection each use gets: a mailbox session for sweeps (ImapSession.ts), a watch for news (ImapWatch.ts).
 
+import type { SecureContext } from 'node:tls';
 import type { ImapFlow } from 'imapflow';
 import type { Logger } from '../../log';
 import type {
@@ -17,7 +18,7 @@ import {
   type ImapTimeouts,
   logOut,
   openConnection,
-  trustedRoots,
+  trustContext,
 } from './connection';
 import { partialSourceOf } from './copySource';
 import { ImapSession } from './ImapSession';
@@ -26,7 +27,7 @@ import { notifyAll, WATCH_MODE, WATCH_SILENCE_MS, watchOn } from './ImapWatch';
 export { type CommandListener, DEFAULT_IMAP_TIMEOUTS, type ImapTimeouts } from './connection';
 
 export class ImapConnector implements MailboxConnector {
-  private readonly ca: string[] | undefined;
+  private readonly secureContext: SecureContext | undefined;
 
   /** `trustedCa`: a CA's certificates (PEM) trusted beside Node's roots, from IMAP_CA_FILE. */
   constructor(
@@ -36,7 +37,7 @@ export class ImapConnector implements MailboxConnector {
     private readonly tokens?: AccessTokens,
     trustedCa?: string,
   ) {
-    this.ca = trustedRoots(trustedCa);
+    this.secureContext = trustContext(trustedCa);
   }
 
   private async loginOf({
@@ -118,7 +119,12 @@ export class ImapConnector implements MailboxConnector {
     mode: ConnectionMode,
     signal?: AbortSignal,
   ): Promise<ImapFlow> {
-    const settings = { timeouts: this.timeouts, log: this.log, onCommand: this.onCommand, ca: this.ca };
+    const settings = {
+      timeouts: this.timeouts,
+      log: this.log,
+      onCommand: this.onCommand,
+      secureContext: this.secureContext,
+    };
     return openConnection(credentials, await this.loginOf(credentials), settings, mode, signal);
   }
 }

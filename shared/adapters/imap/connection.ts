@@ -1,6 +1,6 @@
 // Owns one IMAP connection with imapflow: its transport security, its timeouts and size caps, the commands it shows a
 // listener, connecting (failures as ImapConnectError) and logging out without waiting on a silent server.
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import type { Logger } from '../../log';
 import type { MailboxCredentials, MailboxServer } from '../../scanner/ports';
@@ -39,17 +39,26 @@ export const trustedRoots = (extraCa: string | undefined): string[] | undefined 
   extraCa === undefined ? undefined : [...rootCertificates, extraCa];
 
 /**
+ * Those roots as one TLS context, built once per connector: given as a `ca` list, Node would parse every root
+ * certificate again for each connection, CPU that made a shard's first sweep over TLS queue into connect timeouts.
+ */
+export const trustContext = (extraCa: string | undefined): SecureContext | undefined => {
+  const ca = trustedRoots(extraCa);
+  return ca === undefined ? undefined : createSecureContext({ ca, minVersion: 'TLSv1.2' });
+};
+
+/**
  * TLS with certificate verification on every host, loopback too: TLS from the first byte when `secure`, else
  * STARTTLS is required (imapflow fails the connection when the server does not offer it). Only a loopback test
  * server may speak clear text, and only when the account says it is not secure.
  */
 export const transportSecurity = (
   server: MailboxServer,
-  ca?: string[],
+  secureContext?: SecureContext,
 ): Pick<ImapFlowOptions, 'tls' | 'doSTARTTLS'> => {
   if (LOOPBACK.test(server.host) && !server.secure) return { doSTARTTLS: false };
   return {
-    tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(ca ? { ca } : {}) },
+    tls: { rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(secureContext ? { secureContext } : {}) },
     ...(server.secure ? {} : { doSTARTTLS: true }),
   };
 };
@@ -65,8 +74,8 @@ export interface ConnectionSettings {
   timeouts: ImapTimeouts;
   log: Logger;
   onCommand: CommandListener | undefined;
-  /** What trustedRoots gave; undefined: Node's roots. */
-  ca?: string[] | undefined;
+  /** What trustContext gave; undefined: Node's roots. */
+  secureContext?: SecureContext | undefined;
 }
 
 /** Connects and logs in as `login` says; an abort closes the connection, and any failure is an ImapConnectError. */
@@ -78,13 +87,13 @@ export const openConnection = async (
   signal?: AbortSignal,
 ): Promise<ImapFlow> => {
   const account = credentials.email;
-  const { onCommand, timeouts, log, ca } = settings;
+  const { onCommand, timeouts, log, secureContext } = settings;
   const options: ImapFlowOptions = {
     host: credentials.imap.host,
     port: credentials.imap.port,
     secure: credentials.imap.secure,
     auth: login,
-    ...transportSecurity(credentials.imap, ca),
+    ...transportSecurity(credentials.imap, secureContext),
     connectionTimeout: timeouts.connectMs,
     greetingTimeout: timeouts.greetingMs,
     socketTimeout: timeouts.socketMs,
