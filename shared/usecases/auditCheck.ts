@@ -69,7 +69,8 @@ export interface CheckAuditorDeps {
   fetchMs?: number;
 }
 
-export const FETCH_MS = 10_000;
+/** With DNS_BUDGET_MS after it, well inside the time a closing Lambda loop leaves its audits (AUDIT_DRAIN_MS). */
+export const FETCH_MS = 5000;
 /** Copies waiting for a free slot; beyond it a check goes unaudited (its report says so) rather than memory grow. */
 const MAX_WAITING = 200;
 /** Checks remembered as taken by this process, so later copies of one check cost no store request. */
