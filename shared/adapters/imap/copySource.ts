@@ -15,7 +15,7 @@ export const partialSourceOf = async (
       { uid: true, size: true, source: { start: 0, maxLength: maxBytes } },
       { uid: true },
     );
-    if (!message || !message.source) throw new Error('the copy is no longer in its folder');
+    if (message === false || !message.source) throw new Error('the copy is no longer in its folder');
     const source = message.source.length > maxBytes ? message.source.subarray(0, maxBytes) : message.source;
     return { source, size: message.size };
   } finally {
