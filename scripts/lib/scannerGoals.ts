@@ -110,7 +110,7 @@ export const SCANNER_GOALS: Goal[] = [
   },
   {
     section: 'shardsTls',
-    goal: 'Shards scale where the work is waiting, over TLS a 40 ms round trip away (the same run): 4 shards sweep ≥ 3.5 × the accounts a second of 1 shard',
+    goal: 'Shards scale where the work is waiting, over TLS a 40 ms round trip away (the same run): 4 shards sweep ≥ 3.5 × the accounts a second of 1 shard (20 accounts each)',
     command: `${BENCH} shards`,
     read: (r) => shardScaling(r, 3.5),
   },
