@@ -15,8 +15,9 @@ export const partialSourceOf = async (
       { uid: true, size: true, source: { start: 0, maxLength: maxBytes } },
       { uid: true },
     );
-    if (message === false || !message.source) throw new Error('the copy is no longer in its folder');
-    const source = message.source.length > maxBytes ? message.source.subarray(0, maxBytes) : message.source;
+    const whole = message ? message.source : undefined;
+    if (!message || !whole) throw new Error('the copy is no longer in its folder');
+    const source = whole.length > maxBytes ? whole.subarray(0, maxBytes) : whole;
     return { source, size: message.size };
   } finally {
     lock.release();
