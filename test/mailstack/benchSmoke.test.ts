@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAuditBench } from '../../bench/audit';
 import { runDetectionBench } from '../../bench/detection';
+import { runFirstSweep } from '../../bench/firstSweep';
 import { runScaleBench, runShardBench } from '../../bench/scale';
 import { runShardSizingBench } from '../../bench/shardSizing';
 import { runSweepCostBench } from '../../bench/sweepCost';
@@ -40,21 +41,49 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
     expect(perCheck.dynamoIndexWriteUnits).toBeGreaterThanOrEqual(2);
     expect(perCheck.dynamoIndexWriteUnits).toBeLessThanOrEqual(perCheck.dynamoTableWriteUnits);
     expect(perCheck.totalDollars).toBeGreaterThan(0);
-  }, 90_000);
+    // The same over TLS through the delay proxy: npm start trusts the stack's CA, the floor is timed on that wire.
+    const tls = await stackTlsWire(OWN, 10);
+    try {
+      const tlsDelay = await runDetectionBench({
+        accounts: tls.accounts,
+        checks: 2,
+        costChecks: 0,
+        intervalMs: 500,
+        wire: { label: tls.label, rttMs: 10, caFile: tls.caFile },
+      });
+      results.detection = { ...detection, tlsDelay };
+      expect(tlsDelay).toMatchObject({ wire: 'tls+10ms', rttMs: 10 });
+      expect(tlsDelay.lmtpToGet.samples).toBe(2 * OWN.length);
+      expect(tlsDelay.lmtpToAnnouncement.samples).toBe(2);
+    } finally {
+      await tls.close();
+    }
+  }, 150_000);
 
   it('sweep cost: a mailbox with old mail is swept with the same commands as one with a single old message', async () => {
+    const tls = await stackTlsWire(
+      [OWN[2], OWN[3]].filter((account) => account !== undefined),
+      10,
+    );
+    const [tlsBaseline, tlsFull] = tls.accounts;
     const sweepCost = await runSweepCostBench({
       baseline: OWN[2],
       full: OWN[3],
       oldMessages: 40,
       repeats: 3,
-    });
+      ...(tlsBaseline && tlsFull
+        ? { tls: { label: tls.label, rttMs: 10, baseline: tlsBaseline, full: tlsFull, caFile: tls.caFile } }
+        : {}),
+    }).finally(() => tls.close());
     results.sweepCost = sweepCost;
+    // Over TLS the scanner says the same commands: the wire changes their time, not their number.
+    expect(sweepCost.tlsDelay?.worstCommandRatio).toBe(1);
+    expect(sweepCost.tlsDelay?.phases.idle?.fullCommands).toEqual(['LIST']);
     expect(sweepCost.oldMessages).toBeGreaterThanOrEqual(40);
     expect(sweepCost.worstCommandRatio).toBe(1);
     expect(sweepCost.phases.newMessage?.fullCommands).toContain('UID FETCH');
     expect(sweepCost.phases.idle?.fullCommands).toEqual(['LIST']);
-  }, 90_000);
+  }, 150_000);
 
   it('scale and shards: sweeps over several accounts, connections counted by Dovecot, an idle loop logs in nowhere', async () => {
     const scale = await runScaleBench({ accounts: OWN, checks: 20, sweeps: 2 });
@@ -67,6 +96,15 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
     expect(scale.idle.logins).toBe(0);
     const tls = await stackTlsWire(OWN, 10);
     try {
+      // A loop's first sweep over TLS a round trip away, on a table of its own.
+      const first = await runFirstSweep({
+        accounts: tls.accounts,
+        checks: 20,
+        wire: { label: tls.label, rttMs: 10, caFile: tls.caFile },
+      });
+      results.scale = { ...scale, tlsDelay: first };
+      expect(first.firstSweep).toMatchObject({ failed: 0, logins: OWN.length });
+      expect(first.accounts).toBe(OWN.length);
       for (const [section, wire] of [
         ['shards', plainWire(OWN)],
         ['shardsTls', tls],
