@@ -17,6 +17,7 @@ import { ACTIVE_MS } from '../shared/domain/limits';
 import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
 import { isShard } from '../shared/scanner/shards';
+import { STAND_IN_TIMEOUTS } from './scaleFixtures';
 import { UsageMeter } from './usageMeter';
 
 const env = (name: string) => {
@@ -87,7 +88,13 @@ const main = async () => {
   const accounts: AccountEntry[] = (JSON.parse(readFileSync(env('BENCH_ACCOUNTS'), 'utf8')) as unknown[]).map(
     (entry) => accountEntrySchema.parse(entry),
   );
-  const client = createDocumentClient({ region: 'local', endpoint: env('BENCH_ENDPOINT') });
+  // A local stand-in (dynalite, or DynamoDB Local's JVM) on a crowded machine, not DynamoDB: 10 s an attempt, so a
+  // slow store shows as a slow sweep rather than as accounts failed.
+  const client = createDocumentClient({
+    region: 'local',
+    endpoint: env('BENCH_ENDPOINT'),
+    timeouts: STAND_IN_TIMEOUTS,
+  });
   const meter = new UsageMeter();
   meter.attach(client);
   const { scanner } = createScanner({
