@@ -31,7 +31,7 @@ import { auditEventsIn } from './auditEvents';
 import { checkClient, startBenchServer } from './checkClient';
 import { COST_BASIS } from './checkCost';
 import { runDetectionBench } from './detection';
-import { percentile, round } from './localServer';
+import { latencyStats, round } from './localServer';
 import { PRICES } from './prices';
 import { UsageMeter } from './usageMeter';
 
@@ -51,16 +51,6 @@ type Condition = 'on' | 'off';
 const LARGE_MESSAGE_BYTES = 700 * 1024;
 /** How long the bench waits for a check's audit in its report before counting it as not there. */
 const READY_DEADLINE_MS = 30_000;
-
-const stats = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    samples: sorted.length,
-    p50Ms: percentile(sorted, 50),
-    p95Ms: percentile(sorted, 95),
-    maxMs: sorted.at(-1) ?? Number.NaN,
-  };
-};
 
 /** What `emit` writes to stdout (the EMF lines Lambda's log ingests), in bytes, kept off the bench's own output. */
 const stdoutBytesOf = (emit: () => void): number => {
@@ -104,7 +94,11 @@ export const runAuditBench = async (options: AuditBenchOptions) => {
       });
       if (run < 2) costs[audit] = result.cost;
     }
-    const detection = { order: 'off, on, on, off', off: stats(samples.off), on: stats(samples.on) };
+    const detection = {
+      order: 'off, on, on, off',
+      off: latencyStats(samples.off),
+      on: latencyStats(samples.on),
+    };
     say(`  LMTP to GET p95: off ${detection.off.p95Ms} ms, on ${detection.on.p95Ms} ms`);
 
     // The audit itself: when it shows in the report, what it fetched, what the scan Lambda adds after it.
@@ -194,7 +188,7 @@ export const runAuditBench = async (options: AuditBenchOptions) => {
       lambdaOnly.checkReadUnits * PRICES.dynamoReadRequestUnit +
       (lambdaOnly.emfBytesAllPresets / 2 ** 30) * PRICES.cloudWatchLogsIngestGb;
     say(
-      `  report shows the audit after: ${JSON.stringify(stats(readyAfter))}; fetches per check: ${fetchesPer.join(',')}`,
+      `  report shows the audit after: ${JSON.stringify(latencyStats(readyAfter))}; fetches per check: ${fetchesPer.join(',')}`,
     );
     return {
       benchmark: 'audit',
@@ -203,9 +197,9 @@ export const runAuditBench = async (options: AuditBenchOptions) => {
       scanIntervalMs: intervalMs,
       detection,
       /** From the first copy's LMTP delivery returning to GET .../report showing the audit ready. */
-      reportReady: { ...stats(readyAfter), notReady },
+      reportReady: { ...latencyStats(readyAfter), notReady },
       /** Inside npm start: from the first copy's record to the audit stored. */
-      recordedToStored: stats(storedAfter),
+      recordedToStored: latencyStats(storedAfter),
       fetches: {
         checks: ids.length,
         perCheckMax: Math.max(...fetchesPer),

@@ -13,7 +13,7 @@ import type { AccountEntry } from '../shared/local/localConfig';
 import { takeHandlerTimings } from './api';
 import { checkClient, pollUntilComplete, startBenchServer } from './checkClient';
 import { COST_BASIS, costBetween, usageOf } from './checkCost';
-import { percentile } from './localServer';
+import { latencyStats } from './localServer';
 
 export interface DetectionOptions {
   /** Mailboxes of the stack (accounts.json entries); every check covers all of them. */
@@ -42,17 +42,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const untagged = (address: string) => address.replace(/\+tc_[^@]*@/, '@');
 
 const handlerTimings = takeHandlerTimings;
-
-const stats = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    samples: sorted.length,
-    p50Ms: percentile(sorted, 50),
-    p95Ms: percentile(sorted, 95),
-    maxMs: sorted.at(-1) ?? Number.NaN,
-    minMs: sorted[0] ?? Number.NaN,
-  };
-};
 
 /**
  * How long Dovecot takes to announce a delivered copy, timed apart from the scanner: an IMAP client of the bench's own
@@ -117,8 +106,10 @@ export const runDetectionBench = async (options: DetectionOptions) => {
       }
       if ((run + 1) % 10 === 0) say(`  ${run + 1}/${checks} checks`);
     }
-    say(`  LMTP delivery returned to GET showing it: ${JSON.stringify(stats(fromLmtp))}`);
-    say(`  of which Dovecot's announcement (${timed.email}): ${JSON.stringify(stats(announcedAfter))}`);
+    say(`  LMTP delivery returned to GET showing it: ${JSON.stringify(latencyStats(fromLmtp))}`);
+    say(
+      `  of which Dovecot's announcement (${timed.email}): ${JSON.stringify(latencyStats(announcedAfter))}`,
+    );
 
     const smtpChecks = options.smtp === false ? 0 : checks;
     say(`detection from SMTP: ${smtpChecks} checks, one message through Postfix each`);
@@ -131,7 +122,7 @@ export const runDetectionBench = async (options: DetectionOptions) => {
       for (const shown of shownAt.values()) fromSmtp.push(shown - sentAt);
       if ((run + 1) % 10 === 0) say(`  ${run + 1}/${checks} checks`);
     }
-    say(`  SMTP send returned to GET complete: ${JSON.stringify(stats(smtpToComplete))}`);
+    say(`  SMTP send returned to GET complete: ${JSON.stringify(latencyStats(smtpToComplete))}`);
     await handlerTimings(server); // forget the latency phases' fast polling
 
     // Cost phase: a client that polls every 5 s, as the spec recommends; everything the service does is counted.
@@ -161,7 +152,7 @@ export const runDetectionBench = async (options: DetectionOptions) => {
         checks: options.costChecks,
         accountsPerCheck: accounts.length,
         perCheck: costBetween(before, after, await handlerTimings(server), options.costChecks),
-        checkDurationMs: stats(runs),
+        checkDurationMs: latencyStats(runs),
         ...COST_BASIS,
       };
     }
@@ -174,11 +165,11 @@ export const runDetectionBench = async (options: DetectionOptions) => {
       accountsPerCheck: accounts.length,
       scanIntervalMs: intervalMs,
       pollMs,
-      lmtpToGet: stats(fromLmtp),
+      lmtpToGet: latencyStats(fromLmtp),
       /** From the LMTP delivery's return to Dovecot's EXISTS on an IDLE client of the bench's own, one account. */
-      lmtpToAnnouncement: { account: timed.email, ...stats(announcedAfter) },
-      smtpSendToGet: stats(fromSmtp),
-      smtpSendToComplete: stats(smtpToComplete),
+      lmtpToAnnouncement: { account: timed.email, ...latencyStats(announcedAfter) },
+      smtpSendToGet: latencyStats(fromSmtp),
+      smtpSendToComplete: latencyStats(smtpToComplete),
       cost,
     };
   } finally {

@@ -167,6 +167,18 @@ export const percentile = (sorted: readonly number[], p: number): number =>
     ? Number.NaN
     : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
 
+/** A latency sample's count, median, 95th percentile, maximum and minimum (NaN for an empty one). */
+export const latencyStats = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    samples: sorted.length,
+    p50Ms: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
+    maxMs: sorted.at(-1) ?? Number.NaN,
+    minMs: sorted[0] ?? Number.NaN,
+  };
+};
+
 export const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
 
 /** Runs `main` and prints its JSON when the module is the process's entry (`npx tsx bench/<file>.ts`). */

@@ -12,7 +12,7 @@ import { deliverLmtp } from '../scripts/lib/mailStack';
 import { pause } from '../scripts/lib/poll';
 import { POLL_INTERVAL_MS } from '../shared/client';
 import type { AccountEntry } from '../shared/local/localConfig';
-import { type BenchAccount, percentile, startLocalServer } from './localServer';
+import { type BenchAccount, latencyStats, startLocalServer } from './localServer';
 
 export interface WebhookBenchOptions {
   /** Mailboxes of the stack; every check covers all of them. */
@@ -80,16 +80,6 @@ const startReceiver = async () => {
         });
       }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-};
-
-const stats = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    samples: sorted.length,
-    p50Ms: percentile(sorted, 50),
-    p95Ms: percentile(sorted, 95),
-    maxMs: sorted.at(-1) ?? Number.NaN,
   };
 };
 
@@ -182,8 +172,8 @@ export const runWebhookBench = async (options: WebhookBenchOptions) => {
     benchmark: 'webhook delivery after completion, and requests per check: polling vs webhook',
     checks,
     accounts: accounts.length,
-    completeToDelivery: stats(completeToDelivery),
-    completeToPollSeen: stats(completeToPollSeen),
+    completeToDelivery: latencyStats(completeToDelivery),
+    completeToPollSeen: latencyStats(completeToPollSeen),
     pollIntervalMs,
     requestsPerCheck: { polling: mean(pollingRequests), webhook: mean(webhookRequests) },
     verified,
