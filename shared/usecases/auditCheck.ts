@@ -67,10 +67,18 @@ export interface CheckAuditorDeps {
   maxRunning?: number;
   /** The source fetch's bound, login included (default FETCH_MS); past it the audit reads the headers alone. */
   fetchMs?: number;
+  /** How long after a check's first recorded copy its audit starts (default QUIET_MS). */
+  quietMs?: number;
 }
 
 /** With DNS_BUDGET_MS after it, well inside the time a closing Lambda loop leaves its audits (AUDIT_DRAIN_MS). */
 export const FETCH_MS = 5000;
+/**
+ * A check's audit starts this long after its first recorded copy: the other copies of one send land within it, and
+ * their detection (an IMAP fetch and a write each) is not made to share the CPU and the store with the audit's
+ * fetch, parsing and DNS. The report shows the audit pending meanwhile; a closing loop starts it at once.
+ */
+export const QUIET_MS = 1000;
 /** Copies waiting for a free slot; beyond it a check goes unaudited (its report says so) rather than memory grow. */
 const MAX_WAITING = 200;
 /** Checks remembered as taken by this process, so later copies of one check cost no store request. */
@@ -81,6 +89,8 @@ export class CheckAuditor {
   private readonly waiting: RecordedCopy[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly listeners: AuditListener[] = [];
+  /** Aborted while settled() waits: a loop about to end runs its audits without their quiet wait. */
+  private hurry = new AbortController();
 
   constructor(private readonly deps: CheckAuditorDeps) {}
 
@@ -103,11 +113,16 @@ export class CheckAuditor {
   /** Waits up to `graceMs` for the audits started or waiting (a loop about to end; Lambda then freezes it). */
   async settled(graceMs: number): Promise<void> {
     const over = new AbortController();
+    this.hurry.abort();
     const all = (async () => {
       while (this.running.size > 0) await Promise.allSettled([...this.running]);
     })();
-    await Promise.race([all, this.deps.clock.sleep(graceMs, over.signal)]);
-    over.abort();
+    try {
+      await Promise.race([all, this.deps.clock.sleep(graceMs, over.signal)]);
+    } finally {
+      over.abort();
+      this.hurry = new AbortController();
+    }
   }
 
   private remember(checkId: string, at: number): void {
@@ -136,6 +151,8 @@ export class CheckAuditor {
 
   private async audit(copy: RecordedCopy): Promise<void> {
     const { store, clock } = this.deps;
+    const quietMs = this.deps.quietMs ?? QUIET_MS;
+    if (quietMs > 0 && !this.hurry.signal.aborted) await clock.sleep(quietMs, this.hurry.signal);
     const claimedAt = clock.now();
     // The check's item expires RETENTION_MS after its start; the audit, recorded later, a little after it at most.
     const purgeAt = Math.ceil((copy.recordedAt + RETENTION_MS) / 1000);

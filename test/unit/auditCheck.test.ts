@@ -16,6 +16,7 @@ import {
   type CheckAuditorDeps,
   type CopySource,
   FETCH_MS,
+  QUIET_MS,
   type RecordedCopy,
 } from '../../shared/usecases/auditCheck';
 import { type AuditStore, reportAuditOf, type StoredAudit } from '../../shared/usecases/auditRecord';
@@ -158,6 +159,31 @@ describe('the sender audit beside detection', () => {
     expect(audit.score.partial).toBe(true);
   });
 
+  it("waits QUIET_MS after a check's first copy before its claim, and not when the loop is closing", async () => {
+    const clock = new GatedClock();
+    const store = new MemoryAuditStore();
+    const { fetched, copySource } = countingSource();
+    const auditor = auditorOver(store, copySource, clock);
+    auditor.copyRecorded(copyOf('a@mail.test'));
+    // Nothing moves the clock: the audit stays unclaimed while the check's other copies are being detected.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([store.claims, fetched.length]).toEqual([0, 0]);
+    clock.advance(QUIET_MS - 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(store.claims).toBe(0);
+    clock.advance(1);
+    await expect.poll(() => store.items.get(CHECK_ID)?.state).toBe('ready');
+    expect(fetched).toHaveLength(1);
+
+    // A loop about to end settles at once, its clock never moved: every waiting audit starts without its quiet.
+    const stores = new MemoryAuditStore();
+    const ending = auditorOver(stores, copySource, clock, { maxRunning: 1 });
+    for (const id of ['aaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbb'])
+      ending.copyRecorded({ ...copyOf('b@mail.test'), checkId: id });
+    await ending.settled(60_000);
+    expect([...stores.items.values()].map((item) => item.state)).toEqual(['ready', 'ready']);
+  });
+
   it('never holds recording: the copy is recorded while its fetch hangs, which ends at its bound', async () => {
     const clock = new GatedClock();
     const store = new MemoryAuditStore();
@@ -179,6 +205,7 @@ describe('the sender audit beside detection', () => {
     );
     expect(placed).toBe(1);
     expect(checks.calls).toEqual([{ checkId: CHECK_ID, email: 'a@mail.test', category: 'primary' }]);
+    clock.advance(QUIET_MS);
     await expect.poll(() => fetched.length).toBe(1);
     expect(store.items.get(CHECK_ID)?.state).toBe('claimed');
     expect(reportAuditOf(check(), clock.now(), store.items.get(CHECK_ID))).toEqual({ state: 'pending' });
