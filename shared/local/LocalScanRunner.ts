@@ -64,6 +64,8 @@ export class LocalScanRunner implements ScanTrigger {
     if (this.timer) clearInterval(this.timer);
     this.stopper.abort();
     await this.running;
+    // No next loop: the sessions the last one parked are logged out.
+    await this.deps.scanner.close(0, false);
   }
 
   private async loop(newCheck: boolean): Promise<void> {

@@ -10,9 +10,11 @@ import {
   due,
   PROBE_EVERY_MS,
   retryAtAfter,
+  SCAN_SCHEDULE_MS,
   SETTLE_EVERY_MS,
   waitingAccounts,
 } from './planning';
+import type { MailboxSession } from './ports';
 import {
   type AccountState,
   advanceCursors,
@@ -36,9 +38,22 @@ export type { AccountSweep, Placement, ScanEvents, TickReport } from './scanHook
 
 /** How long close() waits for sweeps in flight; with the logout bound it stays well inside the Lambda's margin. */
 const CLOSE_GRACE_MS = 5000;
+/**
+ * A session parked by a loop that ended is taken up by the next loop in this process within this long: the
+ * schedule's next minute, with room for its start. Older, it is logged out.
+ */
+export const PARK_MS = SCAN_SCHEDULE_MS + 30_000;
 
 export class Scanner {
   private readonly accounts = new Map<string, AccountState>();
+  /**
+   * Sessions of accounts a live check still waited for when the last loop ended, kept for the next loop in this
+   * process (a warm Lambda's next invocation, npm start's next loop): its sweep of such an account is one
+   * LIST-STATUS, where logging in again cost five commands more at the provider, every minute of a late check.
+   */
+  private readonly parked = new Map<string, { session: MailboxSession; at: number }>();
+  /** The accounts the last tick's listing said live checks wait for: the ones whose sessions are worth parking. */
+  private waitedFor: ReadonlySet<string> = new Set();
   private readonly inflight = new Set<Promise<AccountSweep>>();
   private lastSettle = Number.NEGATIVE_INFINITY;
   private lastProbe = Number.NEGATIVE_INFINITY;
@@ -72,6 +87,7 @@ export class Scanner {
     const active = await this.plan.list(now);
     const mine = (email: string) => inShard(email, shard);
     const { pending, held } = waitingAccounts(active, mine, now, this.deps.patienceMs ?? Infinity);
+    this.waitedFor = pending;
     // Work a stopped loop would leave undone stays held: a copy waiting for its Gmail tab (the grace, kept by this
     // loop, would start again at every scheduled sweep) and a backlog being drained (a sweep a minute would crawl).
     for (const email of pending)
@@ -143,13 +159,16 @@ export class Scanner {
     await Promise.allSettled([...this.inflight]);
   }
 
-  /** Lets sweeps finish for up to `graceMs`, then closes every session and watch (the Lambda deadline holds). */
-  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+  /**
+   * Lets sweeps finish for up to `graceMs`, then closes every watch and every session but those `park` keeps for the
+   * next loop (see parked; the Lambda deadline holds). `park: false` closes those too: the process is ending.
+   */
+  async close(graceMs = CLOSE_GRACE_MS, park = true): Promise<void> {
     const graceOver = new AbortController();
     this.winding = true;
     await Promise.race([this.drain(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
     graceOver.abort();
-    const sessions = [...this.accounts.values()].flatMap((state) => (state.session ? [state.session] : []));
+    const sessions = this.park([...this.accounts], park);
     this.accounts.clear();
     // The next loop starts afresh, as a new Lambda process would: a full listing (checks may have completed
     // elsewhere in between), and a probe that learns which accounts have failures on record to clear.
@@ -164,9 +183,39 @@ export class Scanner {
   }
 
   private stateOf(email: string): AccountState {
-    const state = this.accounts.get(email) ?? { busy: false, failures: 0, retryAt: 0 };
-    this.accounts.set(email, state);
+    let state = this.accounts.get(email);
+    if (!state) {
+      state = { busy: false, failures: 0, retryAt: 0 };
+      const parked = this.parked.get(email);
+      this.parked.delete(email);
+      if (parked && this.deps.clock.now() - parked.at < PARK_MS && parked.session.usable) {
+        state.session = parked.session;
+        state.parked = true;
+      } else parked?.session.close().catch(() => undefined);
+      this.accounts.set(email, state);
+    }
     return state;
+  }
+
+  /**
+   * The sessions to close as a loop ends: every one but the idle, usable sessions of accounts a live check still
+   * waits for, which stay parked for the next loop (when `park`); and parked ones the loop never took up, too old.
+   */
+  private park(accounts: [string, AccountState][], park: boolean): MailboxSession[] {
+    const now = this.deps.clock.now();
+    const closing: MailboxSession[] = [];
+    for (const [email, parked] of this.parked)
+      if (!park || now - parked.at >= PARK_MS || !this.waitedFor.has(email)) {
+        closing.push(parked.session);
+        this.parked.delete(email);
+      }
+    for (const [email, state] of accounts) {
+      if (!state.session) continue;
+      const keep = park && !state.busy && state.session.usable && this.waitedFor.has(email);
+      if (keep) this.parked.set(email, { session: state.session, at: now });
+      else closing.push(state.session);
+    }
+    return closing;
   }
 
   private async sweepAccount(email: string, state: AccountState): Promise<AccountSweep> {
@@ -246,6 +295,7 @@ export class Scanner {
       await advanceCursors(cursors, email, state, moved);
       state.backlog = backlog || stalled;
       report.ok = true;
+      state.parked = false;
       if (stalled) await dropSession(state);
       const hadFailures = !stalled && (state.failures > 0 || this.failuresOnRecord.has(email));
       if (!stalled) [state.failures, state.retryAt] = [0, 0];
@@ -262,6 +312,11 @@ export class Scanner {
           account: email,
           reason: error.reason,
         });
+      } else if (state.parked) {
+        // A parked session the server dropped meanwhile says nothing of the mailbox: log in afresh, sweep again.
+        state.parked = false;
+        await dropSession(state);
+        return this.sweepAccount(email, state);
       } else {
         await this.sweepFailed(email, state, error);
       }

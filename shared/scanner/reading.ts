@@ -28,6 +28,8 @@ export interface AccountState {
   narrowed?: Map<string, Narrowed>;
   /** The last sweep left new messages unread (a backlog): the next one follows at once. */
   backlog?: boolean;
+  /** The session was parked by the last loop and no sweep has used it yet (Scanner.parked). */
+  parked?: boolean;
   busy: boolean;
   failures: number;
   retryAt: number;
