@@ -5,16 +5,15 @@ import type { RecordOutcome } from '../domain/ports';
 import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
 import { scanFolders } from './folders';
+import { ParkedSessions } from './parking';
 import {
   ActiveCheckPlan,
   due,
   PROBE_EVERY_MS,
   retryAtAfter,
-  SCAN_SCHEDULE_MS,
   SETTLE_EVERY_MS,
   waitingAccounts,
 } from './planning';
-import type { MailboxSession } from './ports';
 import {
   type AccountState,
   advanceCursors,
@@ -38,20 +37,10 @@ export type { AccountSweep, Placement, ScanEvents, TickReport } from './scanHook
 
 /** How long close() waits for sweeps in flight; with the logout bound it stays well inside the Lambda's margin. */
 const CLOSE_GRACE_MS = 5000;
-/**
- * A session parked by a loop that ended is taken up by the next loop in this process within this long: the
- * schedule's next minute, with room for its start. Older, it is logged out.
- */
-export const PARK_MS = SCAN_SCHEDULE_MS + 30_000;
 
 export class Scanner {
   private readonly accounts = new Map<string, AccountState>();
-  /**
-   * Sessions of accounts a live check still waited for when the last loop ended, kept for the next loop in this
-   * process (a warm Lambda's next invocation, npm start's next loop): its sweep of such an account is one
-   * LIST-STATUS, where logging in again cost five commands more at the provider, every minute of a late check.
-   */
-  private readonly parked = new Map<string, { session: MailboxSession; at: number }>();
+  private readonly parked = new ParkedSessions();
   /** The accounts the last tick's listing said live checks wait for: the ones whose sessions are worth parking. */
   private waitedFor: ReadonlySet<string> = new Set();
   private readonly inflight = new Set<Promise<AccountSweep>>();
@@ -159,16 +148,13 @@ export class Scanner {
     await Promise.allSettled([...this.inflight]);
   }
 
-  /**
-   * Lets sweeps finish for up to `graceMs`, then closes every watch and every session but those `park` keeps for the
-   * next loop (see parked; the Lambda deadline holds). `park: false` closes those too: the process is ending.
-   */
+  /** Lets sweeps finish for `graceMs`, then closes watches and sessions; `park` keeps some for the next loop. */
   async close(graceMs = CLOSE_GRACE_MS, park = true): Promise<void> {
     const graceOver = new AbortController();
     this.winding = true;
     await Promise.race([this.drain(), this.deps.clock.sleep(graceMs, graceOver.signal)]);
     graceOver.abort();
-    const sessions = this.park([...this.accounts], park);
+    const sessions = this.parked.park(this.accounts, this.waitedFor, this.deps.clock.now(), park);
     this.accounts.clear();
     // The next loop starts afresh, as a new Lambda process would: a full listing (checks may have completed
     // elsewhere in between), and a probe that learns which accounts have failures on record to clear.
@@ -183,39 +169,12 @@ export class Scanner {
   }
 
   private stateOf(email: string): AccountState {
-    let state = this.accounts.get(email);
-    if (!state) {
-      state = { busy: false, failures: 0, retryAt: 0 };
-      const parked = this.parked.get(email);
-      this.parked.delete(email);
-      if (parked && this.deps.clock.now() - parked.at < PARK_MS && parked.session.usable) {
-        state.session = parked.session;
-        state.parked = true;
-      } else parked?.session.close().catch(() => undefined);
-      this.accounts.set(email, state);
-    }
+    const known = this.accounts.get(email);
+    if (known) return known;
+    const state: AccountState = { busy: false, failures: 0, retryAt: 0 };
+    this.parked.adopt(email, state, this.deps.clock.now());
+    this.accounts.set(email, state);
     return state;
-  }
-
-  /**
-   * The sessions to close as a loop ends: every one but the idle, usable sessions of accounts a live check still
-   * waits for, which stay parked for the next loop (when `park`); and parked ones the loop never took up, too old.
-   */
-  private park(accounts: [string, AccountState][], park: boolean): MailboxSession[] {
-    const now = this.deps.clock.now();
-    const closing: MailboxSession[] = [];
-    for (const [email, parked] of this.parked)
-      if (!park || now - parked.at >= PARK_MS || !this.waitedFor.has(email)) {
-        closing.push(parked.session);
-        this.parked.delete(email);
-      }
-    for (const [email, state] of accounts) {
-      if (!state.session) continue;
-      const keep = park && !state.busy && state.session.usable && this.waitedFor.has(email);
-      if (keep) this.parked.set(email, { session: state.session, at: now });
-      else closing.push(state.session);
-    }
-    return closing;
   }
 
   private async sweepAccount(email: string, state: AccountState): Promise<AccountSweep> {

@@ -3,9 +3,10 @@
 // server, or of an account no check waits for any more is logged out, and a dropped one costs no failure.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/log';
+import { PARK_MS } from '../../shared/scanner/parking';
 import { SCAN_SCHEDULE_MS } from '../../shared/scanner/planning';
 import type { FolderState, Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
-import { PARK_MS, Scanner } from '../../shared/scanner/Scanner';
+import { Scanner } from '../../shared/scanner/Scanner';
 import type { AccountSweep } from '../../shared/scanner/scanHooks';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
 import { ManualClock } from '../support/manualClock';
