@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountEntry } from '../shared/local/localConfig';
+import type { SweepTrace } from './simulationTrace';
 
 /** What a shard process held once its first sweep's watches were up (BENCH_HELD). */
 export interface HeldReport {
@@ -18,9 +19,14 @@ export interface HeldReport {
   externalMb: number;
 }
 
-export interface ShardReport {
+export interface ShardReport extends ReturnType<SweepTrace['report']> {
   firstMs: number;
   firstCpuMs: number;
+  /** The first sweep's listing, before any account was read. */
+  firstTickMs: number;
+  /** The process's own time and CPU from its start to being ready to loop. */
+  bootMs: number;
+  bootCpuMs: number;
   steadyMs: number[];
   steadyCpuMs: number[];
   accounts: number;
@@ -31,6 +37,11 @@ export interface ShardReport {
   peakRssMb: number;
   peakHeapUsedMb: number;
   held?: HeldReport;
+  /** Wall time from spawning the process to its being ready to loop, measured by the parent. */
+  readyMs?: number;
+  /** When the parent sent `go` and heard the first sweep end (with `firstAfterGo`), on the parent's clock. */
+  goAt?: number;
+  firstAt?: number;
 }
 
 export interface ShardRun {
@@ -40,6 +51,8 @@ export interface ShardRun {
   count: number;
   /** Seconds every shard sweeps back to back after `go` (0: the first sweep only). */
   seconds: number;
+  /** The least time between the starts of two ticks after `go` (default 0: back to back, for throughput). */
+  tickMs?: number;
   watch: boolean;
   /** Off: INBOX and junk watched apart even where the server has NOTIFY. */
   notify?: boolean;
@@ -48,17 +61,29 @@ export interface ShardRun {
   firstAfterGo?: boolean;
   /** A CA file the shards trust (IMAP_CA_FILE), for accounts reached over the stack's TLS. */
   caFile?: string;
+  /** Told the shard processes' ids once they are spawned (for reading their CPU). */
+  onSpawn?: (pids: number[]) => void;
+  /**
+   * Shards whose loops start together (default all of them): the next wave goes once every shard of this one has
+   * ended its first sweep (with `firstAfterGo`). A machine of a few cores cannot give every shard the core of its own
+   * each Lambda has; a wave of as many shards as it can is what one shard's loop start looks like there.
+   */
+  wave?: number;
+  /** Told just before a wave is sent `go` (the loops' start), and when a shard's first sweep ends. */
+  onGo?: () => void;
+  onFirst?: () => void;
 }
 
 /**
- * Starts `count` shard processes, waits until every one has made its first sweep, tells them all to go at once and
- * returns their reports. A worker that dies before it is ready fails the run instead of leaving the others waiting.
+ * Starts `count` shard processes, waits until every one is ready (its first sweep made, or with `firstAfterGo` its
+ * boot done), tells them to go (all at once, or a wave at a time) and returns their reports. A worker that dies before it is ready fails the run instead of leaving the others waiting.
  */
 export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-placement-shards-'));
   const accountsFile = join(dir, 'accounts.json');
   writeFileSync(accountsFile, JSON.stringify(run.accounts), { mode: 0o600 });
   try {
+    const spawnedAt = performance.now();
     const workers = Array.from({ length: run.count }, (_, index) => {
       const child = spawn(
         join(import.meta.dirname, '../node_modules/.bin/tsx'),
@@ -72,6 +97,7 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
             BENCH_ACCOUNTS: accountsFile,
             BENCH_SHARD: JSON.stringify({ index, count: run.count }),
             BENCH_SECONDS: String(run.seconds),
+            BENCH_TICK_MS: String(run.tickMs ?? 0),
             BENCH_WATCH: String(run.watch),
             BENCH_NOTIFY: String(run.notify ?? true),
             BENCH_HELD: String(run.held ?? false),
@@ -82,23 +108,48 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
         },
       );
       let output = '';
+      const times: { readyMs?: number; goAt?: number; firstAt?: number } = {};
       let markReady: () => void = () => undefined;
       const ready = new Promise<void>((resolve) => (markReady = resolve));
+      let markFirst: () => void = () => undefined;
+      const first = new Promise<void>((resolve) => (markFirst = resolve));
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        if (output.startsWith('ready\n')) markReady();
+        if (times.readyMs === undefined && output.startsWith('ready\n')) {
+          times.readyMs = performance.now() - spawnedAt;
+          markReady();
+        }
+        if (times.firstAt === undefined && output.startsWith('ready\nfirst\n')) {
+          times.firstAt = performance.now();
+          run.onFirst?.();
+          markFirst();
+        }
       });
       const done = once(child, 'exit').then(([code]) => {
+        markFirst();
         if (code !== 0) throw new Error(`shard ${index}/${run.count} exited with ${code}`);
-        return JSON.parse(output.slice('ready\n'.length)) as ShardReport;
+        const report = output.slice(output.indexOf('{'));
+        return { ...(JSON.parse(report) as ShardReport), ...times };
       });
-      return { child, ready, done };
+      const go = () => {
+        times.goAt = performance.now();
+        child.stdin.end('go\n');
+      };
+      return { pid: child.pid, go, ready, first, done };
     });
+    run.onSpawn?.(workers.flatMap((worker) => (worker.pid ? [worker.pid] : [])));
     await Promise.race([
       Promise.all(workers.map((worker) => worker.ready)),
       Promise.all(workers.map((worker) => worker.done)),
     ]);
-    for (const worker of workers) worker.child.stdin.end('go\n');
+    const wave = run.wave ?? run.count;
+    for (let start = 0; start < workers.length; start += wave) {
+      const going = workers.slice(start, start + wave);
+      run.onGo?.();
+      for (const worker of going) worker.go();
+      // Without `firstAfterGo` the first sweep came before `go`: the waves follow one another at once.
+      if (run.firstAfterGo) await Promise.all(going.map((worker) => worker.first));
+    }
     return await Promise.all(workers.map((worker) => worker.done));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 // One scanner shard as its own process, standing in for one Lambda invocation: logs in to its share of the accounts,
-// says `ready`, waits for `go` on stdin (so every shard's timed part starts at once), then sweeps back to back for
-// BENCH_SECONDS and prints what it did as JSON: each sweep's time and CPU, the accounts it swept, and the DynamoDB
-// read units it spent (the listing), and its peak RSS and heap; with BENCH_HELD, what it holds open once its first
-// sweep's watches are up (descriptors, sockets, memory after a full collection); with BENCH_FIRST_AFTER_GO, the first
-// sweep waits for `go` and is timed as a loop's start. Driven by bench/scale.ts, shardSizing.ts and simulation.ts.
+// says `ready`, waits for `go` on stdin (so every shard's timed part starts at once), then sweeps back to back (or a
+// tick every BENCH_TICK_MS) for BENCH_SECONDS and prints what it did as JSON: each sweep's time and CPU, the accounts
+// it swept, and the DynamoDB read units it spent (the listing), and its peak RSS and heap, and where its first sweep
+// went (bench/simulationTrace.ts); with BENCH_HELD, what it holds open once its first sweep's watches are up
+// (descriptors, sockets, memory after a full collection); with BENCH_FIRST_AFTER_GO, the first sweep waits for `go`,
+// is timed as a loop's start and says `first` when it ends. Driven by bench/scale.ts, shardSizing.ts and simulation.ts.
 import { once } from 'node:events';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -18,6 +19,7 @@ import { type AccountEntry, accountEntrySchema } from '../shared/local/localConf
 import { createLogger } from '../shared/log';
 import { isShard } from '../shared/scanner/shards';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
+import { SweepTrace } from './simulationTrace';
 import { UsageMeter } from './usageMeter';
 
 const env = (name: string) => {
@@ -97,12 +99,19 @@ const main = async () => {
   });
   const meter = new UsageMeter();
   meter.attach(client);
+  // Where the first sweep's time goes and why sweeps failed: the store's calls, the scanner's warnings by kind.
+  const trace = new SweepTrace();
+  trace.attach(client);
   const { scanner } = createScanner({
     client,
     tableName: env('BENCH_TABLE'),
     credentials: new StaticCredentialSource(indexCredentials(accounts)),
     clock: systemClock,
-    log: createLogger('shard', 'error', () => undefined),
+    log: createLogger('shard', 'warn', (line) => trace.logLine(line)),
+    events: {
+      swept: (report) => trace.swept(report),
+      watched: ({ state }) => trace.watched(state),
+    },
     shard,
     // Sweep throughput, as the safety-net sweep and a server without IDLE run it (see bench/scale.ts); the memory
     // sweep (bench/stackCost.ts) watches, as the deployed scanner does, holding a connection per watched folder.
@@ -132,10 +141,13 @@ const main = async () => {
       failedTicks++;
       return { started: [] };
     });
+    // The listing (and the first shard's settling, the probe of failing accounts) before any account is read.
+    const tickMs = performance.now() - began;
     const sweeps = await Promise.all(tick.started);
     const used = process.cpuUsage(cpu);
     return {
       ms: performance.now() - began,
+      tickMs,
       // This process's own CPU for the sweep: what a Lambda invocation with a core of its own would spend.
       cpuMs: (used.user + used.system) / 1000,
       accounts: sweeps.length,
@@ -149,8 +161,13 @@ const main = async () => {
   };
   // BENCH_FIRST_AFTER_GO: the first sweep is the timed part, as a loop's start (bench/simulation.ts).
   const firstAfterGo = process.env.BENCH_FIRST_AFTER_GO === 'true';
+  // What booting the process cost before its loop could start: module loading and transpiling, the scanner's assembly.
+  const boot = { ms: performance.now(), cpu: process.cpuUsage() };
   if (firstAfterGo) await go();
   const first = await sweep();
+  trace.phase = 'steady';
+  // The parent starts the next wave of loops once this one's first sweeps have ended (bench/shardProcesses.ts).
+  if (firstAfterGo) process.stdout.write('first\n');
   const held =
     process.env.BENCH_HELD === 'true'
       ? await heldNow(new Set(accounts.map((account) => account.imap.port)))
@@ -159,7 +176,14 @@ const main = async () => {
   const readUnitsBefore = meter.report().readUnits;
   const began = performance.now();
   const steady = [];
-  while (performance.now() - began < Number(env('BENCH_SECONDS')) * 1000) steady.push(await sweep());
+  // BENCH_TICK_MS: ticks start no closer than the loop's interval, as the loop runs them (0: back to back).
+  const tickMs = Number(process.env.BENCH_TICK_MS ?? '0');
+  while (performance.now() - began < Number(env('BENCH_SECONDS')) * 1000) {
+    const tickBegan = performance.now();
+    steady.push(await sweep());
+    const rest = tickMs - (performance.now() - tickBegan);
+    if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+  }
   const elapsedMs = performance.now() - began;
   const readUnits = meter.report().readUnits - readUnitsBefore;
   sample();
@@ -170,6 +194,7 @@ const main = async () => {
     `${JSON.stringify({
       firstMs: first.ms,
       firstCpuMs: first.cpuMs,
+      firstTickMs: first.tickMs,
       steadyMs: steady.map((run) => run.ms),
       steadyCpuMs: steady.map((run) => run.cpuMs),
       accounts: first.accounts,
@@ -180,6 +205,9 @@ const main = async () => {
       peakRssMb: peak.rss / 2 ** 20,
       peakHeapUsedMb: peak.heapUsed / 2 ** 20,
       held,
+      bootMs: boot.ms,
+      bootCpuMs: (boot.cpu.user + boot.cpu.system) / 1000,
+      ...trace.report(),
     })}\n`,
   );
   process.exit(0);

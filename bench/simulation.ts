@@ -1,17 +1,23 @@
 // Benchmark: 5,000 seed mailboxes across the number of shards the shard budget derives (shared/domain/shardBudget.ts,
 // at the deployed scanner memory), each shard the real scanner in a process of its own as each would be a Lambda
-// invocation, against simulated providers (scripted IMAP servers behind a delay proxy, bench/simulatedProvider.ts)
-// and AWS's DynamoDB Local. Every loop starts at once; what each shard's first sweep took from that start, the read
-// units each shard's listing spends per sweep, and the descriptors each shard process holds with its watches up.
+// invocation, against simulated providers (scripted IMAP servers over TLS behind a delay proxy,
+// bench/simulatedProvider.ts) and AWS's DynamoDB Local. Every process boots first (not timed: a loop's start is the
+// measure), then the loops start a wave at a time, as many as the machine has cores to give each as its own Lambda
+// would; what each shard's first sweep took from its loop's start and where it went (the store's calls, each process
+// group's CPU, failures by kind), the read units each shard's listing spends per sweep at the loop's pace, and the
+// descriptors each shard process holds with its watches up.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_SETTINGS } from '../infra/settings';
 import { startDynamoLocal } from '../scripts/lib/dynamoLocal';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
+import { DynamoCursorStore } from '../shared/adapters/dynamo/DynamoCursorStore';
 import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
+import { DEFAULT_SCAN_INTERVAL_MS } from '../shared/config';
 import { newCheck } from '../shared/domain/check';
 import { newCheckId } from '../shared/domain/checkId';
 import { DESCRIPTOR_BUDGET, maxAccountsPerShard } from '../shared/domain/shardBudget';
@@ -21,8 +27,13 @@ import { shardCountFor } from '../shared/scanner/shards';
 import { percentile, round } from './localServer';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
 import { runShardProcesses } from './shardProcesses';
+import { breakdownOf, kindsLine } from './simulationBreakdown';
+import { sampleCpu } from './simulationCpu';
+import { makeSimulationTls, type SimulationTls } from './simulationTls';
 
 const TABLE = 'bench-simulation';
+/** Lambda gives a function one vCPU at 1,769 MB and a share in proportion below it (AWS Lambda's memory settings). */
+const LAMBDA_MB_PER_VCPU = 1769;
 
 export interface SimulationOptions {
   /** Seed mailboxes in all (default 5,000). */
@@ -30,19 +41,35 @@ export interface SimulationOptions {
   /** Simulated provider processes the mailboxes are spread over (default 4). */
   providers?: number;
   rttMs?: number;
+  /** Implicit TLS to the simulated providers (default on). */
+  tls?: boolean;
   /** Accounts each active check waits for; every account is in one check, so every one is swept. */
   accountsPerCheck?: number;
   /** Seconds every shard sweeps after its first sweep, for the listing's read units per sweep. */
   seconds?: number;
+  /**
+   * Shards whose loops start together (default half the machine's cores, at least one): a Lambda's loop has its
+   * invocation's CPU to itself, and the simulated providers and DynamoDB Local need the rest of this machine.
+   */
+  wave?: number;
+  /** Requests made of DynamoDB Local before the shards start, for its compiler (default two an account, 8,000 at least). */
+  warmUpRequests?: number;
   progress?: (line: string) => void;
 }
 
 /** A simulated provider process; its proxy's port once it listens. */
-const startProvider = async (rttMs: number) => {
+const startProvider = async (rttMs: number, tls: SimulationTls | undefined) => {
   const child = spawn(
     join(import.meta.dirname, '../node_modules/.bin/tsx'),
     [join(import.meta.dirname, 'simulatedProvider.ts')],
-    { env: { ...process.env, SIM_RTT_MS: String(rttMs) }, stdio: ['pipe', 'pipe', 'inherit'] },
+    {
+      env: {
+        ...process.env,
+        SIM_RTT_MS: String(rttMs),
+        ...(tls ? { SIM_TLS_KEY: tls.keyFile, SIM_TLS_CERT: tls.certFile } : {}),
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
   );
   const [line] = (await Promise.race([
     once(createInterface({ input: child.stdout }), 'line'),
@@ -53,6 +80,7 @@ const startProvider = async (rttMs: number) => {
   const { port } = JSON.parse(line) as { port: number };
   return {
     port,
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');
@@ -64,11 +92,36 @@ const startProvider = async (rttMs: number) => {
   };
 };
 
-const seedOf = (index: number, port: number): AccountEntry =>
+/**
+ * DynamoDB Local is a JVM that starts interpreting: its first few thousand requests cost several times what later
+ * ones do while its compiler catches up. DynamoDB is no cold JVM, so the requests a first sweep makes of it (a cursor
+ * query and a cursor write per account) are made first, as often, on accounts no shard has.
+ */
+const warmStore = async (client: ReturnType<typeof createDocumentClient>, requests: number) => {
+  const cursors = new DynamoCursorStore(client, TABLE);
+  const cursor = { uidValidity: '1', lastUid: 0 };
+  for (let done = 0; done < requests; done += 32) {
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, lane) => {
+        const email = `warm${done + lane}@warm-up.invalid`;
+        await cursors.all(email);
+        await cursors.putAll(
+          email,
+          new Map([
+            ['INBOX', cursor],
+            ['Junk', cursor],
+          ]),
+        );
+      }),
+    );
+  }
+};
+
+const seedOf = (index: number, port: number, secure: boolean): AccountEntry =>
   accountEntrySchema.parse({
     email: `seed${String(index).padStart(5, '0')}@simulated.test`,
     provider: 'imap',
-    imap: { host: '127.0.0.1', port, secure: false },
+    imap: { host: '127.0.0.1', port, secure },
     auth: { user: 'seed', pass: 'secret' },
   });
 
@@ -81,8 +134,10 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
   const bound = maxAccountsPerShard(memoryMb);
   const count = shardCountFor(total, bound);
   say(`simulation: ${total} accounts on ${count} shards of at most ${bound}, providers ${rttMs} ms away`);
+  // Implicit TLS as at a real provider's port 993, verified against the run's own CA (off: plain, for a comparison).
+  const tls = options.tls === false ? undefined : makeSimulationTls();
   const providers = await Promise.all(
-    Array.from({ length: options.providers ?? 4 }, () => startProvider(rttMs)),
+    Array.from({ length: options.providers ?? 4 }, () => startProvider(rttMs, tls)),
   );
   const dynamo = await startDynamoLocal(180_000);
   const client = createDocumentClient({
@@ -99,7 +154,7 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
     await layout.publish(count, now - 3_600_000);
     const store = new DynamoCheckStore(client, TABLE, layout);
     const accounts = Array.from({ length: total }, (_, index) =>
-      seedOf(index, providers[index % providers.length]?.port ?? 0),
+      seedOf(index, providers[index % providers.length]?.port ?? 0, tls !== undefined),
     );
     const checks = Math.ceil(total / perCheck);
     say(`simulation: ${checks} checks of ${perCheck} accounts, started over the last 4 minutes`);
@@ -117,21 +172,59 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
         }),
       );
     }
-    say(`simulation: ${count} shard processes start, then every loop at once`);
+    const warmUp = options.warmUpRequests ?? Math.max(8000, 2 * total);
+    const warmBegan = performance.now();
+    await warmStore(client, warmUp);
+    say(
+      `simulation: DynamoDB Local warmed by ${warmUp} requests in ${Math.round(performance.now() - warmBegan)} ms`,
+    );
+    const wave = options.wave ?? Math.max(1, Math.floor(availableParallelism() / 2));
+    say(`simulation: ${count} shard processes start, then their loops ${wave} at a time`);
+    let shardPids: number[] = [];
+    const cpu = sampleCpu(() => ({
+      shards: shardPids,
+      providers: providers.flatMap((provider) => (provider.pid ? [provider.pid] : [])),
+      dynamoDbLocal: dynamo.pid ? [dynamo.pid] : [],
+    }));
+    let spawnedAt = 0;
+    let firstGoAt = Number.POSITIVE_INFINITY;
     const reports = await runShardProcesses({
+      onSpawn: (pids) => {
+        shardPids = pids;
+        spawnedAt = performance.now();
+      },
+      onGo: () => {
+        cpu.take();
+        firstGoAt = Math.min(firstGoAt, performance.now());
+      },
+      onFirst: () => cpu.take(),
+      wave,
       endpoint: dynamo.endpoint,
       table: TABLE,
       accounts,
       count,
       seconds: options.seconds ?? 5,
+      // The loop's own pace: back-to-back ticks would be a listing query every few milliseconds per shard, load on
+      // DynamoDB Local that no loop makes, landing on the next wave's first sweep.
+      tickMs: DEFAULT_SCAN_INTERVAL_MS,
       // Watches as on a server without NOTIFY (as the simulated one): an INBOX and a junk watch beside each session.
       watch: true,
       notify: false,
       held: true,
       firstAfterGo: true,
+      ...(tls ? { caFile: tls.caFile } : {}),
     });
+    cpu.stop();
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const firstMs = sorted(reports.map((report) => report.firstMs));
+    // Each wave's window, from its `go` to the end of its slowest first sweep.
+    const waves = new Map<number, number>();
+    for (const { goAt = 0, firstAt = 0 } of reports) waves.set(goAt, Math.max(waves.get(goAt) ?? 0, firstAt));
+    const breakdown = {
+      boot: cpu.over([[spawnedAt, firstGoAt]]),
+      firstSweeps: cpu.over([...waves]),
+      ...breakdownOf(reports),
+    };
     const readUnits = sorted(reports.map((report) => report.readUnitsPerSweep));
     const descriptors = sorted(reports.map((report) => report.held?.descriptors ?? Number.NaN));
     const medianReadUnits = percentile(readUnits, 50);
@@ -140,9 +233,11 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
       accounts: total,
       providers: providers.length,
       rttMs,
+      tls: tls !== undefined,
       checks,
       accountsPerCheck: perCheck,
       scannerMemoryMb: memoryMb,
+      shardsPerWave: wave,
       accountsPerShardBound: bound,
       shards: count,
       accountsPerShard: {
@@ -155,6 +250,13 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
         /** The slowest shard's own CPU for its first sweep: what a Lambda with a core of its own would spend. */
         maxCpuMs: Math.round(Math.max(...reports.map((report) => report.firstCpuMs))),
         failed: reports.reduce((sum, report) => sum + report.failed, 0),
+        /** Why, by kind, most first: a failed sweep's error, or the warning the scanner logged. */
+        failures: kindsLine(breakdown.failureKindsFirst),
+        /** The slowest shard's first-sweep CPU at the CPU share Lambda gives a function of the scanner's memory. */
+        lambdaCpuShare: round(memoryMb / LAMBDA_MB_PER_VCPU),
+        atLambdaCpuShareMs: Math.round(
+          Math.max(...reports.map((report) => report.firstCpuMs)) / (memoryMb / LAMBDA_MB_PER_VCPU),
+        ),
       },
       readUnitsPerSweep: {
         min: round(readUnits[0] ?? Number.NaN),
@@ -170,10 +272,12 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
         budget: DESCRIPTOR_BUDGET,
       },
       peakRssMb: round(Math.max(...reports.map((report) => report.peakRssMb))),
+      breakdown,
     };
   } finally {
     client.destroy();
     await dynamo.stop();
     await Promise.all(providers.map((provider) => provider.stop()));
+    tls?.dispose();
   }
 };

@@ -12,6 +12,8 @@ import { pause } from './poll';
 
 export interface DynamoLocal {
   endpoint: string;
+  /** The JVM's process id (the bench reads its CPU). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export const startDynamoLocal = async (startWithinMs = 60_000): Promise<DynamoLo
   client.destroy();
   return {
     endpoint,
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

@@ -5,9 +5,11 @@
 // This module owns the server and its connections (reading lines and literals); scriptedImapCommands.ts answers.
 //
 // It listens in plain text on loopback: the connector needs no TLS there (transportSecurity), so a test points a
-// provider preset's 993/TLS settings at this host and port with `secure: false` instead.
+// provider preset's 993/TLS settings at this host and port with `secure: false` instead; given a key and
+// certificate, it speaks implicit TLS (the bench's simulated providers, a real provider's wire).
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { commandsFor, type ScriptedSession } from './scriptedImapCommands';
 import type { ScriptedImap, ScriptedImapOptions } from './scriptedImapShapes';
 import { quote, tokenize } from './scriptedImapSyntax';
@@ -41,7 +43,7 @@ export const startScriptedImap = async (options: ScriptedImapOptions): Promise<S
   };
   const imap: ScriptedImap = { host: '127.0.0.1', port: 0, commands: [], close };
 
-  const server = createServer((socket) => {
+  const serve = (socket: Socket) => {
     sockets.add(socket);
     // Untagged lines and the tagged reply go out as separate writes; Nagle would hold the second for an ACK.
     socket.setNoDelay(true);
@@ -99,7 +101,10 @@ export const startScriptedImap = async (options: ScriptedImapOptions): Promise<S
       drain();
     });
     send(options.greeting);
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, serve) : createServer(serve);
+  // A client that fails its handshake (or drops) is its own problem; the server carries on.
+  server.on('tlsClientError', () => undefined);
 
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

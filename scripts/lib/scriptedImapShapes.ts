@@ -38,6 +38,8 @@ export interface ScriptedImapOptions {
   delimiter?: string | undefined;
   /** The server's clock, for WITHIN's YOUNGER: imapflow computes the seconds from the real clock. */
   now?: (() => number) | undefined;
+  /** Implicit TLS (as on port 993) with this key and certificate (PEM), instead of plain text. */
+  tls?: { key: string; cert: string } | undefined;
 }
 
 export interface ScriptedImap {
