@@ -131,13 +131,21 @@ export class ImapSession implements MailboxSession {
 
   private async inFolder<T>(path: string, read: () => Promise<T>): Promise<T> {
     const lock = await this.client.getMailboxLock(path, { readOnly: true });
+    // Leave nothing selected: servers may answer STATUS for the selected mailbox from the session's stale view, and
+    // the next sweep's LIST-STATUS must see new mail. The caller does not wait for it (a round trip to the provider
+    // before the copies are recorded); the next command on this session queues behind it and the lock.
+    const unselect = () =>
+      this.client
+        .mailboxClose()
+        .catch(() => undefined)
+        .finally(() => lock.release());
     try {
-      return await read();
-    } finally {
-      // Leave nothing selected: servers may answer STATUS for the selected mailbox from the session's stale view,
-      // and the next sweep's LIST-STATUS must see new mail.
-      await this.client.mailboxClose().catch(() => undefined);
-      lock.release();
+      const result = await read();
+      void unselect();
+      return result;
+    } catch (error) {
+      await unselect();
+      throw error;
     }
   }
 
