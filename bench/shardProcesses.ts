@@ -33,6 +33,8 @@ export interface ShardReport extends ReturnType<SweepTrace['report']> {
   accountSweeps: number;
   elapsedMs: number;
   readUnitsPerSweep: number;
+  /** The open-checks listing's share of them (bench/simulationTrace.ts): the settling's reads left out. */
+  listingReadUnitsPerSweep: number;
   failed: number;
   peakRssMb: number;
   peakHeapUsedMb: number;
@@ -69,6 +71,8 @@ export interface ShardRun {
    * each Lambda has; a wave of as many shards as it can is what one shard's loop start looks like there.
    */
   wave?: number;
+  /** Run once every shard is ready, before the first wave goes (what the loops must find when they start). */
+  beforeGo?: () => Promise<void>;
   /** Told just before a wave is sent `go` (the loops' start), and when a shard's first sweep ends. */
   onGo?: () => void;
   onFirst?: () => void;
@@ -142,6 +146,7 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
       Promise.all(workers.map((worker) => worker.ready)),
       Promise.all(workers.map((worker) => worker.done)),
     ]);
+    await run.beforeGo?.();
     const wave = run.wave ?? run.count;
     for (let start = 0; start < workers.length; start += wave) {
       const going = workers.slice(start, start + wave);

@@ -201,6 +201,7 @@ const main = async () => {
       accountSweeps: steady.reduce((sum, run) => sum + run.accounts, 0),
       elapsedMs,
       readUnitsPerSweep: readUnits / Math.max(steady.length, 1),
+      listingReadUnitsPerSweep: trace.listingReadUnits / Math.max(steady.length, 1),
       failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
       peakRssMb: peak.rss / 2 ** 20,
       peakHeapUsedMb: peak.heapUsed / 2 ** 20,

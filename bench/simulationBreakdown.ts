@@ -47,6 +47,10 @@ export const breakdownOf = (reports: ShardReport[]) => {
     bootCpuMsPerShard: spread(ordered((report) => report.bootCpuMs)),
     firstTickMs: spread(ordered((report) => report.firstTickMs)),
     firstCpuMs: spread(ordered((report) => report.firstCpuMs)),
+    /** Each shard's first sweep in the order their loops started: whether later waves ran slower than the first. */
+    firstMsInStartOrder: [...reports]
+      .sort((a, b) => (a.goAt ?? 0) - (b.goAt ?? 0))
+      .map((report) => Math.round(report.firstMs)),
     accountSweepMs: {
       p50OfShards: Math.round(
         percentile(

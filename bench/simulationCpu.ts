@@ -35,10 +35,16 @@ const cpuOf = (pid: number): number => {
   return ((Number(fields[11]) || 0) + (Number(fields[12]) || 0)) * (1000 / TICKS_PER_SECOND);
 };
 
-/** The CPU of `pids` and all their descendants so far, in milliseconds. */
-const treeCpu = (pids: number[]) => {
+/**
+ * The CPU of `pids` and all their descendants so far, in milliseconds; a process that has exited keeps the CPU it
+ * was last seen with (`seen`, by process id), so a group's total never falls when one of its processes ends.
+ */
+const treeCpu = (pids: number[], seen: Map<number, number>) => {
+  // CPU only grows: a read that finds the process gone between listing and reading keeps what was seen before.
+  for (const pid of pids)
+    for (const member of treeOf(pid)) seen.set(member, Math.max(seen.get(member) ?? 0, cpuOf(member)));
   let sum = 0;
-  for (const pid of pids) for (const member of treeOf(pid)) sum += cpuOf(member);
+  for (const cpu of seen.values()) sum += cpu;
   return sum;
 };
 
@@ -62,8 +68,12 @@ interface Sample {
 /** Samples the CPU of each group of processes every `everyMs` until stopped. */
 export const sampleCpu = (groups: () => Groups, everyMs = 250) => {
   const samples: Sample[] = [];
+  const seen = new Map<string, Map<number, number>>();
+  const seenIn = (name: string) => seen.get(name) ?? seen.set(name, new Map()).get(name) ?? new Map();
   const take = () => {
-    const cpu = Object.fromEntries(Object.entries(groups()).map(([name, pids]) => [name, treeCpu(pids)]));
+    const cpu = Object.fromEntries(
+      Object.entries(groups()).map(([name, pids]) => [name, treeCpu(pids, seenIn(name))]),
+    );
     samples.push({ at: performance.now(), cpu, ...machine() });
   };
   take();

@@ -37,6 +37,8 @@ export class SweepTrace {
   private readonly failures = { first: new Map<string, number>(), steady: new Map<string, number>() };
   private readonly watches = { first: new Map<string, number>(), steady: new Map<string, number>() };
   private readonly firstSweepMs: number[] = [];
+  /** Read units of the open-checks listing (a Query for `pending`) after the first sweep; not the settling's. */
+  listingReadUnits = 0;
 
   /** Times every request `client` sends, by operation, into the phase it started in. */
   attach(client: DynamoDBDocumentClient): void {
@@ -49,7 +51,14 @@ export class SweepTrace {
         entry.calls++;
         const began = performance.now();
         try {
-          return await next(args);
+          const result = await next(args);
+          const input = args.input as { ExpressionAttributeNames?: Record<string, string> };
+          const capacity = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } })
+            .ConsumedCapacity;
+          const listing =
+            operation === 'Query' && Object.values(input.ExpressionAttributeNames ?? {}).includes('pending');
+          if (listing && this.phase === 'steady') this.listingReadUnits += capacity?.CapacityUnits ?? 0;
+          return result;
         } catch (error) {
           entry.failed++;
           throw error;
