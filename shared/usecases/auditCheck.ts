@@ -67,18 +67,20 @@ export interface CheckAuditorDeps {
   maxRunning?: number;
   /** The source fetch's bound, login included (default FETCH_MS); past it the audit reads the headers alone. */
   fetchMs?: number;
-  /** How long after a check's first recorded copy its audit starts (default QUIET_MS). */
+  /** How long no copy must have been recorded before an audit starts (default QUIET_MS). */
   quietMs?: number;
 }
 
 /** With DNS_BUDGET_MS after it, well inside the time a closing Lambda loop leaves its audits (AUDIT_DRAIN_MS). */
 export const FETCH_MS = 5000;
 /**
- * A check's audit starts this long after its first recorded copy: the other copies of one send land within it, and
- * their detection (an IMAP fetch and a write each) is not made to share the CPU and the store with the audit's
- * fetch, parsing and DNS. The report shows the audit pending meanwhile; a closing loop starts it at once.
+ * A check's audit starts once this process has recorded no copy for this long (the other copies of one send land
+ * together), so detection (an IMAP fetch and a write per copy) does not share the CPU and the store with the audit's
+ * fetch, parsing and DNS; but never later than MAX_QUIET_WAIT_MS after its first copy, however busy the scanner.
+ * The report shows the audit pending meanwhile; a closing loop starts it at once.
  */
-export const QUIET_MS = 1000;
+export const QUIET_MS = 250;
+export const MAX_QUIET_WAIT_MS = 2000;
 /** Copies waiting for a free slot; beyond it a check goes unaudited (its report says so) rather than memory grow. */
 const MAX_WAITING = 200;
 /** Checks remembered as taken by this process, so later copies of one check cost no store request. */
@@ -91,6 +93,8 @@ export class CheckAuditor {
   private readonly listeners: AuditListener[] = [];
   /** Aborted while settled() waits: a loop about to end runs its audits without their quiet wait. */
   private hurry = new AbortController();
+  /** When this process last recorded a copy, of any check. */
+  private lastRecordedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: CheckAuditorDeps) {}
 
@@ -100,6 +104,7 @@ export class CheckAuditor {
 
   /** Hands a recorded copy over; returns at once and never throws: recording goes on whatever the audit does. */
   copyRecorded(copy: RecordedCopy): void {
+    this.lastRecordedAt = Math.max(this.lastRecordedAt, copy.recordedAt);
     if (this.taken.has(copy.checkId)) return;
     this.remember(copy.checkId, copy.recordedAt);
     if (this.running.size >= (this.deps.maxRunning ?? 4)) {
@@ -151,8 +156,7 @@ export class CheckAuditor {
 
   private async audit(copy: RecordedCopy): Promise<void> {
     const { store, clock } = this.deps;
-    const quietMs = this.deps.quietMs ?? QUIET_MS;
-    if (quietMs > 0 && !this.hurry.signal.aborted) await clock.sleep(quietMs, this.hurry.signal);
+    await this.quiet(copy.recordedAt);
     const claimedAt = clock.now();
     // The check's item expires RETENTION_MS after its start; the audit, recorded later, a little after it at most.
     const purgeAt = Math.ceil((copy.recordedAt + RETENTION_MS) / 1000);
@@ -201,6 +205,19 @@ export class CheckAuditor {
     });
     this.stored(copy);
     for (const listener of this.listeners) await listener.audited?.(copy.checkId, { facts, dns: results });
+  }
+
+  /** Waits until no copy has been recorded for QUIET_MS, at most MAX_QUIET_WAIT_MS after `firstAt`. */
+  private async quiet(firstAt: number): Promise<void> {
+    const { clock } = this.deps;
+    const quietMs = this.deps.quietMs ?? QUIET_MS;
+    const until = firstAt + MAX_QUIET_WAIT_MS;
+    for (;;) {
+      const now = clock.now();
+      const wait = Math.min(this.lastRecordedAt + quietMs, until) - now;
+      if (wait <= 0 || this.hurry.signal.aborted) return;
+      await clock.sleep(wait, this.hurry.signal);
+    }
   }
 
   private stored(copy: RecordedCopy): void {

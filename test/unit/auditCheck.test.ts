@@ -16,6 +16,7 @@ import {
   type CheckAuditorDeps,
   type CopySource,
   FETCH_MS,
+  MAX_QUIET_WAIT_MS,
   QUIET_MS,
   type RecordedCopy,
 } from '../../shared/usecases/auditCheck';
@@ -159,27 +160,47 @@ describe('the sender audit beside detection', () => {
     expect(audit.score.partial).toBe(true);
   });
 
-  it("waits QUIET_MS after a check's first copy before its claim, and not when the loop is closing", async () => {
+  it('starts once no copy has been recorded for QUIET_MS, at most MAX_QUIET_WAIT_MS after its first, at once when closing', async () => {
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
     const clock = new GatedClock();
     const store = new MemoryAuditStore();
     const { fetched, copySource } = countingSource();
     const auditor = auditorOver(store, copySource, clock);
     auditor.copyRecorded(copyOf('a@mail.test'));
-    // Nothing moves the clock: the audit stays unclaimed while the check's other copies are being detected.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await settle();
     expect([store.claims, fetched.length]).toEqual([0, 0]);
+    // Another copy just before the quiet ends starts it again.
     clock.advance(QUIET_MS - 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    auditor.copyRecorded({ ...copyOf('b@mail.test'), recordedAt: clock.now() });
+    clock.advance(1);
+    await settle();
+    expect(store.claims).toBe(0);
+    clock.advance(QUIET_MS - 2);
+    await settle();
     expect(store.claims).toBe(0);
     clock.advance(1);
     await expect.poll(() => store.items.get(CHECK_ID)?.state).toBe('ready');
     expect(fetched).toHaveLength(1);
 
+    // A scanner that never falls quiet: the audit starts MAX_QUIET_WAIT_MS after its first copy.
+    const busy = new MemoryAuditStore();
+    const busyAuditor = auditorOver(busy, copySource, clock);
+    const firstAt = clock.now();
+    busyAuditor.copyRecorded({ ...copyOf('a@mail.test'), recordedAt: firstAt });
+    while (clock.now() - firstAt < MAX_QUIET_WAIT_MS - QUIET_MS / 2) {
+      busyAuditor.copyRecorded({ ...copyOf('c@mail.test'), recordedAt: clock.now() });
+      clock.advance(QUIET_MS / 2);
+      await settle();
+      expect(busy.claims).toBe(0);
+    }
+    clock.advance(QUIET_MS / 2);
+    await expect.poll(() => busy.items.get(CHECK_ID)?.state).toBe('ready');
+
     // A loop about to end settles at once, its clock never moved: every waiting audit starts without its quiet.
     const stores = new MemoryAuditStore();
     const ending = auditorOver(stores, copySource, clock, { maxRunning: 1 });
     for (const id of ['aaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbb'])
-      ending.copyRecorded({ ...copyOf('b@mail.test'), checkId: id });
+      ending.copyRecorded({ ...copyOf('b@mail.test'), checkId: id, recordedAt: clock.now() });
     await ending.settled(60_000);
     expect([...stores.items.values()].map((item) => item.state)).toEqual(['ready', 'ready']);
   });
