@@ -73,6 +73,8 @@ export interface ShardRun {
   wave?: number;
   /** Run once every shard is ready, before the first wave goes (what the loops must find when they start). */
   beforeGo?: () => Promise<void>;
+  /** Awaited between one wave's first sweeps and the next wave's `go` (a machine settling). */
+  betweenWaves?: () => Promise<void>;
   /** Told just before a wave is sent `go` (the loops' start), and when a shard's first sweep ends. */
   onGo?: () => void;
   onFirst?: () => void;
@@ -150,6 +152,7 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
     const wave = run.wave ?? run.count;
     for (let start = 0; start < workers.length; start += wave) {
       const going = workers.slice(start, start + wave);
+      if (start > 0) await run.betweenWaves?.();
       run.onGo?.();
       for (const worker of going) worker.go();
       // Without `firstAfterGo` the first sweep came before `go`: the waves follow one another at once.

@@ -3,7 +3,7 @@
 // invocation, against simulated providers (scripted IMAP servers over TLS behind a delay proxy,
 // bench/simulatedProvider.ts) and AWS's DynamoDB Local. Every process boots first (not timed: a loop's start is the
 // measure), then the loops start a wave at a time, as many as the machine has cores to give each as its own Lambda
-// would; what each shard's first sweep took from its loop's start and where it went (the store's calls, each process
+// would, each wave once the machine has quietened after the one before; what each shard's first sweep took from its loop's start and where it went (the store's calls, each process
 // group's CPU, failures by kind), the read units each shard's listing spends per sweep at the loop's pace, and the
 // descriptors each shard process holds with its watches up.
 import { spawn } from 'node:child_process';
@@ -29,7 +29,7 @@ import { percentile, round } from './localServer';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
 import { runShardProcesses } from './shardProcesses';
 import { breakdownOf, kindsLine } from './simulationBreakdown';
-import { sampleCpu } from './simulationCpu';
+import { machineQuiet, sampleCpu } from './simulationCpu';
 import { makeSimulationTls, type SimulationTls } from './simulationTls';
 
 const TABLE = 'bench-simulation';
@@ -193,10 +193,15 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
       providers: providers.flatMap((provider) => (provider.pid ? [provider.pid] : [])),
       dynamoDbLocal: dynamo.pid ? [dynamo.pid] : [],
     }));
+    /** How long each wave waited for the machine to quieten after the one before. */
+    const waitedMs: number[] = [];
     let spawnedAt = 0;
     let firstGoAt = Number.POSITIVE_INFINITY;
     const reports = await runShardProcesses({
       beforeGo: seedChecks,
+      betweenWaves: async () => {
+        waitedMs.push(await machineQuiet());
+      },
       onSpawn: (pids) => {
         shardPids = pids;
         spawnedAt = performance.now();
@@ -248,6 +253,8 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
       accountsPerCheck: perCheck,
       scannerMemoryMb: memoryMb,
       shardsPerWave: wave,
+      /** Before each wave after the first, the wait for the machine's busy share to fall to 60 % (10 s at most). */
+      quietWaitMs: { p50: Math.round(percentile(sorted(waitedMs), 50)), max: Math.max(0, ...waitedMs) },
       accountsPerShardBound: bound,
       shards: count,
       accountsPerShard: {

@@ -106,3 +106,20 @@ export const sampleCpu = (groups: () => Groups, everyMs = 250) => {
     },
   };
 };
+
+/**
+ * Resolves once the machine's busy share over the last `windowMs` is at most `share`, or after `atMostMs`: the
+ * shards before have their watches' logins to finish, work their own Lambdas would do on their own CPU.
+ */
+export const machineQuiet = async (share = 0.6, windowMs = 500, atMostMs = 10_000) => {
+  const began = performance.now();
+  let last = machine();
+  while (performance.now() - began < atMostMs) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const now = machine();
+    const busy = (now.busy - last.busy) / Math.max(now.total - last.total, 1);
+    last = now;
+    if (busy <= share) return Math.round(performance.now() - began);
+  }
+  return Math.round(performance.now() - began);
+};
