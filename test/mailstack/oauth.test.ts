@@ -98,7 +98,7 @@ const startQuietly = () =>
 
 /** A new IMAP login on the next sweep: the scanner keeps sessions open between sweeps otherwise. */
 const sweepWithNewLogin = async (): Promise<AccountSweep | undefined> => {
-  await scanner.close();
+  await scanner.close(undefined, false);
   const [sweep] = await scanner.sweepOnce();
   return sweep;
 };
@@ -136,7 +136,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await scanner?.close();
+  await scanner?.close(undefined, false);
   await service?.close();
   await oauth?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
