@@ -148,8 +148,8 @@ export class Scanner {
     await Promise.allSettled([...this.inflight]);
   }
 
-  /** Lets sweeps finish for `graceMs`, then closes watches and sessions; `park` keeps some for the next loop. */
-  async close(graceMs = CLOSE_GRACE_MS, park = true): Promise<void> {
+  /** Lets sweeps finish for `graceMs`, then closes watches and sessions; `park` (a loop ending) keeps some. */
+  async close(graceMs = CLOSE_GRACE_MS, park = false): Promise<void> {
     const graceOver = new AbortController();
     this.winding = true;
     await Promise.race([this.drain(), this.deps.clock.sleep(graceMs, graceOver.signal)]);

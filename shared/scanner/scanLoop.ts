@@ -181,7 +181,8 @@ export const runScanLoop = async (
       if (healthy) failingSince = undefined;
     }
   } finally {
-    await scanner.close();
+    // The next loop in this process takes up the sessions of accounts still waited for (Scanner's parked sessions).
+    await scanner.close(undefined, true);
     // The lease expires by itself; a failed release must not hide why the loop ended.
     await lease
       .release(options.owner)
