@@ -65,7 +65,7 @@ export class LocalScanRunner implements ScanTrigger {
     this.stopper.abort();
     await this.running;
     // No next loop: the sessions the last one parked are logged out.
-    await this.deps.scanner.close(0, false);
+    await this.deps.scanner.close(0);
   }
 
   private async loop(newCheck: boolean): Promise<void> {

@@ -98,7 +98,7 @@ const startQuietly = () =>
 
 /** A new IMAP login on the next sweep: the scanner keeps sessions open between sweeps otherwise. */
 const sweepWithNewLogin = async (): Promise<AccountSweep | undefined> => {
-  await scanner.close(undefined, false);
+  await scanner.close();
   const [sweep] = await scanner.sweepOnce();
   return sweep;
 };
@@ -136,7 +136,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await scanner?.close(undefined, false);
+  await scanner?.close();
   await service?.close();
   await oauth?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
