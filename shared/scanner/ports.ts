@@ -127,7 +127,10 @@ export interface CursorStore {
   /** Every folder cursor of the account, by folder path, in one read: what a loop needs on its first sweep. */
   all(email: string): Promise<Map<string, FolderCursor>>;
   put(email: string, path: string, cursor: FolderCursor): Promise<void>;
-  /** Several folders' cursors of one account, in as few requests as the store allows. */
+  /**
+   * Every folder cursor of the account, replacing those stored; resolves once stored. A store may batch it with
+   * other accounts' and keep only so many folders (the rest are read again as at first sight by a later loop).
+   */
   putAll(email: string, cursors: ReadonlyMap<string, FolderCursor>): Promise<void>;
 }
 

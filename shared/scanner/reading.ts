@@ -261,6 +261,8 @@ export const advanceCursors = async (
   moved: ReadonlyMap<string, FolderCursor>,
 ): Promise<void> => {
   if (moved.size === 0) return;
-  await cursors.putAll(email, moved);
-  for (const [path, cursor] of moved) state.cursors?.set(path, cursor);
+  // The store keeps an account's cursors whole: every folder's this loop knows, the moved ones moved.
+  const all = new Map([...(state.cursors ?? (await cursors.all(email))), ...moved]);
+  await cursors.putAll(email, all);
+  state.cursors = all;
 };

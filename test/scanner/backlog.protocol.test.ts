@@ -39,12 +39,15 @@ const message = (uid: number, checkId?: string): ScriptedMessage => {
   };
 };
 
-/** Cursor writes of INBOX in order, and the INBOX cursor in the store when each result was written. */
+/**
+ * Writes that moved INBOX's cursor, in order (a write carries every folder's cursor, so one that moved another
+ * folder repeats INBOX's), and the INBOX cursor in the store when each result was written.
+ */
 class WatchedCursors extends MemoryCursors {
   readonly inboxWrites: number[] = [];
   override async putAll(email: string, cursors: ReadonlyMap<string, FolderCursor>) {
     const inbox = cursors.get('INBOX');
-    if (inbox) this.inboxWrites.push(inbox.lastUid);
+    if (inbox && inbox.lastUid !== this.inbox()) this.inboxWrites.push(inbox.lastUid);
     await super.putAll(email, cursors);
   }
   inbox(): number | undefined {

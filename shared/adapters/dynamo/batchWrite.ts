@@ -1,19 +1,15 @@
 // Owns BatchWriteItem: requests in batches of 25, and what DynamoDB leaves unprocessed sent again, a few times.
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchWriteCommand,
   type BatchWriteCommandInput,
-  type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../../domain/errors';
+import { untilProcessed } from './unprocessed';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 /** BatchWriteItem takes at most 25 items. */
-const BATCH_ITEMS = 25;
-/** Items DynamoDB left unprocessed (throttled) are sent again this many times, after 50, 100, 200 ms. */
-const UNPROCESSED_RETRIES = 3;
+export const BATCH_WRITE_ITEMS = 25;
 
 /**
  * Every request written, or a StoreUnavailableError. The items are independent: each one is written whole or not at
@@ -24,19 +20,15 @@ export const writeAll = async (
   tableName: string,
   writes: readonly WriteRequest[],
 ): Promise<void> => {
-  for (let start = 0; start < writes.length; start += BATCH_ITEMS) {
-    let requests: BatchWriteCommandInput['RequestItems'] = {
-      [tableName]: writes.slice(start, start + BATCH_ITEMS),
-    };
-    for (let attempt = 0; requests && Object.keys(requests).length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES)
-        throw new StoreUnavailableError('BatchWriteItem left items unprocessed');
-      if (attempt > 0) await sleep(25 * 2 ** attempt);
-      const written: BatchWriteCommandOutput = await client.send(
-        new BatchWriteCommand({ RequestItems: requests }),
-      );
-      requests = written.UnprocessedItems;
-    }
+  for (let start = 0; start < writes.length; start += BATCH_WRITE_ITEMS) {
+    await untilProcessed<BatchWriteCommandInput['RequestItems']>(
+      'BatchWriteItem',
+      { [tableName]: writes.slice(start, start + BATCH_WRITE_ITEMS) },
+      async (requests) => {
+        const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: requests }));
+        return UnprocessedItems && Object.keys(UnprocessedItems).length > 0 ? UnprocessedItems : undefined;
+      },
+    );
   }
 };
 

@@ -32,6 +32,9 @@ export const credentialKey = (email: string) => ({ pk: `CREDS#${email}`, sk: 'CR
 export const credentialCountKey = () => ({ pk: 'CREDS#', sk: 'COUNT' });
 export const scopeAccountsKey = (scope: string) => ({ gsi1pk: `SCOPE#${scope}` });
 export const scopeAccountSortKey = (email: string) => ({ gsi1sk: `ACCOUNT#${email}` });
+/** One account's folder cursors, every folder in one item, so a batch read names each account by its full key. */
+export const accountCursorsKey = (email: string) => ({ pk: `CURSOR#${email}`, sk: 'FOLDERS' });
+/** The earlier layout, one item per folder in the account's partition: read only where the account's item is missing. */
 export const cursorKey = (email: string, path: string) => ({ pk: `CURSOR#${email}`, sk: `FOLDER#${path}` });
 export const leaseKey = (name: string) => ({ pk: `LEASE#${name}`, sk: 'LEASE' });
 /** One item per API key and minute, counting its starts (shared/domain/keyLimits.ts). */
