@@ -71,8 +71,8 @@ export interface ShardRun {
    * each Lambda has; a wave of as many shards as it can is what one shard's loop start looks like there.
    */
   wave?: number;
-  /** Run once every shard is ready, before the first wave goes (what the loops must find when they start). */
-  beforeGo?: () => Promise<void>;
+  /** Run before each wave goes (before `betweenWaves`), with its shards' indices: what their loops must find. */
+  beforeWave?: (shards: number[]) => Promise<void>;
   /** Awaited between one wave's first sweeps and the next wave's `go` (a machine settling). */
   betweenWaves?: () => Promise<void>;
   /** Told just before a wave is sent `go` (the loops' start), and when a shard's first sweep ends. */
@@ -148,16 +148,17 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
       Promise.all(workers.map((worker) => worker.ready)),
       Promise.all(workers.map((worker) => worker.done)),
     ]);
-    await run.beforeGo?.();
     const wave = run.wave ?? run.count;
     for (let start = 0; start < workers.length; start += wave) {
       const going = workers.slice(start, start + wave);
+      await run.beforeWave?.(going.map((_, offset) => start + offset));
       if (start > 0) await run.betweenWaves?.();
       run.onGo?.();
       for (const worker of going) worker.go();
       // Without `firstAfterGo` the first sweep came before `go`: the waves follow one another at once.
       if (run.firstAfterGo) await Promise.all(going.map((worker) => worker.first));
     }
+    // In shard index order, as spawned.
     return await Promise.all(workers.map((worker) => worker.done));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,14 +3,11 @@
 // invocation, against simulated providers (scripted IMAP servers over TLS behind a delay proxy,
 // bench/simulatedProvider.ts) and AWS's DynamoDB Local. Every process boots first (not timed: a loop's start is the
 // measure), then the loops start a wave at a time, as many as the machine has cores to give each as its own Lambda
-// would, each wave once the machine has quietened after the one before; what each shard's first sweep took from its loop's start and where it went (the store's calls, each process
-// group's CPU, failures by kind), the read units each shard's listing spends per sweep at the loop's pace, and the
-// descriptors each shard process holds with its watches up.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+// would, each wave once its share of the checks is started (bench/simulationChecks.ts) and the machine has quietened
+// after the one before; what each shard's first sweep took from its loop's start and where it went (the store's calls,
+// each process group's CPU, failures by kind, accounts left out), the read units each shard's listing spends per sweep
+// at the loop's pace, and the descriptors each shard process holds with its watches up.
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { DEFAULT_SETTINGS } from '../infra/settings';
 import { startDynamoLocal } from '../scripts/lib/dynamoLocal';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
@@ -18,8 +15,6 @@ import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoCursorStore } from '../shared/adapters/dynamo/DynamoCursorStore';
 import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
 import { DEFAULT_SCAN_INTERVAL_MS } from '../shared/config';
-import { newCheck } from '../shared/domain/check';
-import { newCheckId } from '../shared/domain/checkId';
 import { DESCRIPTOR_BUDGET, maxAccountsPerShard } from '../shared/domain/shardBudget';
 import { ensureTable } from '../shared/local/bootstrap';
 import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
@@ -29,8 +24,10 @@ import { percentile, round } from './localServer';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
 import { runShardProcesses } from './shardProcesses';
 import { breakdownOf, kindsLine } from './simulationBreakdown';
+import { leftOut, leftOutLine, waveCheckSeeder } from './simulationChecks';
 import { machineQuiet, sampleCpu } from './simulationCpu';
-import { makeSimulationTls, type SimulationTls } from './simulationTls';
+import { startProvider } from './simulationProviders';
+import { makeSimulationTls } from './simulationTls';
 
 const TABLE = 'bench-simulation';
 /** Lambda gives a function one vCPU at 1,769 MB and a share in proportion below it (AWS Lambda's memory settings). */
@@ -57,41 +54,6 @@ export interface SimulationOptions {
   warmUpRequests?: number;
   progress?: (line: string) => void;
 }
-
-/** A simulated provider process; its proxy's port once it listens. */
-const startProvider = async (rttMs: number, tls: SimulationTls | undefined) => {
-  const child = spawn(
-    join(import.meta.dirname, '../node_modules/.bin/tsx'),
-    [join(import.meta.dirname, 'simulatedProvider.ts')],
-    {
-      env: {
-        ...process.env,
-        SIM_RTT_MS: String(rttMs),
-        ...(tls ? { SIM_TLS_KEY: tls.keyFile, SIM_TLS_CERT: tls.certFile } : {}),
-      },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  );
-  const [line] = (await Promise.race([
-    once(createInterface({ input: child.stdout }), 'line'),
-    once(child, 'exit').then(([code]) => {
-      throw new Error(`a simulated provider exited with ${code}`);
-    }),
-  ])) as [string];
-  const { port } = JSON.parse(line) as { port: number };
-  return {
-    port,
-    pid: child.pid,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.stdin.end();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-};
 
 /**
  * DynamoDB Local is a JVM that starts interpreting: its first few thousand requests cost several times what later
@@ -157,28 +119,15 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
       seedOf(index, providers[index % providers.length]?.port ?? 0, tls !== undefined),
     );
     const checks = Math.ceil(total / perCheck);
-    /**
-     * Once every shard is ready, just before the first loop starts: checks started over the last minute, so the
-     * oldest still has four of its five minutes to live when the last wave's loop lists it.
-     */
-    const seedChecks = async () => {
-      const now = Date.now();
-      say(`simulation: ${checks} checks of ${perCheck} accounts, started over the last minute`);
-      for (let first = 0; first < checks; first += 25) {
-        await Promise.all(
-          Array.from({ length: Math.min(25, checks - first) }, (_, offset) => {
-            const check = first + offset;
-            // Every `checks`-th account: a check's accounts spread over the shards as a real one's would.
-            const emails = accounts
-              .filter((_, index) => index % checks === check)
-              .map((account) => account.email);
-            return store.create(
-              newCheck(newCheckId(), 'simulation', emails, now - 60_000 + (check * 60_000) / checks),
-            );
-          }),
-        );
-      }
-    };
+    const seeder = waveCheckSeeder(
+      store,
+      accounts.map((account) => account.email),
+      count,
+      checks,
+    );
+    /** When the oldest check the wave about to go finds was started (epoch ms); its age as each wave goes. */
+    let oldestCheck = Date.now();
+    const oldestAtGoMs: number[] = [];
     const warmUp = options.warmUpRequests ?? Math.max(8000, 2 * total);
     const warmBegan = performance.now();
     await warmStore(client, warmUp);
@@ -186,7 +135,9 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
       `simulation: DynamoDB Local warmed by ${warmUp} requests in ${Math.round(performance.now() - warmBegan)} ms`,
     );
     const wave = options.wave ?? Math.max(1, Math.floor(availableParallelism() / 2));
-    say(`simulation: ${count} shard processes start, then their loops ${wave} at a time`);
+    say(
+      `simulation: ${count} shard processes start, then their loops ${wave} at a time, each wave after its share of ${checks} checks of ${perCheck} accounts, started over the minute before`,
+    );
     let shardPids: number[] = [];
     const cpu = sampleCpu(() => ({
       shards: shardPids,
@@ -198,7 +149,9 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
     let spawnedAt = 0;
     let firstGoAt = Number.POSITIVE_INFINITY;
     const reports = await runShardProcesses({
-      beforeGo: seedChecks,
+      beforeWave: async (shards) => {
+        oldestCheck = await seeder.seed(shards);
+      },
       betweenWaves: async () => {
         waitedMs.push(await machineQuiet());
       },
@@ -207,6 +160,7 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
         spawnedAt = performance.now();
       },
       onGo: () => {
+        oldestAtGoMs.push(Date.now() - oldestCheck);
         cpu.take();
         firstGoAt = Math.min(firstGoAt, performance.now());
       },
@@ -243,6 +197,10 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
     const readUnits = sorted(reports.map((report) => report.listingReadUnitsPerSweep));
     const descriptors = sorted(reports.map((report) => report.held?.descriptors ?? Number.NaN));
     const medianReadUnits = percentile(readUnits, 50);
+    const missed = leftOut(
+      seeder.owned,
+      reports.map((report) => report.accounts),
+    );
     return {
       benchmark: 'simulation',
       accounts: total,
@@ -251,16 +209,18 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
       tls: tls !== undefined,
       checks,
       accountsPerCheck: perCheck,
+      /** Checks' parts started (each wave's share of every check whose accounts its shards hold). */
+      checkParts: seeder.parts(),
+      /** The oldest check any loop found at its start: a minute and the wait after seeding, never the window's end. */
+      oldestCheckAtLoopStartMs: Math.round(Math.max(...oldestAtGoMs)),
       scannerMemoryMb: memoryMb,
       shardsPerWave: wave,
       /** Before each wave after the first, the wait for the machine's busy share to fall to 60 % (10 s at most). */
       quietWaitMs: { p50: Math.round(percentile(sorted(waitedMs), 50)), max: Math.max(0, ...waitedMs) },
       accountsPerShardBound: bound,
       shards: count,
-      accountsPerShard: {
-        min: Math.min(...reports.map((r) => r.accounts)),
-        max: Math.max(...reports.map((r) => r.accounts)),
-      },
+      /** Accounts the shards hold (by the scanner's own hash), whatever their first sweeps started on. */
+      accountsPerShard: { min: Math.min(...seeder.owned), max: Math.max(...seeder.owned) },
       firstSweep: {
         maxMs: Math.round(firstMs.at(-1) ?? Number.NaN),
         p50Ms: Math.round(percentile(firstMs, 50)),
@@ -269,6 +229,9 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
         failed: reports.reduce((sum, report) => sum + report.failed, 0),
         /** Accounts the shards' first sweeps started on: every one, or some check was not listed. */
         accountsSwept: reports.reduce((sum, report) => sum + report.accounts, 0),
+        /** Shards whose first sweep left accounts out: each one's index, accounts held and accounts left out. */
+        leftOut: missed,
+        leftOutLine: leftOutLine(missed),
         /** Why, by kind, most first: a failed sweep's error, or the warning the scanner logged. */
         failures: kindsLine(breakdown.failureKindsFirst),
         /** The slowest shard's first-sweep CPU at the CPU share Lambda gives a function of the scanner's memory. */
