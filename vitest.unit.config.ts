@@ -13,6 +13,7 @@ export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/adapters/shardListing.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/wakeUp.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/itemCredentials.test.ts': "AWS's DynamoDB Local, on Java",
+  'test/adapters/cursorStore.test.ts': "AWS's DynamoDB Local, on Java",
   'test/cli/reportHtml.test.ts': "Debian's Chromium",
   'test/cli/rateChart.test.ts': "Debian's Chromium",
   'test/cli/auditPage.test.ts': "Debian's Chromium",

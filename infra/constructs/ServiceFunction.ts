@@ -33,7 +33,7 @@ export const LIVE_ALIAS = 'live';
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
 type DynamoAction =
-  `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem' | 'Query' | 'Scan'}`;
+  `dynamodb:${'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchGetItem' | 'BatchWriteItem' | 'Query' | 'Scan'}`;
 
 type IndexName = (typeof SECONDARY_INDEXES)[number]['name'];
 
@@ -71,8 +71,8 @@ export const TABLE_ACCESS = {
   },
   /**
    * The scanner: checks (GetItem, UpdateItem, Query on openChecks to list and settle them, BatchWriteItem deleting a
-   * settled check's shard entries), cursors (GetItem, PutItem, BatchWriteItem for an account's moved cursors at
-   * once, Query on the table), the lease (PutItem, DeleteItem), the shard layout (GetItem, PutItem), account health
+   * settled check's shard entries), cursors (BatchGetItem and BatchWriteItem, each for the accounts a tick sweeps
+   * at once; Query on the table for an account still in the earlier per-folder layout), the lease (PutItem, DeleteItem), the shard layout (GetItem, PutItem), account health
    * (UpdateItem, and Scan of accountsByScope: the probe of failing accounts, DynamoAccountRegistry.listFailing, at
    * most once a minute while checks are active, reads account items only).
    */
@@ -82,6 +82,7 @@ export const TABLE_ACCESS = {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'dynamodb:DeleteItem',
+      'dynamodb:BatchGetItem',
       'dynamodb:BatchWriteItem',
       'dynamodb:Query',
     ],

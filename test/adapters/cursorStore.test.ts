@@ -1,6 +1,8 @@
-// The cursor store on dynalite: the reads and writes of concurrent account sweeps coalesced into BatchGetItem calls
-// of 100 accounts and BatchWriteItem calls of 25, what DynamoDB leaves unprocessed asked again (a store outage when
-// it stays so), the earlier layout (an item per folder) still read, and the folders an account's item holds capped.
+// The cursor store on AWS's own DynamoDB Local and on the dynalite npm start uses: the reads and writes of concurrent
+// account sweeps coalesced into BatchGetItem calls of 100 accounts and BatchWriteItem calls of 25, what DynamoDB
+// leaves unprocessed asked again (a store outage when it stays so), the earlier layout (an item per folder) still
+// read, and the folders an account's item holds capped.
+import { randomUUID } from 'node:crypto';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -8,7 +10,7 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoCursorStore, MAX_CURSOR_FOLDERS } from '../../shared/adapters/dynamo/DynamoCursorStore';
 import { cursorKey } from '../../shared/adapters/dynamo/keys';
@@ -16,8 +18,9 @@ import { StoreUnavailableError } from '../../shared/domain/errors';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { type LocalDynamo, startDynalite } from '../../shared/local/dynalite';
 import type { FolderCursor } from '../../shared/scanner/ports';
+import { DYNAMO_LOCAL_TIMEOUTS } from '../support/dynamoLocal';
 
-const TABLE = 'cursors';
+const TABLE = `cursors-${randomUUID()}`;
 
 const cursorsOf = (count: number, lastUid = 1): Map<string, FolderCursor> =>
   new Map(Array.from({ length: count }, (_, index) => [`Folder ${index}`, { uidValidity: '7', lastUid }]));
@@ -61,17 +64,21 @@ const countingClient = (real: DynamoDBDocumentClient, refusals = 0) => {
   return { client, calls };
 };
 
-describe('DynamoCursorStore on dynalite', () => {
-  let dynamo: LocalDynamo;
+describe.each(['dynamodb-local', 'dynalite'] as const)('DynamoCursorStore on %s', (store) => {
+  let dynamo: LocalDynamo | undefined;
   let real: DynamoDBDocumentClient;
   beforeAll(async () => {
-    dynamo = await startDynalite({ port: 0 });
-    real = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
+    if (store === 'dynalite') dynamo = await startDynalite({ port: 0 });
+    real = createDocumentClient({
+      region: 'local',
+      endpoint: dynamo?.endpoint ?? inject('dynamoLocalEndpoint'),
+      ...(dynamo ? {} : { timeouts: DYNAMO_LOCAL_TIMEOUTS }),
+    });
     await ensureTable(real, TABLE);
   });
   afterAll(async () => {
     real.destroy();
-    await dynamo.close();
+    await dynamo?.close();
   });
 
   it('writes 60 concurrent accounts in ceil(60/25) BatchWriteItem calls, acknowledged before they resolve', async () => {

@@ -185,7 +185,16 @@ describe('metric math', () => {
       (query) => query.MetricStat?.Metric.Dimensions?.find((d) => d.Name === 'Operation')?.Value,
     );
     expect([...operations].sort()).toEqual(
-      ['BatchWriteItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'Scan', 'UpdateItem'].sort(),
+      [
+        'BatchGetItem',
+        'BatchWriteItem',
+        'DeleteItem',
+        'GetItem',
+        'PutItem',
+        'Query',
+        'Scan',
+        'UpdateItem',
+      ].sort(),
     );
     const [first] = inputs;
     expect(evaluate('TableThrottles', { [first?.Id ?? '']: 2 })).toBe(2);

@@ -276,6 +276,7 @@ describe('least privilege', () => {
     expect(grantsOf(statements)).toEqual(
       [
         // Its stores: checks, cursors, lease, shard layout, account health.
+        'dynamodb:BatchGetItem on table',
         'dynamodb:BatchWriteItem on table',
         'dynamodb:DeleteItem on table',
         'dynamodb:GetItem on table',

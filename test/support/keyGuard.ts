@@ -29,7 +29,8 @@ interface Input {
   ExpressionAttributeValues?: Record<string, unknown>;
   RequestItems?: Record<
     string,
-    { PutRequest?: { Item?: Record<string, unknown> }; DeleteRequest?: { Key?: Record<string, unknown> } }[]
+    | { PutRequest?: { Item?: Record<string, unknown> }; DeleteRequest?: { Key?: Record<string, unknown> } }[]
+    | { Keys?: Record<string, unknown>[] }
   >;
 }
 
@@ -42,8 +43,13 @@ const partitionKeysOf = (operation: string, input: Input): string[] => {
   }
   if (operation === 'BatchWriteItem') {
     return Object.values(input.RequestItems ?? {})
-      .flat()
+      .flatMap((requests) => (Array.isArray(requests) ? requests : []))
       .map((request) => String(request.PutRequest?.Item?.pk ?? request.DeleteRequest?.Key?.pk));
+  }
+  if (operation === 'BatchGetItem') {
+    return Object.values(input.RequestItems ?? {})
+      .flatMap((requests) => (Array.isArray(requests) ? [] : (requests.Keys ?? [])))
+      .map((key) => String(key.pk));
   }
   const pk = input.Key?.pk ?? input.Item?.pk;
   return pk === undefined ? [] : [String(pk)];

@@ -20,7 +20,7 @@ const MAX_UID_VALIDITY_CHARS = 20;
  * each other, a read waits beside the account's login, and a write is the last step of a sweep.
  */
 const BATCH_WINDOW_MS = 10;
-/** Pages of the earlier layout read for one account: its items beyond them stay unread, and such a folder is read as at first sight. */
+/** Pages of the earlier layout read for one account: a folder beyond them is read as at first sight. */
 const EARLIER_LAYOUT_PAGES = 5;
 /** What every account held in the earlier layout (an item per folder) has, so one key tells whether to look there. */
 const INBOX = 'INBOX';
