@@ -4,6 +4,7 @@ import { StoreUnavailableError } from '../domain/errors';
 import type { RecordOutcome } from '../domain/ports';
 import { isProvider, presetFor } from '../providers/presets';
 import { attribute } from './attributing';
+import { type Announced, foldersToRead } from './focus';
 import { scanFolders } from './folders';
 import { ParkedSessions } from './parking';
 import {
@@ -96,7 +97,7 @@ export class Scanner {
     const started: Promise<AccountSweep>[] = [];
     for (const email of toSweep) {
       // A watched account is swept on its announcements and every SAFETY_SWEEP_MS, any other at every tick.
-      const sweep = (force || this.watches.due(email, now)) && this.start(email);
+      const sweep = (force || this.watches.due(email, now)) && this.start(email, force);
       if (sweep) started.push(sweep);
     }
     await settling;
@@ -119,12 +120,12 @@ export class Scanner {
   }
 
   /** Starts a sweep of the account unless one is running or it is backing off; one announced meanwhile follows. */
-  private start(email: string): Promise<AccountSweep> | undefined {
+  private start(email: string, full = false): Promise<AccountSweep> | undefined {
     const state = this.stateOf(email);
     if (state.busy || state.retryAt > this.deps.clock.now()) return undefined;
     state.busy = true;
-    this.watches.sweeping(email, this.deps.clock.now());
-    const sweep = this.sweepAccount(email, state).finally(() => {
+    const announced = this.watches.sweeping(email, this.deps.clock.now());
+    const sweep = this.sweepAccount(email, state, full ? undefined : announced).finally(() => {
       state.busy = false;
       this.inflight.delete(sweep);
     });
@@ -177,7 +178,7 @@ export class Scanner {
     return state;
   }
 
-  private async sweepAccount(email: string, state: AccountState): Promise<AccountSweep> {
+  private async sweepAccount(email: string, state: AccountState, news?: Announced): Promise<AccountSweep> {
     const startedAt = performance.now();
     const report = emptySweep(email);
     const { cursors, clock } = this.deps;
@@ -185,7 +186,7 @@ export class Scanner {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
       const session = await sessionOf(state, this.deps.connector, cursors, credentials, this.closing.signal);
-      const folders = await session.folders();
+      const { folders, reader, focused } = await foldersToRead(session, state, cursors, credentials, news);
       // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
       const placed = (checkId: string, outcome: RecordOutcome) =>
         this.plan.placed(checkId, email, outcome === 'closed', clock.now());
@@ -193,7 +194,7 @@ export class Scanner {
         ? presetFor(credentials.provider).quirks.envelopeEvidence.value
         : undefined;
       const chosen = scanFolders(folders, credentials.folders);
-      if (this.deps.watch) this.watches.keep(credentials, chosen, this.closing.signal);
+      if (this.deps.watch && !focused) this.watches.keep(credentials, chosen, this.closing.signal);
       const moved: NonNullable<AccountState['cursors']> = new Map();
       const budget = { batches: SWEEP_BATCHES };
       let [backlog, stalled] = [false, false];
@@ -201,7 +202,7 @@ export class Scanner {
         const folderState = folders.find((candidate) => candidate.path === folder.path);
         if (!folderState) continue;
         let unfinished: boolean | undefined;
-        for await (const read of readNew(cursors, clock, email, state, session, folderState, budget)) {
+        for await (const read of readNew(cursors, clock, email, state, reader, folderState, budget)) {
           if (unfinished === undefined) report.foldersRead++;
           unfinished = read.partial;
           stalled ||= read.stalled !== undefined;

@@ -75,7 +75,21 @@ export interface MailboxSession {
   headersSince(path: string, since: number): Promise<FetchedHeaders[]>;
   /** Where Gmail files each of `uids` (in INBOX): one X-GM-RAW search per tab over the whole set, first tab wins. */
   tabsOf(path: string, uids: readonly number[]): Promise<Map<number, GmailTab>>;
+  /**
+   * One folder's state as opening it tells (EXAMINE: no listing of the others) and, when its UIDVALIDITY is
+   * `after`'s and at most `most` UIDs are new above `after.lastUid`, their headers in the same visit. `headers`
+   * is absent when the caller has to read the folder its usual way (first sight, a new UIDVALIDITY, a backlog);
+   * undefined when opening it did not say those three (the caller lists every folder instead).
+   */
+  openFolder?(path: string, after: FolderCursor | undefined, most: number): Promise<OpenedFolder | undefined>;
   close(): Promise<void>;
+}
+
+export interface OpenedFolder {
+  uidValidity: string;
+  uidNext: number;
+  messages: number;
+  headers?: FetchedHeaders[];
 }
 
 /** A call the server did not answer within its deadline: the session is closed, a new one is needed. */
@@ -103,16 +117,17 @@ export interface MailboxConnector {
   watch?(
     credentials: MailboxCredentials,
     path: string,
-    onNews: () => void,
+    onNews: (path: string) => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined>;
   /**
    * One connection watching every folder of the account at once (IMAP NOTIFY, RFC 5465, with IDLE), calling
-   * `onNews` on new mail in any of them. Undefined when the server offers no NOTIFY: then `watch` per folder.
+   * `onNews` on new mail in any of them, with the folder's name as the server sent it (undefined when it named
+   * none). Undefined when the server offers no NOTIFY: then `watch` per folder.
    */
   watchAll?(
     credentials: MailboxCredentials,
-    onNews: () => void,
+    onNews: (path?: string) => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined>;
 }

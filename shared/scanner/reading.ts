@@ -28,6 +28,8 @@ export interface AccountState {
   narrowed?: Map<string, Narrowed>;
   /** The last sweep left new messages unread (a backlog): the next one follows at once. */
   backlog?: boolean;
+  /** Every folder as this loop's last full sweep listed it: what a sweep of announced folders alone goes by. */
+  listed?: FolderState[];
   /** The session was parked by the last loop and no sweep has used it yet (Scanner.parked). */
   parked?: boolean;
   busy: boolean;

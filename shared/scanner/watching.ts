@@ -14,6 +14,8 @@ import type { ScanEvents } from './scanHooks';
 export const SAFETY_SWEEP_MS = 30_000;
 /** Watch connections opened at once across all accounts, so a loop's first sweep is not crowded out by them. */
 const WATCH_OPENS_AT_ONCE = 8;
+/** Folders named by announcements one sweep may read alone; more (or an unnamed one) and it reads every folder. */
+const MAX_ANNOUNCED = 16;
 
 /** The folders worth a connection each: INBOX and the junk folder, where nearly every copy lands. */
 export const watchedFolders = (folders: readonly ScanFolder[]): string[] => [
@@ -42,6 +44,12 @@ interface AccountWatches {
   pushless: boolean;
   /** Something may be new that no sweep has read yet (an announcement, a watch just opened, a failed sweep). */
   news: boolean;
+  /** The folders announcements named since the last sweep started, when only those can hold the news. */
+  announced: Set<string>;
+  /** News that named no folder (a watch just opened, a failed sweep, an unnamed announcement): read them all. */
+  everywhere: boolean;
+  /** The running sweep reads only announced folders: it does not count as the safety net's sweep. */
+  focused: boolean;
   sweepStartedAt: number;
   lastSweptAt: number;
 }
@@ -88,18 +96,34 @@ export class Watches {
     return this.accounts.get(email)?.news === true;
   }
 
-  /** A sweep starts: it reads whatever was announced until now. */
-  sweeping(email: string, now: number): void {
+  /**
+   * A sweep starts: it reads whatever was announced until now. Returns the folders it need read alone when only
+   * named announcements came since a full sweep of live watches less than SAFETY_SWEEP_MS ago (the announced
+   * folder's own state comes from opening it: no listing of every folder first); undefined: read every folder.
+   */
+  sweeping(email: string, now: number): ReadonlySet<string> | undefined {
     const account = this.accountOf(email);
+    const focus =
+      account.news &&
+      !account.everywhere &&
+      account.announced.size > 0 &&
+      this.watched(account) &&
+      now - account.lastSweptAt < SAFETY_SWEEP_MS
+        ? new Set(account.announced)
+        : undefined;
     account.news = false;
+    account.everywhere = false;
+    account.announced.clear();
+    account.focused = focus !== undefined;
     account.sweepStartedAt = now;
+    return focus;
   }
 
-  /** A sweep ended; after a failed one the account stays due (its backoff says when). */
+  /** A sweep ended; after a failed one the account stays due (its backoff says when), every folder to read. */
   swept(email: string, ok: boolean): void {
     const account = this.accountOf(email);
-    if (ok) account.lastSweptAt = account.sweepStartedAt;
-    else account.news = true;
+    if (ok && !account.focused) account.lastSweptAt = account.sweepStartedAt;
+    if (!ok) [account.news, account.everywhere] = [true, true];
   }
 
   /**
@@ -110,7 +134,7 @@ export class Watches {
     const { connector, clock } = this.deps;
     const account = this.accountOf(credentials.email);
     if (!connector.watchAll) account.notify = false;
-    const onNews = () => this.announce(credentials.email);
+    const onNews = (path?: string) => this.announce(credentials.email, path);
     const watch =
       account.notify === false
         ? connector.watch && ((path: string) => connector.watch?.(credentials, path, onNews, signal))
@@ -152,7 +176,7 @@ export class Watches {
           folder.failures = 0;
           if (path === EVERY_FOLDER) account.notify = true;
           // Mail may have landed between the last sweep's listing and this watch's EXAMINE: read once more.
-          account.news = true;
+          [account.news, account.everywhere] = [true, true];
           this.deps.events?.watched?.({ email: credentials.email, path, state: 'watching' });
         } catch (error) {
           folder.failures++;
@@ -185,10 +209,13 @@ export class Watches {
     await Promise.allSettled(watches.map((watch) => watch.close()));
   }
 
-  private announce(email: string): void {
+  private announce(email: string, path: string | undefined): void {
     const account = this.accounts.get(email);
     if (!account) return;
     account.news = true;
+    if (path !== undefined && (account.announced.has(path) || account.announced.size < MAX_ANNOUNCED))
+      account.announced.add(path);
+    else account.everywhere = true;
     this.onNews(email);
   }
 
@@ -209,6 +236,9 @@ export class Watches {
         folders: new Map(),
         pushless: false,
         news: false,
+        announced: new Set(),
+        everywhere: false,
+        focused: false,
         sweepStartedAt: 0,
         lastSweptAt: Number.NEGATIVE_INFINITY,
       };

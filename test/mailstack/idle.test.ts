@@ -1,6 +1,7 @@
 // Push detection against the real Dovecot: while a check waits and nothing arrives an account costs at most 6 IMAP
 // commands a minute (counted by a proxy in front of the server, logins included), and a delivered copy is recorded
-// on the server's IDLE announcement, before the safety sweep that would otherwise have found it.
+// on the server's IDLE announcement, before the safety sweep that would otherwise have found it, by opening the folder
+// the announcement named: no listing of every folder first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../../scripts/lib/poll';
 import { ACTIVE_MS } from '../../shared/domain/limits';
@@ -83,6 +84,7 @@ describe('detection on announcement', () => {
     expect(quietTicks).toBeGreaterThanOrEqual(3);
 
     // GTUBE: SpamAssassin scores it spam, and junk@'s sieve files it in Junk.
+    const commandsBefore = harness.commands.length;
     await sendOnce(check.accounts, { subject: 'announced by IDLE', text: GTUBE });
     const recorded = () =>
       harness.placements.filter(
@@ -111,5 +113,9 @@ describe('detection on announcement', () => {
       );
       expect(safety).toEqual([]);
     }
+    // NOTIFY named the folder of each copy (INBOX, selected on the watch; Junk, by STATUS): each was opened alone.
+    const commands = harness.commands.slice(commandsBefore).map((command) => command.command);
+    expect(commands).not.toContain('LIST');
+    expect(commands.filter((command) => command === 'EXAMINE').length).toBeGreaterThanOrEqual(2);
   }, 150_000);
 });

@@ -1,9 +1,17 @@
 // Push detection's timing on the injected clock: a watched account is swept on an announcement at once and
 // otherwise only every SAFETY_SWEEP_MS; an account whose watch is not live (opening, dropped, server without IDLE)
-// is polled every tick as before; a dropped watch comes back with backoff; close() ends every watch.
+// is polled every tick as before; a dropped watch comes back with backoff; close() ends every watch. An announcement
+// naming a folder the last listing knows opens that folder alone; anything else lists every folder.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/log';
-import type { FolderState, FolderWatch, MailboxConnector } from '../../shared/scanner/ports';
+import type {
+  FetchedHeaders,
+  FolderCursor,
+  FolderState,
+  FolderWatch,
+  MailboxConnector,
+  OpenedFolder,
+} from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { SAFETY_SWEEP_MS, watchedFolders } from '../../shared/scanner/watching';
 import { ManualClock } from '../support/manualClock';
@@ -21,16 +29,33 @@ const FOLDERS: FolderState[] = ['INBOX', 'Junk', 'Trash', 'Archive', 'Sent'].map
 }));
 
 /** Mailboxes that hold nothing, whose watches the test drives: announce, drop, or refuse IDLE. */
-const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?: boolean } = {}) => {
+const watchedMailboxes = (
+  options: {
+    idle?: boolean;
+    failOpens?: number;
+    notify?: boolean;
+    /** The session opens one folder alone: what it answers for each (nothing new by default). */
+    openFolder?: (path: string, after: FolderCursor | undefined) => OpenedFolder;
+  } = {},
+) => {
   const sweeps: number[] = [];
-  const watches: { path: string; usable: boolean; closed: boolean; news: () => void }[] = [];
+  const opened: { path: string; at: number }[] = [];
+  const fetched: string[] = [];
+  const cursors = new MemoryCursors();
+  const watches: { path: string; usable: boolean; closed: boolean; news: (named?: string) => void }[] = [];
   const attempts: { path: string; at: number }[] = [];
   let failOpens = options.failOpens ?? 0;
   const clock = new ManualClock();
   /** What the store lists: one check waiting for the account until a test empties it. */
   let listing = [{ checkId: 'c1', pending: [EMAIL] }];
-  const watchOf = (path: string, onNews: () => void): FolderWatch => {
-    const watch = { path, usable: true, closed: false, news: onNews };
+  // A folder's watch names its folder; the one watch of every folder names what the test says, or nothing.
+  const watchOf = (path: string, onNews: (path?: string) => void): FolderWatch => {
+    const watch = {
+      path,
+      usable: true,
+      closed: false,
+      news: (named?: string) => onNews(path === '*' ? named : path),
+    };
     watches.push(watch);
     return {
       get usable() {
@@ -61,10 +86,21 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?
           sweeps.push(clock.now());
           return FOLDERS;
         },
-        headersAfter: async () => [],
+        headersAfter: async (path: string, after: number, upTo: number) => {
+          fetched.push(`${path} ${after + 1}:${upTo}`);
+          return [];
+        },
         headersSince: async () => [],
         tabsOf: async () => new Map(),
         close: async () => undefined,
+        ...(options.openFolder
+          ? {
+              openFolder: async (path: string, after: FolderCursor | undefined) => {
+                opened.push({ path, at: clock.now() });
+                return options.openFolder?.(path, after) ?? { uidValidity: '1', uidNext: 1, messages: 0 };
+              },
+            }
+          : {}),
       };
     },
     async watch(_credentials, path, onNews) {
@@ -74,7 +110,7 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?
         failOpens--;
         throw new Error('connection refused');
       }
-      return watchOf(path, onNews);
+      return watchOf(path, () => onNews(path));
     },
   };
   const scanner = new Scanner({
@@ -83,7 +119,7 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?
       settle: async () => [],
       recordResult: async () => 'recorded' as const,
     },
-    cursors: new MemoryCursors(),
+    cursors,
     credentials: { get: async (email) => credentialsOf(email) },
     connector,
     clock,
@@ -106,7 +142,7 @@ const watchedMailboxes = (options: { idle?: boolean; failOpens?: number; notify?
   const listNothing = () => {
     listing = [];
   };
-  return { scanner, clock, sweeps, watches, attempts, tick, settle, listNothing };
+  return { scanner, clock, sweeps, opened, fetched, cursors, watches, attempts, tick, settle, listNothing };
 };
 
 describe('push detection (IDLE watches)', () => {
@@ -248,5 +284,77 @@ describe('push detection (IDLE watches)', () => {
     await tick();
     await scanner.close();
     expect(watches.map((watch) => watch.closed)).toEqual([true, true]);
+  });
+});
+
+describe('sweeps of announced folders', () => {
+  const nothingNew = (): OpenedFolder => ({ uidValidity: '1', uidNext: 1, messages: 0 });
+
+  it('an announcement naming a listed folder opens that folder alone, with no listing', async () => {
+    const { scanner, clock, sweeps, opened, watches, settle } = watchedMailboxes({ openFolder: nothingNew });
+    const before = (await settle()).sweeps;
+    watches[1]?.news();
+    await scanner.drain();
+    expect(sweeps).toHaveLength(before);
+    expect(opened).toEqual([{ path: 'Junk', at: clock.now() }]);
+  });
+
+  it('the safety sweep still lists every folder, however many announced sweeps came between', async () => {
+    const { scanner, clock, sweeps, opened, watches, tick, settle } = watchedMailboxes({
+      openFolder: nothingNew,
+    });
+    const steady = await settle();
+    while (clock.now() + 1000 < steady.lastAt + SAFETY_SWEEP_MS) {
+      clock.advance(1000);
+      watches[0]?.news();
+      await scanner.drain();
+      await tick();
+    }
+    expect(sweeps).toHaveLength(steady.sweeps);
+    expect(opened.length).toBeGreaterThanOrEqual(SAFETY_SWEEP_MS / 1000 - 2);
+    clock.advance(1000);
+    await tick();
+    expect(sweeps).toEqual([...sweeps.slice(0, steady.sweeps), steady.lastAt + SAFETY_SWEEP_MS]);
+  });
+
+  it('with NOTIFY: a folder the listing does not know, or none named, lists every folder', async () => {
+    const { scanner, sweeps, opened, watches, settle } = watchedMailboxes({
+      notify: true,
+      openFolder: nothingNew,
+    });
+    const before = (await settle()).sweeps;
+    watches[0]?.news('Junk');
+    await scanner.drain();
+    expect([sweeps.length, opened.map((open) => open.path)]).toEqual([before, ['Junk']]);
+    watches[0]?.news('Created since');
+    await scanner.drain();
+    expect(sweeps).toHaveLength(before + 1);
+    watches[0]?.news();
+    await scanner.drain();
+    expect(sweeps).toHaveLength(before + 2);
+    // A listed folder the account never reads (Sent): neither listed nor opened.
+    watches[0]?.news('Sent');
+    await scanner.drain();
+    expect([sweeps.length, opened.length]).toEqual([before + 2, 1]);
+  });
+
+  it('new mail in the opened folder is read from what opening it fetched, and its cursor moves', async () => {
+    const headers = (uid: number): FetchedHeaders => ({
+      uid,
+      internalDate: 0,
+      headers: Buffer.from('X: y\r\n\r\n'),
+    });
+    const { scanner, fetched, cursors, watches, settle } = watchedMailboxes({
+      openFolder: (_path, after) =>
+        after?.uidValidity === '1'
+          ? { uidValidity: '1', uidNext: 3, messages: 2, headers: [headers(1), headers(2)] }
+          : nothingNew(),
+    });
+    await settle();
+    expect(await cursors.get(EMAIL, 'INBOX')).toEqual({ uidValidity: '1', lastUid: 0 });
+    watches[0]?.news();
+    await scanner.drain();
+    expect(fetched).toEqual([]);
+    expect(await cursors.get(EMAIL, 'INBOX')).toEqual({ uidValidity: '1', lastUid: 2 });
   });
 });

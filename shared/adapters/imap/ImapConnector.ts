@@ -89,7 +89,7 @@ export class ImapConnector implements MailboxConnector {
   async watch(
     credentials: MailboxCredentials,
     path: string,
-    onNews: () => void,
+    onNews: (path: string) => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined> {
     return this.idleOn(credentials, path, onNews, signal, async (client) => client.capabilities.has('IDLE'));
@@ -98,7 +98,7 @@ export class ImapConnector implements MailboxConnector {
   /** Where the server offers NOTIFY (Dovecot does): one connection for every folder (see notifyAll). */
   async watchAll(
     credentials: MailboxCredentials,
-    onNews: () => void,
+    onNews: (path?: string) => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined> {
     return this.idleOn(credentials, 'INBOX', onNews, signal, (client) => notifyAll(client, onNews));
@@ -107,7 +107,7 @@ export class ImapConnector implements MailboxConnector {
   private async idleOn(
     credentials: MailboxCredentials,
     path: string,
-    onNews: () => void,
+    onNews: (path: string) => void,
     signal: AbortSignal | undefined,
     prepare: (client: ImapFlow) => Promise<boolean>,
   ): Promise<FolderWatch | undefined> {

@@ -4,10 +4,12 @@ import type { ImapFlow } from 'imapflow';
 import { FETCHED_HEADERS } from '../../scanner/headers';
 import {
   type FetchedHeaders,
+  type FolderCursor,
   type FolderState,
   GMAIL_TABS,
   type GmailTab,
   type MailboxSession,
+  type OpenedFolder,
   SilentServerError,
 } from '../../scanner/ports';
 import { logOut } from './connection';
@@ -81,6 +83,38 @@ export class ImapSession implements MailboxSession {
       const uids = found.sort((a, b) => a - b).slice(-MAX_FIRST_SIGHT_MESSAGES);
       const fetched = await this.fetchHeaders(uids.join(','));
       return fetched.filter((message) => message.internalDate >= since);
+    });
+  }
+
+  async openFolder(
+    path: string,
+    after: FolderCursor | undefined,
+    most: number,
+  ): Promise<OpenedFolder | undefined> {
+    return this.withFolder(path, async () => {
+      // EXAMINE's own answer (UIDVALIDITY, UIDNEXT, EXISTS): the state LIST-STATUS would have given for this folder.
+      const mailbox = this.client.mailbox || undefined;
+      const opened = {
+        uidValidity: String(mailbox?.uidValidity ?? ''),
+        uidNext: Number(mailbox?.uidNext),
+        messages: Number(mailbox?.exists),
+      };
+      // RFC 3501 requires all three; a server that leaves one out has its folders listed instead.
+      if (
+        !Number.isSafeInteger(opened.uidNext) ||
+        !Number.isSafeInteger(opened.messages) ||
+        !opened.uidValidity
+      )
+        return undefined;
+      const high = opened.uidNext - 1;
+      if (after?.uidValidity !== opened.uidValidity || opened.messages === 0) return opened;
+      if (high <= after.lastUid) return { ...opened, headers: [] };
+      if (high - after.lastUid > most) return opened;
+      const fetched = await this.fetchHeaders(`${after.lastUid + 1}:${high}`);
+      return {
+        ...opened,
+        headers: fetched.filter((message) => message.uid > after.lastUid && message.uid <= high),
+      };
     });
   }
 

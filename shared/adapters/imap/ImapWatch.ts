@@ -37,10 +37,10 @@ const atom = (value: string) => ({ type: 'ATOM', value });
  * has no NOTIFY of its own, so the command goes through its generic `exec` and the STATUS answers through its
  * untagged-response table (both in dist/esm/imap-flow.js of the pinned version). False: watch folder by folder.
  */
-export const notifyAll = async (client: ImapFlow, onNews: () => void): Promise<boolean> => {
+export const notifyAll = async (client: ImapFlow, onNews: (path?: string) => void): Promise<boolean> => {
   if (!client.capabilities.has('IDLE') || !client.capabilities.has('NOTIFY')) return false;
   const internals = client as unknown as ImapFlowInternals;
-  internals.untaggedHandlers.STATUS = async () => onNews();
+  internals.untaggedHandlers.STATUS = async (untagged) => onNews(statusFolder(untagged));
   const events = [atom('MessageNew'), atom('MessageExpunge')];
   // A server that refuses it (NO, BAD) is watched folder by folder instead.
   const response = await internals
@@ -50,11 +50,29 @@ export const notifyAll = async (client: ImapFlow, onNews: () => void): Promise<b
   return response !== undefined;
 };
 
+/** The longest folder name an announcement is taken at its word for; a longer one asks for a full sweep. */
+const MAX_ANNOUNCED_NAME = 512;
+
+/**
+ * The folder an untagged STATUS names (`* STATUS <mailbox> (...)`), as sent. Only a plain ASCII name is passed on:
+ * anything else (modified UTF-7 with `&`, a literal, an odd shape) is undefined, which sweeps every folder.
+ */
+const statusFolder = (untagged: unknown): string | undefined => {
+  const first = (untagged as { attributes?: unknown[] } | undefined)?.attributes?.[0];
+  const value = (first as { value?: unknown } | undefined)?.value;
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ANNOUNCED_NAME) return undefined;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e || code === 0x26) return undefined;
+  }
+  return value;
+};
+
 /** Lets `prepare` say whether the server can push (and set it up), then EXAMINEs `path` to IDLE on it. */
 export const watchOn = async (
   client: ImapFlow,
   path: string,
-  onNews: () => void,
+  onNews: (path: string) => void,
   prepare: (client: ImapFlow) => Promise<boolean>,
 ): Promise<FolderWatch | undefined> => {
   const watch = new ImapWatch(client);
@@ -63,7 +81,7 @@ export const watchOn = async (
       await watch.close();
       return undefined;
     }
-    client.on('exists', () => onNews());
+    client.on('exists', () => onNews(path));
     await client.mailboxOpen(path, { readOnly: true });
     return watch;
   } catch (error) {
