@@ -161,18 +161,17 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
       ).toEqual(GTUBE_CATEGORIES);
     }
     // Exactly once: one recorded placement per check and account, however many sweeps failed or repeated. A write
-    // in flight as the outage began may have reached the store with its answer lost: its retry finds it written
-    // ('already-recorded'). Only the first check's copies can have been in flight then; the others' mail arrived
-    // after the store went away, so each of their copies is recorded by this scanner, once.
-    const pairsOf = (outcome: string, checks: string[]) =>
+    // DynamoDB applied but answered too late (cut by the outage's start, or past the client's 1 s request timeout
+    // while the store catches up) is retried, and the retry finds it written: 'already-recorded', the scanner's own
+    // write seen again. Each pair is recorded or found written, and none is recorded twice.
+    const pairsOf = (outcome: string) =>
       placements
-        .filter((placement) => checks.includes(placement.checkId) && placement.outcome === outcome)
+        .filter((placement) => ids.includes(placement.checkId) && placement.outcome === outcome)
         .map((placement) => `${placement.checkId}/${placement.email}`);
-    const recorded = pairsOf('recorded', ids);
-    const foundWritten = pairsOf('already-recorded', [before.check_id]);
+    const recorded = pairsOf('recorded');
+    const foundWritten = pairsOf('already-recorded').filter((pair) => !recorded.includes(pair));
     expect(new Set(recorded).size).toBe(recorded.length);
     expect(new Set([...recorded, ...foundWritten]).size).toBe(ids.length * NAMES.length);
-    expect(pairsOf('recorded', [duringA.check_id, duringB.check_id]).length).toBe(2 * NAMES.length);
     // The outage reached the scanner, which rode it out: failed ticks, but its loop never gave up or crashed.
     expect(scanLogs.some((line) => line.message.startsWith('scanner tick failed'))).toBe(true);
     expect(scanLogs.filter((line) => line.message === 'scan loop failed')).toEqual([]);
