@@ -57,8 +57,9 @@ export interface SimulationOptions {
 
 /**
  * DynamoDB Local is a JVM that starts interpreting: its first few thousand requests cost several times what later
- * ones do while its compiler catches up. DynamoDB is no cold JVM, so the requests a first sweep makes of it (a cursor
- * query and a cursor write per account) are made first, as often, on accounts no shard has.
+ * ones do while its compiler catches up. DynamoDB is no cold JVM, so the calls a first sweep makes of it (its
+ * accounts' cursors read and written, in batches) are made first, for half as many accounts as `requests`, on
+ * accounts no shard has.
  */
 const warmStore = async (client: ReturnType<typeof createDocumentClient>, requests: number) => {
   const cursors = new DynamoCursorStore(client, TABLE);
@@ -132,7 +133,7 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
     const warmBegan = performance.now();
     await warmStore(client, warmUp);
     say(
-      `simulation: DynamoDB Local warmed by ${warmUp} requests in ${Math.round(performance.now() - warmBegan)} ms`,
+      `simulation: DynamoDB Local warmed by the cursor calls of ${warmUp / 2} accounts in ${Math.round(performance.now() - warmBegan)} ms`,
     );
     const wave = options.wave ?? Math.max(1, Math.floor(availableParallelism() / 2));
     say(
