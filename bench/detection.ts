@@ -43,6 +43,9 @@ const untagged = (address: string) => address.replace(/\+tc_[^@]*@/, '@');
 
 const handlerTimings = takeHandlerTimings;
 
+/** How long the floor's own client may still be reading an announcement after the scanner has shown the copy. */
+const ANNOUNCEMENT_WAIT_MS = 5_000;
+
 /**
  * How long Dovecot takes to announce a delivered copy, timed apart from the scanner: an IMAP client of the bench's own
  * IDLEs on INBOX and on Junk of one account (imapflow, as the scanner's watches do) and notes when each EXISTS
@@ -62,9 +65,16 @@ const watchAnnouncements = async (account: AccountEntry, caFile: string | undefi
     }),
   );
   return {
-    after: (deliveredAt: number) => {
-      const first = announced.find((at) => at >= deliveredAt);
-      return first === undefined ? undefined : first - deliveredAt;
+    // Waited for: the scanner can show a copy before this client's EXISTS has been read (a busy machine, and the
+    // scanner no longer lists every folder first), which left that delivery without a floor sample.
+    after: async (deliveredAt: number): Promise<number | undefined> => {
+      const until = Date.now() + ANNOUNCEMENT_WAIT_MS;
+      for (;;) {
+        const first = announced.find((at) => at >= deliveredAt);
+        if (first !== undefined) return first - deliveredAt;
+        if (Date.now() >= until) return undefined;
+        await sleep(5);
+      }
     },
     close: () => Promise.allSettled(clients.map((client) => client.logout())),
   };
@@ -101,7 +111,8 @@ export const runDetectionBench = async (options: DetectionOptions) => {
         if (shown === undefined) throw new Error(`${address}: the check completed without it`);
         fromLmtp.push(shown - at);
         options.onLmtpSample?.(shown - at);
-        const announcedAfterMs = untagged(address) === timed.email ? announcements.after(at) : undefined;
+        const announcedAfterMs =
+          untagged(address) === timed.email ? await announcements.after(at) : undefined;
         if (announcedAfterMs !== undefined) announcedAfter.push(announcedAfterMs);
       }
       if ((run + 1) % 10 === 0) say(`  ${run + 1}/${checks} checks`);
