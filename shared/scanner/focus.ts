@@ -2,7 +2,7 @@
 import type { DetectedCategory } from '../domain/categories';
 import { scanFolders } from './folders';
 import type { CursorStore, FetchedHeaders, FolderState, MailboxCredentials, MailboxSession } from './ports';
-import { type AccountState, FETCH_BATCH } from './reading';
+import { type AccountState, FETCH_BATCH, knownCursors } from './reading';
 
 /** The folders announcements named since an account's last sweep started (see Watches.sweeping). */
 export type Announced = ReadonlySet<string>;
@@ -60,12 +60,12 @@ const openAnnounced = async (
   const named = [...announced].map((path) => listed.find((folder) => folder.path === path));
   if (named.some((folder) => folder === undefined)) return undefined;
   const worth = new Set(scanFolders(named as FolderState[], overrides).map((folder) => folder.path));
-  state.cursors ??= await (state.cursorsRead ?? cursors.all(email));
+  const known = await knownCursors(cursors, email, state);
   const folders: FolderState[] = [];
   const prefetched = new Map<string, Prefetched>();
   for (const folder of named as FolderState[]) {
     if (!worth.has(folder.path)) continue;
-    const cursor = state.cursors.get(folder.path);
+    const cursor = known.get(folder.path);
     // A folder read in narrowed spans or ahead of its cursor is read its usual way, from its state alone.
     const usual = state.narrowed?.has(folder.path) || state.ahead?.has(folder.path);
     const opened = await session.openFolder(folder.path, usual ? undefined : cursor, FETCH_BATCH);

@@ -87,6 +87,16 @@ const readCursors = (cursors: CursorStore, email: string, state: AccountState): 
   read.finally(() => delete state.cursorsRead).catch(() => undefined);
 };
 
+/** The account's cursors as this loop knows them: read once (or that read, still running, awaited) and kept. */
+export const knownCursors = async (
+  cursors: CursorStore,
+  email: string,
+  state: AccountState,
+): Promise<Map<string, FolderCursor>> => {
+  state.cursors ??= await (state.cursorsRead ?? cursors.all(email));
+  return state.cursors;
+};
+
 /**
  * UIDs per fetch: a few hundred header blocks answer well inside one fetch's deadline on a loaded server, where
  * everything since the cursor in one fetch did not once a quiet period had let a backlog build up.
@@ -151,9 +161,8 @@ export async function* readNew(
   folder: FolderState,
   budget: SweepBudget,
 ): AsyncGenerator<FolderRead> {
-  state.cursors ??= await (state.cursorsRead ?? cursors.all(email));
   const { path, uidValidity } = folder;
-  const cursor = state.cursors.get(path);
+  const cursor = (await knownCursors(cursors, email, state)).get(path);
   const known = cursor?.uidValidity === uidValidity;
   const high = folder.uidNext - 1;
   if (known && high <= cursor.lastUid) return;
@@ -264,7 +273,7 @@ export const advanceCursors = async (
 ): Promise<void> => {
   if (moved.size === 0) return;
   // The store keeps an account's cursors whole: every folder's this loop knows, the moved ones moved.
-  const all = new Map([...(state.cursors ?? (await cursors.all(email))), ...moved]);
+  const all = new Map([...(await knownCursors(cursors, email, state)), ...moved]);
   await cursors.putAll(email, all);
   state.cursors = all;
 };

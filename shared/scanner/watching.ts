@@ -42,17 +42,21 @@ interface AccountWatches {
   notify?: boolean;
   /** The server has no IDLE: the account is polled every tick. */
   pushless: boolean;
-  /** Something may be new that no sweep has read yet (an announcement, a watch just opened, a failed sweep). */
-  news: boolean;
-  /** The folders announcements named since the last sweep started, when only those can hold the news. */
+  /**
+   * Something may be new that no sweep has read yet (see hasNewsIn): the folders announcements named since the last
+   * sweep started, when only those can hold it, or `everywhere`, news that named no folder (a watch just opened, a
+   * failed sweep, an unnamed announcement): read them all.
+   */
   announced: Set<string>;
-  /** News that named no folder (a watch just opened, a failed sweep, an unnamed announcement): read them all. */
   everywhere: boolean;
   /** The running sweep reads only announced folders: it does not count as the safety net's sweep. */
   focused: boolean;
   sweepStartedAt: number;
   lastSweptAt: number;
 }
+
+/** Whether an announcement (or a watch opening, or a failed sweep) came since the account's last sweep started. */
+const hasNewsIn = (account: AccountWatches): boolean => account.everywhere || account.announced.size > 0;
 
 export interface WatchesDeps {
   connector: MailboxConnector;
@@ -86,14 +90,15 @@ export class Watches {
    */
   due(email: string, now: number): boolean {
     const account = this.accounts.get(email);
-    if (!account || account.news) return true;
+    if (!account || hasNewsIn(account)) return true;
     if (this.watched(account)) return now - account.lastSweptAt >= SAFETY_SWEEP_MS;
     return this.isHeld(email) || now - account.lastSweptAt >= SCAN_SCHEDULE_MS;
   }
 
   /** Whether an announcement came since the account's last sweep started. */
   hasNews(email: string): boolean {
-    return this.accounts.get(email)?.news === true;
+    const account = this.accounts.get(email);
+    return account !== undefined && hasNewsIn(account);
   }
 
   /**
@@ -104,14 +109,12 @@ export class Watches {
   sweeping(email: string, now: number): ReadonlySet<string> | undefined {
     const account = this.accountOf(email);
     const focus =
-      account.news &&
       !account.everywhere &&
       account.announced.size > 0 &&
       this.watched(account) &&
       now - account.lastSweptAt < SAFETY_SWEEP_MS
         ? new Set(account.announced)
         : undefined;
-    account.news = false;
     account.everywhere = false;
     account.announced.clear();
     account.focused = focus !== undefined;
@@ -123,7 +126,7 @@ export class Watches {
   swept(email: string, ok: boolean): void {
     const account = this.accountOf(email);
     if (ok && !account.focused) account.lastSweptAt = account.sweepStartedAt;
-    if (!ok) [account.news, account.everywhere] = [true, true];
+    if (!ok) account.everywhere = true;
   }
 
   /**
@@ -176,7 +179,7 @@ export class Watches {
           folder.failures = 0;
           if (path === EVERY_FOLDER) account.notify = true;
           // Mail may have landed between the last sweep's listing and this watch's EXAMINE: read once more.
-          [account.news, account.everywhere] = [true, true];
+          account.everywhere = true;
           this.deps.events?.watched?.({ email: credentials.email, path, state: 'watching' });
         } catch (error) {
           folder.failures++;
@@ -212,7 +215,6 @@ export class Watches {
   private announce(email: string, path: string | undefined): void {
     const account = this.accounts.get(email);
     if (!account) return;
-    account.news = true;
     if (path !== undefined && (account.announced.has(path) || account.announced.size < MAX_ANNOUNCED))
       account.announced.add(path);
     else account.everywhere = true;
@@ -235,7 +237,6 @@ export class Watches {
       account = {
         folders: new Map(),
         pushless: false,
-        news: false,
         announced: new Set(),
         everywhere: false,
         focused: false,

@@ -132,13 +132,14 @@ export class DynamoCursorStore implements CursorStore {
   /** The account's per-folder items of the earlier layout, up to the cap, in at most a few pages. */
   private async readEarlierLayout(email: string): Promise<Map<string, FolderCursor>> {
     const cursors = new Map<string, FolderCursor>();
+    const partition = cursorKey(email, '');
     let startKey: Item | undefined;
     for (let page = 0; page < EARLIER_LAYOUT_PAGES; page++) {
       const { Items = [], LastEvaluatedKey } = await this.client.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :folder)',
-          ExpressionAttributeValues: { ':pk': cursorKey(email, '').pk, ':folder': cursorKey(email, '').sk },
+          ExpressionAttributeValues: { ':pk': partition.pk, ':folder': partition.sk },
           ConsistentRead: true,
           Limit: MAX_CURSOR_FOLDERS,
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),

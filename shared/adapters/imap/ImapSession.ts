@@ -56,10 +56,7 @@ export class ImapSession implements MailboxSession {
 
   async headersAfter(path: string, afterUid: number, upToUid: number): Promise<FetchedHeaders[]> {
     // A bounded range, never `N:*`: the caller batches a backlog, and each call is one fetch under answerMs.
-    return this.withFolder(path, async () => {
-      const fetched = await this.fetchHeaders(`${afterUid + 1}:${Math.max(afterUid + 1, upToUid)}`);
-      return fetched.filter((message) => message.uid > afterUid && message.uid <= upToUid);
-    });
+    return this.withFolder(path, () => this.headersBetween(afterUid, upToUid));
   }
 
   async headersSince(path: string, since: number): Promise<FetchedHeaders[]> {
@@ -110,11 +107,7 @@ export class ImapSession implements MailboxSession {
       if (after?.uidValidity !== opened.uidValidity || opened.messages === 0) return opened;
       if (high <= after.lastUid) return { ...opened, headers: [] };
       if (high - after.lastUid > most) return opened;
-      const fetched = await this.fetchHeaders(`${after.lastUid + 1}:${high}`);
-      return {
-        ...opened,
-        headers: fetched.filter((message) => message.uid > after.lastUid && message.uid <= high),
-      };
+      return { ...opened, headers: await this.headersBetween(after.lastUid, high) };
     });
   }
 
@@ -181,6 +174,12 @@ export class ImapSession implements MailboxSession {
       await unselect();
       throw error;
     }
+  }
+
+  /** The selected folder's messages above `afterUid` and at most `upToUid`, in one fetch. */
+  private async headersBetween(afterUid: number, upToUid: number): Promise<FetchedHeaders[]> {
+    const fetched = await this.fetchHeaders(`${afterUid + 1}:${Math.max(afterUid + 1, upToUid)}`);
+    return fetched.filter((message) => message.uid > afterUid && message.uid <= upToUid);
   }
 
   private async fetchHeaders(range: string): Promise<FetchedHeaders[]> {
