@@ -74,9 +74,24 @@ export class Scanner {
     const settling =
       shard.index === 0 && due(now, this.lastSettle, SETTLE_EVERY_MS) ? this.settle(now) : undefined;
     settling?.catch(() => undefined); // awaited below: a failure meanwhile must not go unhandled
-    const active = await this.plan.list(now);
     const mine = (email: string) => inShard(email, shard);
-    const { pending, held } = waitingAccounts(active, mine, now, this.deps.patienceMs ?? Infinity);
+    const patienceMs = this.deps.patienceMs ?? Infinity;
+    const started: Promise<AccountSweep>[] = [];
+    const considered = new Set<string>();
+    const sweep = (email: string) => {
+      // Once a tick, whether it was started from a page of the listing or after it.
+      if (considered.has(email)) return;
+      considered.add(email);
+      // A watched account is swept on its announcements and every SAFETY_SWEEP_MS, any other at every tick.
+      const sweeping = (force || this.watches.due(email, now)) && this.start(email, force);
+      if (sweeping) started.push(sweeping);
+    };
+    // A loop's first listing can be long (every active check): its accounts log in as each page is read, and their
+    // sweeps judge copies once it is whole (sweepAccount).
+    const active = await this.plan.list(now, (page) => {
+      for (const email of waitingAccounts(page, mine, now, patienceMs).pending) sweep(email);
+    });
+    const { pending, held } = waitingAccounts(active, mine, now, patienceMs);
     this.waitedFor = pending;
     // Work a stopped loop would leave undone stays held: a copy waiting for its Gmail tab (the grace, kept by this
     // loop, would start again at every scheduled sweep) and a backlog being drained (a sweep a minute would crawl).
@@ -94,12 +109,7 @@ export class Scanner {
       this.deps.events?.probed?.({ unhealthyAccounts: unhealthy.length });
       for (const email of unhealthy) toSweep.add(email);
     }
-    const started: Promise<AccountSweep>[] = [];
-    for (const email of toSweep) {
-      // A watched account is swept on its announcements and every SAFETY_SWEEP_MS, any other at every tick.
-      const sweep = (force || this.watches.due(email, now)) && this.start(email, force);
-      if (sweep) started.push(sweep);
-    }
+    for (const email of toSweep) sweep(email);
     await settling;
     return { activeChecks: active.length, pendingAccounts: pending.size, heldAccounts: held.size, started };
   }
@@ -209,6 +219,7 @@ export class Scanner {
           if (read.stalled?.skipped) this.record.skipped(email, folder.path, read.stalled.skipped);
           report.messagesFetched += read.messages.length;
           const messages = read.cursor ? this.tabs.unread(email, folder.path, read.messages) : read.messages;
+          await this.plan.listed();
           const found = await attribute(messages, {
             email,
             session,

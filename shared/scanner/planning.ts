@@ -86,10 +86,25 @@ export class ActiveCheckPlan {
   /** Newest start among the checks listed so far; undefined before the first listing. */
   private listedUntil: number | undefined;
   private lastFullList = Number.NEGATIVE_INFINITY;
+  /** The first listing while it runs (see listed). */
+  private firstListing: Promise<unknown> | undefined;
 
   constructor(private readonly checks: ActiveChecks) {}
 
-  async list(now: number) {
+  /**
+   * Resolves once this plan has listed (at once after its first listing, or when none runs). Work started from a
+   * page of the first listing waits here before judging copies: until the listing is whole, an unknown check may
+   * yet be listed, and a copy of an ended one is not yet known to be one.
+   */
+  async listed(): Promise<void> {
+    if (this.listedAt === undefined) await this.firstListing?.catch(() => undefined);
+  }
+
+  /**
+   * Lists the active checks at `now` (see the class). The first listing tells `onPage` the checks of each page as it
+   * is read, so a loop's first sweep can log in while the rest of a long listing is read; later ones tell nothing.
+   */
+  async list(now: number, onPage?: (page: readonly KnownCheck[]) => void) {
     // A clock that went back (or a check stamped ahead by another machine's clock) must not hide new checks: the
     // mark never passes this scanner's now, and a jump back lists everything again.
     const full =
@@ -99,7 +114,19 @@ export class ActiveCheckPlan {
     const since = full
       ? activeCutoff(now)
       : Math.max(activeCutoff(now), (this.listedUntil ?? now) - INDEX_LAG_MS);
-    const listed = await this.checks.listActive(now, full ? undefined : since);
+    const first = this.listedAt === undefined;
+    const listing = this.checks.listActive(
+      now,
+      full ? undefined : since,
+      first && onPage
+        ? (page) =>
+            onPage(
+              page.map((entry) => ({ createdAt: entry.createdAt ?? now, pending: new Set(entry.pending) })),
+            )
+        : undefined,
+    );
+    if (first) this.firstListing = listing;
+    const listed = await listing;
     if (full) this.lastFullList = now;
     this.listedAt = now;
     for (const [checkId, createdAt] of this.finished)
@@ -176,5 +203,6 @@ export class ActiveCheckPlan {
     this.placedEarly.clear();
     this.listedAt = undefined;
     this.listedUntil = undefined;
+    this.firstListing = undefined;
   }
 }

@@ -168,7 +168,12 @@ export interface ActiveChecks {
    * Checks still within their active minutes at `now`, with the accounts still pending in each; with `since`, only
    * those created at or after it (the scanner keeps older ones from earlier listings). A store may return more.
    */
-  listActive(now: number, since?: number): Promise<PendingAccounts[]>;
+  listActive(
+    now: number,
+    since?: number,
+    /** Told each page as it is read, before the listing is whole (a store that reads one page may not call it). */
+    onPage?: (page: readonly PendingAccounts[]) => void,
+  ): Promise<PendingAccounts[]>;
   /**
    * Marks every check of the last 10 minutes that has become complete or timed out as settled, each exactly once
    * (a conditional write), and returns the ones this call settled: for counting completions and timeouts.

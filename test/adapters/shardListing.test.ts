@@ -185,4 +185,30 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
     expect((await itemAt(checkKey(id)))?.shardEntries).toBeUndefined();
     expect(await listing(shardStore(0), {})).toEqual([shardOpenPartition({ index: 0, count: 4 })]);
   });
+
+  it('tells the pages of a listing as they are read, the first of 100 checks, together the whole listing', async () => {
+    // Later than every check above (those of the test before may still be in the window: listed too).
+    service.clock.set(startedAt + 40 * MINUTE_MS);
+    const ids: string[] = [];
+    for (let batch = 0; batch < 6; batch++)
+      ids.push(...(await Promise.all(Array.from({ length: 25 }, () => create(accountsOf(batch % SHARDS))))));
+    const store = shardStore(0, 1);
+    const listed = await vi.waitFor(
+      async () => {
+        const all = await store.listActive(service.clock.now());
+        expect(all.filter((check) => ids.includes(check.checkId)).length).toBe(ids.length);
+        return all;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const pages: string[][] = [];
+    const told = await store.listActive(service.clock.now(), undefined, (page) =>
+      pages.push(page.map((check) => check.checkId)),
+    );
+    expect(told).toEqual(listed);
+    expect(pages[0]?.length).toBe(100);
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+    expect(pages.flat()).toEqual(told.map((check) => check.checkId));
+    expect(pages.flat()).toEqual(expect.arrayContaining(ids));
+  });
 });

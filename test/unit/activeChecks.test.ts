@@ -1,7 +1,7 @@
 // How the scanner keeps its list of active checks: a full listing at first and every 30 s, in between only the checks
 // started lately, merged with what it knows of the older ones. Over a store that keeps the index's rules (it answers
 // `since` exactly), with an injected clock and mailboxes that hold nothing.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
@@ -254,5 +254,84 @@ describe("a loop's first sweep", () => {
     expect(sweep?.ok).toBe(true);
     expect(read).toEqual(['Junk', 'Trash']);
     expect(await cursors.get('inbox@mail.test', 'INBOX')).toEqual({ uidValidity: '1', lastUid: 6 });
+  });
+});
+
+describe("a loop's first listing, read page by page", () => {
+  const EMAIL = 'inbox@mail.test';
+  const copyOf = (uid: number, checkId: string, internalDate: number) => ({
+    uid,
+    internalDate,
+    headers: Buffer.from(`Delivered-To: inbox+tc_${checkId}@mail.test\r\nSubject: test\r\n\r\n`),
+  });
+
+  /** FakeChecks whose listing tells its first check as a page, then waits for `rest` before the others. */
+  class PagedChecks extends FakeChecks {
+    private release: () => void = () => undefined;
+    private readonly rest = new Promise<void>((resolve) => {
+      this.release = resolve;
+    });
+    /** Lets the listing read on past its first page. */
+    readRest() {
+      this.release();
+    }
+    override async listActive(
+      now: number,
+      _since?: number,
+      onPage?: (page: readonly PendingAccounts[]) => void,
+    ): Promise<PendingAccounts[]> {
+      const all = await super.listActive(now);
+      onPage?.(all.slice(0, 1));
+      await this.rest;
+      onPage?.(all.slice(1));
+      return all;
+    }
+  }
+
+  it('logs in while the rest is read, and judges copies only once the listing is whole', async () => {
+    const clock = new ManualClock();
+    const now = clock.now();
+    const [first, later, ended] = ['firstfirstfirstfirst', 'laterlaterlaterlater', 'endedendedendedended'];
+    // The account's first check is on the first page and has no copy. Both copies were delivered well before the
+    // listing: one of a check only the second page shows, one of a check no page shows. Judged before the listing is
+    // whole, the first check would not be known yet and the second not known to be over.
+    const messages = [copyOf(1, later, now - 4 * 60_000), copyOf(2, ended, now - 4 * 60_000)];
+    const checks = new PagedChecks([
+      { checkId: first, accounts: [EMAIL], createdAt: now - 4 * 60_000 },
+      { checkId: later, accounts: [EMAIL], createdAt: now - 4 * 60_000 },
+    ]);
+    const opened: string[] = [];
+    const folder = { path: 'INBOX', flags: [], uidNext: 3, uidValidity: '1' };
+    const scanner = new Scanner({
+      checks,
+      cursors: new MemoryCursors(),
+      credentials: { get: async (email) => credentialsOf(email) },
+      connector: {
+        async open(credentials) {
+          opened.push(credentials.email);
+          return {
+            gmail: false,
+            folders: async () => [folder],
+            headersAfter: async () => [],
+            headersSince: async () => messages,
+            tabsOf: async () => new Map(),
+            close: async () => undefined,
+          };
+        },
+      },
+      clock,
+      log: createLogger('test', 'error'),
+    });
+    const ticked = scanner.tick();
+    // The first page's account logs in and reads while the listing waits for the rest, and writes nothing yet.
+    await vi.waitFor(() => expect(opened).toEqual([EMAIL]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(checks.calls).toEqual([]);
+    checks.readRest();
+    const { started } = await ticked;
+    const sweeps = await Promise.all(started);
+    expect(sweeps.map((sweep) => [sweep.email, sweep.ok])).toEqual([[EMAIL, true]]);
+    expect(opened).toEqual([EMAIL]);
+    expect(checks.calls.map(({ checkId }) => checkId)).toEqual([later]);
   });
 });

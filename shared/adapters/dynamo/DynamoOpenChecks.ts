@@ -1,6 +1,13 @@
 // Owns the scanner's side of checks in DynamoDB: listing the open ones for one scanner shard, recording results
 // once each, and settling checks that are complete or timed out.
-import { type DynamoDBDocumentClient, GetCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateQuery,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, isActive } from '../../domain/check';
@@ -37,6 +44,12 @@ import { enqueueWebhook } from './webhookEnqueue';
  * API's machine and the scanner's, can be filed under the old layout.
  */
 export const LAYOUT_SETTLE_MS = 60_000;
+
+/**
+ * Checks on the first page of a listing whose pages are told as they are read: a short first page answers in one
+ * quick round trip, so a loop's first sweep starts its logins while the rest (up to 1 MB a page) is read.
+ */
+const FIRST_PAGE_CHECKS = 100;
 
 export class DynamoOpenChecks implements ActiveChecks, ResultStore {
   /** The layout as this shard's last full listing read it. */
@@ -155,7 +168,11 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
    * a shard of the current layout reads its own partition, plus the shared one for checks started before the layout
    * settled. A shard's own entries keep the accounts they were started with: the scanner forgets the ones it placed.
    */
-  async listActive(now: number, since?: number): Promise<PendingAccounts[]> {
+  async listActive(
+    now: number,
+    since?: number,
+    onPage?: (page: readonly PendingAccounts[]) => void,
+  ): Promise<PendingAccounts[]> {
     const from = Math.max(activeCutoff(now), since ?? Number.NEGATIVE_INFINITY);
     const own = await this.ownPartition(since === undefined);
     const listed = new Map<string, PendingAccounts>();
@@ -166,13 +183,21 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
           { partition: own.partition, until: undefined },
         ]
       : [{ partition: OPEN_CHECKS, until: undefined }];
+    let firstPage = onPage ? FIRST_PAGE_CHECKS : undefined;
     for (const { partition, until } of partitions) {
-      for await (const item of this.openChecks(partition, from, until, attributes)) {
-        const pending = pendingEmailsOf(item);
-        const checkId = String(item.checkId);
-        // The shared partition is read first and its pending set is the current one: it wins a check listed twice.
-        if (pending.length > 0 && !listed.has(checkId))
-          listed.set(checkId, { checkId, createdAt: Number(item.createdAt), pending });
+      for await (const items of this.openChecks(partition, from, until, attributes, firstPage)) {
+        firstPage = undefined;
+        const page: PendingAccounts[] = [];
+        for (const item of items) {
+          const pending = pendingEmailsOf(item);
+          const checkId = String(item.checkId);
+          // The shared partition is read first and its pending set is the current one: it wins a check listed twice.
+          if (pending.length === 0 || listed.has(checkId)) continue;
+          const entry = { checkId, createdAt: Number(item.createdAt), pending };
+          listed.set(checkId, entry);
+          page.push(entry);
+        }
+        if (page.length > 0) onPage?.(page);
       }
     }
     return [...listed.values()];
@@ -189,33 +214,40 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
 
   /**
    * Unsettled checks of one partition of the open-checks index created at or after `from` (and up to `until`),
-   * oldest first; only the few attributes it projects are read (never the accounts' results).
+   * oldest first, page by page (the first of at most `firstPage` checks); only the few attributes it projects are read
+   * (never the accounts' results).
    */
   private async *openChecks(
     partition: string,
     from: number,
     until: number | undefined,
     attributes: readonly string[],
-  ): AsyncGenerator<Record<string, unknown>> {
+    firstPage?: number,
+  ): AsyncGenerator<Record<string, unknown>[]> {
     const index = TABLE_SCHEMA.openChecks;
     const names = Object.fromEntries(attributes.map((name, at) => [`#a${at}`, name]));
-    const pages = paginateQuery(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        IndexName: index.name,
-        KeyConditionExpression:
-          until === undefined ? '#pk = :pk AND #sk >= :from' : '#pk = :pk AND #sk BETWEEN :from AND :until',
-        ProjectionExpression: Object.keys(names).join(', '),
-        ExpressionAttributeNames: { ...names, '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: {
-          ':pk': partition,
-          ':from': checkTimeSortKey(from),
-          ...(until === undefined ? {} : { ':until': checkTimeSortKey(until) }),
-        },
+    const input: QueryCommandInput = {
+      TableName: this.tableName,
+      IndexName: index.name,
+      KeyConditionExpression:
+        until === undefined ? '#pk = :pk AND #sk >= :from' : '#pk = :pk AND #sk BETWEEN :from AND :until',
+      ProjectionExpression: Object.keys(names).join(', '),
+      ExpressionAttributeNames: { ...names, '#pk': index.partitionKey, '#sk': index.sortKey },
+      ExpressionAttributeValues: {
+        ':pk': partition,
+        ':from': checkTimeSortKey(from),
+        ...(until === undefined ? {} : { ':until': checkTimeSortKey(until) }),
       },
-    );
-    for await (const page of pages) yield* page.Items ?? [];
+    };
+    let startingToken: Record<string, unknown> | undefined;
+    if (firstPage !== undefined) {
+      const first = await this.client.send(new QueryCommand({ ...input, Limit: firstPage }));
+      yield first.Items ?? [];
+      if (!first.LastEvaluatedKey) return;
+      startingToken = first.LastEvaluatedKey;
+    }
+    const pages = paginateQuery({ client: this.client, ...(startingToken ? { startingToken } : {}) }, input);
+    for await (const page of pages) yield page.Items ?? [];
   }
 
   async settle(now: number): Promise<SettledCheck[]> {
@@ -228,14 +260,15 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
       'total',
       TABLE_SCHEMA.openChecks.sortKey,
     ]);
-    for await (const item of unsettled) {
-      const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
-      const status =
-        check.received >= Number(item.total) ? 'complete' : isActive(check, now) ? undefined : 'timeout';
-      const webhook = hasWebhookMark(item[TABLE_SCHEMA.openChecks.sortKey]);
-      if (status)
-        candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status, webhook });
-    }
+    for await (const page of unsettled)
+      for (const item of page) {
+        const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
+        const status =
+          check.received >= Number(item.total) ? 'complete' : isActive(check, now) ? undefined : 'timeout';
+        const webhook = hasWebhookMark(item[TABLE_SCHEMA.openChecks.sortKey]);
+        if (status)
+          candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status, webhook });
+      }
     const index = TABLE_SCHEMA.openChecks;
     const settled: SettledCheck[] = [];
     const entries: Record<string, unknown>[] = [];
