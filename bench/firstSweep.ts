@@ -36,6 +36,7 @@ export const runFirstSweep = async (options: FirstSweepOptions) => {
       activeChecks: options.checks,
       firstSweep: {
         ms: Math.round(ms),
+        // The tick: the listing, with the sweeps of its first page's accounts already running beside it.
         listActiveMs: Math.round(listedMs),
         failed: sweeps.filter((sweep) => !sweep.ok).length,
         logins: [...logins.values()].reduce((sum, count) => sum + count, 0),

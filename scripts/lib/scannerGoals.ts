@@ -82,7 +82,7 @@ export const SCANNER_GOALS: Goal[] = [
     goal: "The same, for a loop's first sweep: 200 logins and a full listing of the 1,000 checks ≤ 2 s (tightened from 5 s)",
     command: `${BENCH} scale`,
     read: (r) => ({
-      measured: `${ms(num(r, 'firstSweep.ms'))}, of which listing the checks ${ms(num(r, 'firstSweep.listActiveMs'))}; ${num(r, 'firstSweep.failed')} account sweep(s) failed${Number.isFinite(num(r, 'firstSweep.messagesRead')) ? `; first sight read ${num(r, 'firstSweep.messagesRead')} recent messages in ${num(r, 'firstSweep.accountsWithMail')} accounts, ${num(r, 'firstSweep.copiesRecorded')} of them copies of a check that could still wait (written or found written)` : ''}`,
+      measured: `${ms(num(r, 'firstSweep.ms'))}, the listing's tick ${ms(num(r, 'firstSweep.listActiveMs'))} (its first page's accounts log in beside the rest); ${num(r, 'firstSweep.failed')} account sweep(s) failed${Number.isFinite(num(r, 'firstSweep.messagesRead')) ? `; first sight read ${num(r, 'firstSweep.messagesRead')} recent messages in ${num(r, 'firstSweep.accountsWithMail')} accounts, ${num(r, 'firstSweep.copiesRecorded')} of them copies of a check that could still wait (written or found written)` : ''}`,
       // A sweep that fails fast must not make the sweep look fast.
       pass: num(r, 'firstSweep.ms') <= 2000 && num(r, 'accounts') >= 200 && num(r, 'firstSweep.failed') === 0,
     }),
