@@ -204,14 +204,15 @@ const firstSightScanner = (
   return { scanner, cursors };
 };
 
-describe('copies a first sweep finds of checks no listing shows', () => {
-  const EMAIL = 'inbox@mail.test';
-  const copyOf = (uid: number, checkId: string, internalDate: number) => ({
-    uid,
-    internalDate,
-    headers: Buffer.from(`Delivered-To: inbox+tc_${checkId}@mail.test\r\nSubject: test\r\n\r\n`),
-  });
+const EMAIL = 'inbox@mail.test';
+/** A copy of `checkId` in EMAIL's mailbox, delivered at `internalDate`. */
+const copyOf = (uid: number, checkId: string, internalDate: number) => ({
+  uid,
+  internalDate,
+  headers: Buffer.from(`Delivered-To: inbox+tc_${checkId}@mail.test\r\nSubject: test\r\n\r\n`),
+});
 
+describe('copies a first sweep finds of checks no listing shows', () => {
   it('writes none delivered well before the listing, and every one of a listed check or delivered since', async () => {
     const clock = new ManualClock();
     const now = clock.now();
@@ -258,13 +259,6 @@ describe("a loop's first sweep", () => {
 });
 
 describe("a loop's first listing, read page by page", () => {
-  const EMAIL = 'inbox@mail.test';
-  const copyOf = (uid: number, checkId: string, internalDate: number) => ({
-    uid,
-    internalDate,
-    headers: Buffer.from(`Delivered-To: inbox+tc_${checkId}@mail.test\r\nSubject: test\r\n\r\n`),
-  });
-
   /** FakeChecks whose listing tells its first check as a page, then waits for `rest` before the others. */
   class PagedChecks extends FakeChecks {
     private release: () => void = () => undefined;
