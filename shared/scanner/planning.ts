@@ -31,13 +31,16 @@ interface KnownCheck {
   pending: Set<string>;
 }
 
+/** A check as a listing (or planning) tells it: the accounts pending in it, in any collection. */
+type ListedCheck = Omit<KnownCheck, 'pending'> & { pending: Iterable<string> };
+
 /**
  * The accounts of this shard (`mine`) that live checks wait for, and those of them `held`: waited for by a check
  * still within `patienceMs` of its start or its last placed copy. A loop works only while some account is held; the
  * rest are swept every SCAN_SCHEDULE_MS, as the schedule's loop would (Watches.due).
  */
 export const waitingAccounts = (
-  checks: readonly KnownCheck[],
+  checks: readonly ListedCheck[],
   mine: (email: string) => boolean,
   now: number,
   patienceMs: number,
@@ -104,7 +107,7 @@ export class ActiveCheckPlan {
    * Lists the active checks at `now` (see the class). The first listing tells `onPage` the checks of each page as it
    * is read, so a loop's first sweep can log in while the rest of a long listing is read; later ones tell nothing.
    */
-  async list(now: number, onPage?: (page: readonly KnownCheck[]) => void) {
+  async list(now: number, onPage?: (page: readonly ListedCheck[]) => void) {
     // A clock that went back (or a check stamped ahead by another machine's clock) must not hide new checks: the
     // mark never passes this scanner's now, and a jump back lists everything again.
     const full =
@@ -120,9 +123,7 @@ export class ActiveCheckPlan {
       full ? undefined : since,
       first && onPage
         ? (page) =>
-            onPage(
-              page.map((entry) => ({ createdAt: entry.createdAt ?? now, pending: new Set(entry.pending) })),
-            )
+            onPage(page.map((entry) => ({ createdAt: entry.createdAt ?? now, pending: entry.pending })))
         : undefined,
     );
     if (first) this.firstListing = listing;
