@@ -89,18 +89,22 @@ export class ActiveCheckPlan {
   /** Newest start among the checks listed so far; undefined before the first listing. */
   private listedUntil: number | undefined;
   private lastFullList = Number.NEGATIVE_INFINITY;
-  /** The first listing while it runs (see listed). */
-  private firstListing: Promise<unknown> | undefined;
+  /** The first listing while it runs, and the time it lists at (see listed). */
+  private firstListing: { at: number; done: Promise<unknown> } | undefined;
 
   constructor(private readonly checks: ActiveChecks) {}
 
   /**
-   * Resolves once this plan has listed (at once after its first listing, or when none runs). Work started from a
-   * page of the first listing waits here before judging copies: until the listing is whole, an unknown check may
-   * yet be listed, and a copy of an ended one is not yet known to be one.
+   * Resolves once copies delivered from `oldest` on can be judged (mayWait): at once after the first listing, or
+   * when none runs; during it, at once too when every copy is recent enough to be waited for whatever the listing
+   * shows (within UNLISTED_COPY_MARGIN_MS of the time it lists at), else when it is whole. Work started from a page
+   * of the first listing waits here: until the listing is whole, an unknown check may yet be listed, and an older
+   * copy of an ended one is not yet known to be one.
    */
-  async listed(): Promise<void> {
-    if (this.listedAt === undefined) await this.firstListing?.catch(() => undefined);
+  async listed(oldest: number): Promise<void> {
+    const listing = this.firstListing;
+    if (this.listedAt !== undefined || !listing || oldest >= listing.at - UNLISTED_COPY_MARGIN_MS) return;
+    await listing.done.catch(() => undefined);
   }
 
   /**
@@ -126,7 +130,7 @@ export class ActiveCheckPlan {
             onPage(page.map((entry) => ({ createdAt: entry.createdAt ?? now, pending: entry.pending })))
         : undefined,
     );
-    if (first) this.firstListing = listing;
+    if (first) this.firstListing = { at: now, done: listing };
     const listed = await listing;
     if (full) this.lastFullList = now;
     this.listedAt = now;

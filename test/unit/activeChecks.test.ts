@@ -282,20 +282,32 @@ describe("a loop's first listing, read page by page", () => {
     }
   }
 
-  it('logs in while the rest is read, and judges copies only once the listing is whole', async () => {
+  it('logs in while the rest is read, and judges older copies only once the listing is whole', async () => {
     const clock = new ManualClock();
     const now = clock.now();
-    const [first, later, ended] = ['firstfirstfirstfirst', 'laterlaterlaterlater', 'endedendedendedended'];
-    // The account's first check is on the first page and has no copy. Both copies were delivered well before the
+    const [first, later, ended, fresh] = [
+      'firstfirstfirstfirst',
+      'laterlaterlaterlater',
+      'endedendedendedended',
+      'freshfreshfreshfresh',
+    ];
+    // The account's first check is on the first page and has no copy. In Junk, two copies delivered well before the
     // listing: one of a check only the second page shows, one of a check no page shows. Judged before the listing is
-    // whole, the first check would not be known yet and the second not known to be over.
-    const messages = [copyOf(1, later, now - 4 * 60_000), copyOf(2, ended, now - 4 * 60_000)];
+    // whole, the first check would not be known yet and the second not known to be over. In INBOX, read first, a
+    // copy delivered a second ago of a check no page shows: recent enough to be written whatever the listing says.
+    const byFolder: Record<string, FetchedHeaders[]> = {
+      INBOX: [copyOf(1, fresh, now - 1000)],
+      Junk: [copyOf(1, later, now - 4 * 60_000), copyOf(2, ended, now - 4 * 60_000)],
+    };
     const checks = new PagedChecks([
       { checkId: first, accounts: [EMAIL], createdAt: now - 4 * 60_000 },
       { checkId: later, accounts: [EMAIL], createdAt: now - 4 * 60_000 },
     ]);
     const opened: string[] = [];
-    const folder = { path: 'INBOX', flags: [], uidNext: 3, uidValidity: '1' };
+    const folders = [
+      { path: 'INBOX', flags: [], uidNext: 2, uidValidity: '1' },
+      { path: 'Junk', flags: [], specialUse: '\\Junk', uidNext: 3, uidValidity: '1' },
+    ];
     const scanner = new Scanner({
       checks,
       cursors: new MemoryCursors(),
@@ -305,9 +317,9 @@ describe("a loop's first listing, read page by page", () => {
           opened.push(credentials.email);
           return {
             gmail: false,
-            folders: async () => [folder],
+            folders: async () => folders,
             headersAfter: async () => [],
-            headersSince: async () => messages,
+            headersSince: async (path: string) => byFolder[path] ?? [],
             tabsOf: async () => new Map(),
             close: async () => undefined,
           };
@@ -317,15 +329,17 @@ describe("a loop's first listing, read page by page", () => {
       log: createLogger('test', 'error'),
     });
     const ticked = scanner.tick();
-    // The first page's account logs in and reads while the listing waits for the rest, and writes nothing yet.
-    await vi.waitFor(() => expect(opened).toEqual([EMAIL]));
+    // The first page's account logs in and reads while the listing waits for the rest; it writes the recent copy,
+    // and nothing of the older ones yet.
+    await vi.waitFor(() => expect(checks.calls.map(({ checkId }) => checkId)).toEqual([fresh]));
+    expect(opened).toEqual([EMAIL]);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(checks.calls).toEqual([]);
+    expect(checks.calls.map(({ checkId }) => checkId)).toEqual([fresh]);
     checks.readRest();
     const { started } = await ticked;
     const sweeps = await Promise.all(started);
     expect(sweeps.map((sweep) => [sweep.email, sweep.ok])).toEqual([[EMAIL, true]]);
     expect(opened).toEqual([EMAIL]);
-    expect(checks.calls.map(({ checkId }) => checkId)).toEqual([later]);
+    expect(checks.calls.map(({ checkId }) => checkId)).toEqual([fresh, later]);
   });
 });
