@@ -219,8 +219,7 @@ export class Scanner {
           if (read.stalled?.skipped) this.record.skipped(email, folder.path, read.stalled.skipped);
           report.messagesFetched += read.messages.length;
           const messages = read.cursor ? this.tabs.unread(email, folder.path, read.messages) : read.messages;
-          // NaN (a date the server did not give) compares false: it waits, as an old copy does.
-          await this.plan.listed(Math.min(...messages.map((message) => message.internalDate)));
+          await this.plan.listed(messages);
           const found = await attribute(messages, {
             email,
             session,

@@ -95,15 +95,18 @@ export class ActiveCheckPlan {
   constructor(private readonly checks: ActiveChecks) {}
 
   /**
-   * Resolves once copies delivered from `oldest` on can be judged (mayWait): at once after the first listing, or
-   * when none runs; during it, at once too when every copy is recent enough to be waited for whatever the listing
-   * shows (within UNLISTED_COPY_MARGIN_MS of the time it lists at), else when it is whole. Work started from a page
-   * of the first listing waits here: until the listing is whole, an unknown check may yet be listed, and an older
-   * copy of an ended one is not yet known to be one.
+   * Resolves once `messages` can be judged (mayWait): at once after the first listing, or when none runs; during
+   * it, at once too when every one was delivered recently enough to be waited for whatever the listing shows (within
+   * UNLISTED_COPY_MARGIN_MS of the time it lists at), else when it is whole. Work started from a page of the first
+   * listing waits here: until the listing is whole, an unknown check may yet be listed, and an older copy of an ended
+   * one is not yet known to be one.
    */
-  async listed(oldest: number): Promise<void> {
+  async listed(messages: readonly { internalDate: number }[]): Promise<void> {
     const listing = this.firstListing;
-    if (this.listedAt !== undefined || !listing || oldest >= listing.at - UNLISTED_COPY_MARGIN_MS) return;
+    if (this.listedAt !== undefined || !listing) return;
+    // NaN (a date the server did not give) stays the minimum and compares false: it waits, as an old copy does.
+    const oldest = messages.reduce((least, message) => Math.min(least, message.internalDate), Infinity);
+    if (oldest >= listing.at - UNLISTED_COPY_MARGIN_MS) return;
     await listing.done.catch(() => undefined);
   }
 
