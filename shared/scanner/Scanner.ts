@@ -196,7 +196,15 @@ export class Scanner {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
       const session = await sessionOf(state, this.deps.connector, cursors, credentials, this.closing.signal);
-      const { folders, reader, focused } = await foldersToRead(session, state, cursors, credentials, news);
+      const pushed = news && this.watches.pushes(email);
+      const { folders, reader, focused } = await foldersToRead(
+        session,
+        state,
+        cursors,
+        credentials,
+        news,
+        pushed,
+      );
       // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
       const placed = (checkId: string, outcome: RecordOutcome) =>
         this.plan.placed(checkId, email, outcome === 'closed', clock.now());
@@ -230,6 +238,8 @@ export class Scanner {
             wanted: (checkId, message) => this.plan.mayWait(checkId, message.internalDate),
             costOf: ({ uid }, cost) => this.deps.events?.parsed?.({ email, path: folder.path, uid, ...cost }),
           });
+          // The next copies are likely to land where these did: a watch that can select that folder does.
+          if (found.copies.length > 0) this.watches.landed(email, folder.path);
           if (!read.cursor) {
             // Read ahead of the cursor: a copy no tab search names yet is left to the read that reaches it in order.
             report.placements += await this.record.all(found.copies, credentials, folder.path, placed);

@@ -3,6 +3,7 @@ import type { DetectedCategory } from '../domain/categories';
 import { scanFolders } from './folders';
 import type { CursorStore, FetchedHeaders, FolderState, MailboxCredentials, MailboxSession } from './ports';
 import { type AccountState, FETCH_BATCH, knownCursors } from './reading';
+import type { PushedOpening } from './watching';
 
 /** The folders announcements named since an account's last sweep started (see Watches.sweeping). */
 export type Announced = ReadonlySet<string>;
@@ -26,9 +27,11 @@ export const foldersToRead = async (
   cursors: CursorStore,
   credentials: MailboxCredentials,
   announced: Announced | undefined,
+  pushed?: PushedOpening,
 ): Promise<FoldersToRead> => {
   const { email, folders: overrides } = credentials;
-  const focused = announced && (await openAnnounced(session, state, cursors, email, overrides, announced));
+  const focused =
+    announced && (await openAnnounced(session, state, cursors, email, overrides, announced, pushed));
   if (focused) return focused;
   state.listed = await session.folders();
   return { folders: state.listed, reader: session, focused: false };
@@ -43,7 +46,8 @@ interface Prefetched {
 /**
  * Opens the announced folders the account reads, one by one: opening a folder tells its UIDVALIDITY, UIDNEXT and
  * message count, and fetches what is new above its cursor in the same visit, so the copy is read one round trip
- * after its announcement sooner than with a LIST-STATUS of every folder first. Undefined, a full sweep instead,
+ * after its announcement sooner than with a LIST-STATUS of every folder first; where the watch was pushed all of
+ * that with the announcement (`pushed`), the folder is not opened at all. Undefined, a full sweep instead,
  * when this loop has no listing to know the folders by, a name is not in it (a new folder, or one the server named
  * otherwise in the announcement), or the session cannot open a folder alone (or opening one did not say its state).
  */
@@ -54,6 +58,7 @@ const openAnnounced = async (
   email: string,
   overrides: Readonly<Record<string, DetectedCategory>>,
   announced: Announced,
+  pushed: PushedOpening | undefined,
 ): Promise<FoldersToRead | undefined> => {
   const { listed } = state;
   if (!listed || !session.openFolder) return undefined;
@@ -68,7 +73,11 @@ const openAnnounced = async (
     const cursor = known.get(folder.path);
     // A folder read in narrowed spans or ahead of its cursor is read its usual way, from its state alone.
     const usual = state.narrowed?.has(folder.path) || state.ahead?.has(folder.path);
-    const opened = await session.openFolder(folder.path, usual ? undefined : cursor, FETCH_BATCH);
+    const after = usual ? undefined : cursor;
+    // What the watch was pushed with the announcement, when it accounts for everything new: no round trip at all.
+    const opened =
+      pushed?.(folder.path, after, FETCH_BATCH) ??
+      (await session.openFolder(folder.path, after, FETCH_BATCH));
     if (!opened) return undefined;
     const { uidValidity, uidNext, messages, headers } = opened;
     folders.push({ ...folder, uidValidity, uidNext, messages });

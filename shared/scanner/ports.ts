@@ -103,6 +103,14 @@ export class SilentServerError extends Error {
 export interface FolderWatch {
   /** False once the connection is gone: the scanner then polls the account and opens a new watch after backoff. */
   readonly usable: boolean;
+  /**
+   * What opening `path` would tell above `after`, from what the server pushed with its announcements alone (a watch
+   * over every folder, on the folder it has selected); undefined when those do not account for all of it: the
+   * caller opens the folder (see openFolder).
+   */
+  opened?(path: string, after: FolderCursor | undefined, most: number): OpenedFolder | undefined;
+  /** Tagged copies landed in `path`: a watch over every folder selects it, so the next ones come with their headers. */
+  follow?(path: string): void;
   close(): Promise<void>;
 }
 

@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { ScanFolder } from './folders';
 import { retryAtAfter, SCAN_SCHEDULE_MS } from './planning';
-import type { FolderWatch, MailboxConnector, MailboxCredentials } from './ports';
+import type { FolderCursor, FolderWatch, MailboxConnector, MailboxCredentials, OpenedFolder } from './ports';
 import type { ScanEvents } from './scanHooks';
 
 /**
@@ -32,6 +32,13 @@ interface FolderWatchState {
   failures: number;
   retryAt: number;
 }
+
+/** Opening a folder answered from a watch's pushes (FolderWatch.opened). */
+export type PushedOpening = (
+  path: string,
+  after: FolderCursor | undefined,
+  most: number,
+) => OpenedFolder | undefined;
 
 /** The key of an account's one watch over every folder (NOTIFY). */
 const EVERY_FOLDER = '*';
@@ -77,6 +84,21 @@ export class Watches {
     private readonly deps: WatchesDeps,
     private readonly onNews: (email: string) => void,
   ) {}
+
+  /**
+   * What the account's watch over every folder was pushed, to answer opening a folder without the round trips to
+   * the server (FolderWatch.opened); undefined when it has none live.
+   */
+  pushes(email: string): PushedOpening | undefined {
+    const watch = this.everyFolder(email);
+    const opened = watch?.opened;
+    return opened && ((path, after, most) => opened.call(watch, path, after, most));
+  }
+
+  /** Tagged copies were found in `path`: the account's watch over every folder selects it (FolderWatch.follow). */
+  landed(email: string, path: string): void {
+    this.everyFolder(email)?.follow?.(path);
+  }
 
   /** Which accounts are held (see planning.waitingAccounts): only those get watches, or are polled every tick. */
   hold(held: ReadonlySet<string>): void {
@@ -219,6 +241,11 @@ export class Watches {
       account.announced.add(path);
     else account.everywhere = true;
     this.onNews(email);
+  }
+
+  private everyFolder(email: string): FolderWatch | undefined {
+    const watch = this.accounts.get(email)?.folders.get(EVERY_FOLDER)?.watch;
+    return watch?.usable ? watch : undefined;
   }
 
   private isHeld(email: string): boolean {

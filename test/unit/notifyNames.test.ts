@@ -1,9 +1,12 @@
 // The folder a NOTIFY announcement names is taken at its word only when it is a short plain ASCII name: anything
 // else (modified UTF-7, control characters, a huge or odd-shaped name) names no folder, and the account's next
-// sweep reads every folder. The untagged STATUS shapes are imapflow 2.1.2's parse of `* STATUS <mailbox> (...)`.
+// sweep reads every folder. The untagged STATUS shapes are imapflow 2.1.2's parse of `* STATUS <mailbox> (...)`; a
+// pushed FETCH is parsed here by imapflow's own parser from the line Dovecot sends.
 import type { ImapFlow } from 'imapflow';
+import { parser } from 'imapflow/lib/handler/imap-handler.js';
 import { describe, expect, it } from 'vitest';
 import { notifyAll } from '../../shared/adapters/imap/ImapWatch';
+import { FETCHED_HEADERS } from '../../shared/scanner/headers';
 
 /** The two parts of imapflow a NOTIFY watch uses, and what it was told. */
 const fakeClient = () => {
@@ -11,6 +14,7 @@ const fakeClient = () => {
   const sent: unknown[][] = [];
   const client = {
     capabilities: new Set(['IDLE', 'NOTIFY']),
+    mailbox: { path: 'INBOX', uidNext: 21, exists: 20 },
     untaggedHandlers,
     exec: async (command: string, attributes: unknown[]) => {
       sent.push([command, attributes]);
@@ -36,7 +40,13 @@ describe('the folder a NOTIFY announcement names', () => {
   const announced = async (mailbox: unknown) => {
     const { client, untaggedHandlers } = fakeClient();
     const names: (string | undefined)[] = [];
-    expect(await notifyAll(client, (path) => names.push(path))).toBe(true);
+    expect(
+      await notifyAll(
+        client,
+        (path) => names.push(path),
+        () => undefined,
+      ),
+    ).toBe(true);
     await untaggedHandlers.STATUS?.(statusOf(mailbox));
     expect(names).toHaveLength(1);
     return names[0];
@@ -58,9 +68,13 @@ describe('the folder a NOTIFY announcement names', () => {
     expect(await announced(undefined)).toBeUndefined();
   });
 
-  it('asks for new and expunged messages in the selected mailbox and every personal one', async () => {
+  it('asks for new and expunged messages in the selected mailbox (each new one with its headers) and every personal one', async () => {
     const { client, sent } = fakeClient();
-    await notifyAll(client, () => undefined);
+    await notifyAll(
+      client,
+      () => undefined,
+      () => undefined,
+    );
     expect(JSON.stringify(sent)).toBe(
       JSON.stringify([
         [
@@ -71,6 +85,18 @@ describe('the folder a NOTIFY announcement names', () => {
               { type: 'ATOM', value: 'selected' },
               [
                 { type: 'ATOM', value: 'MessageNew' },
+                [
+                  { type: 'ATOM', value: 'UID' },
+                  { type: 'ATOM', value: 'INTERNALDATE' },
+                  {
+                    type: 'ATOM',
+                    value: 'BODY.PEEK',
+                    section: [
+                      { type: 'ATOM', value: 'HEADER.FIELDS' },
+                      FETCHED_HEADERS.map((value) => ({ type: 'ATOM', value })),
+                    ],
+                  },
+                ],
                 { type: 'ATOM', value: 'MessageExpunge' },
               ],
             ],
@@ -85,5 +111,32 @@ describe('the folder a NOTIFY announcement names', () => {
         ],
       ]),
     );
+  });
+});
+
+describe('a message NOTIFY pushes with its announcement', () => {
+  const pushedFrom = async (line: string, literal?: Buffer) => {
+    const { client, untaggedHandlers } = fakeClient();
+    const pushed: unknown[] = [];
+    await notifyAll(
+      client,
+      () => undefined,
+      (seq, message) => pushed.push({ seq, ...message }),
+    );
+    await untaggedHandlers.FETCH?.(await parser(Buffer.from(line), literal ? { literals: [literal] } : {}));
+    return pushed;
+  };
+
+  it('is told with its sequence number, UID, date and header block as sent', async () => {
+    const headers = Buffer.from('Delivered-To: inbox+tc_abc@mail.test\r\n\r\n');
+    const line = `* 21 FETCH (UID 21 INTERNALDATE "27-Nov-2026 06:51:40 +0000" BODY[HEADER.FIELDS (DELIVERED-TO)] {${headers.length}}\r\n)`;
+    expect(await pushedFrom(line, headers)).toEqual([
+      { seq: 21, uid: 21, internalDate: Date.UTC(2026, 10, 27, 6, 51, 40), headers },
+    ]);
+  });
+
+  it('is not one when the FETCH carries no UID or no header block (a flag change)', async () => {
+    expect(await pushedFrom('* 3 FETCH (FLAGS (\\Seen))')).toEqual([]);
+    expect(await pushedFrom('* 3 FETCH (UID 3 FLAGS (\\Seen))')).toEqual([]);
   });
 });

@@ -36,6 +36,10 @@ const watchedMailboxes = (
     notify?: boolean;
     /** The session opens one folder alone: what it answers for each (nothing new by default). */
     openFolder?: (path: string, after: FolderCursor | undefined) => OpenedFolder;
+    /** What the watch of every folder was pushed, answering an opening (FolderWatch.opened). */
+    pushed?: (path: string, after: FolderCursor | undefined) => OpenedFolder | undefined;
+    /** The check the store lists as waiting for the account. */
+    checkId?: string;
   } = {},
 ) => {
   const sweeps: number[] = [];
@@ -47,7 +51,10 @@ const watchedMailboxes = (
   let failOpens = options.failOpens ?? 0;
   const clock = new ManualClock();
   /** What the store lists: one check waiting for the account until a test empties it. */
-  let listing = [{ checkId: 'c1', pending: [EMAIL] }];
+  let listing = [{ checkId: options.checkId ?? 'c1', pending: [EMAIL] }];
+  const recorded: { checkId: string; category: string }[] = [];
+  /** The folders the watch of every folder was told to select (FolderWatch.follow). */
+  const follows: string[] = [];
   // A folder's watch names its folder; the one watch of every folder names what the test says, or nothing.
   const watchOf = (path: string, onNews: (path?: string) => void): FolderWatch => {
     const watch = {
@@ -61,6 +68,12 @@ const watchedMailboxes = (
       get usable() {
         return watch.usable;
       },
+      ...(path === '*' && options.pushed
+        ? {
+            opened: (folder: string, after: FolderCursor | undefined) => options.pushed?.(folder, after),
+            follow: (folder: string) => follows.push(folder),
+          }
+        : {}),
       close: async () => {
         watch.closed = true;
         watch.usable = false;
@@ -117,7 +130,10 @@ const watchedMailboxes = (
     checks: {
       listActive: async () => listing,
       settle: async () => [],
-      recordResult: async () => 'recorded' as const,
+      recordResult: async (checkId: string, _email: string, category: string) => {
+        recorded.push({ checkId, category });
+        return 'recorded' as const;
+      },
     },
     cursors,
     credentials: { get: async (email) => credentialsOf(email) },
@@ -142,7 +158,21 @@ const watchedMailboxes = (
   const listNothing = () => {
     listing = [];
   };
-  return { scanner, clock, sweeps, opened, fetched, cursors, watches, attempts, tick, settle, listNothing };
+  return {
+    scanner,
+    clock,
+    sweeps,
+    opened,
+    fetched,
+    cursors,
+    watches,
+    attempts,
+    recorded,
+    follows,
+    tick,
+    settle,
+    listNothing,
+  };
 };
 
 describe('push detection (IDLE watches)', () => {
@@ -356,5 +386,40 @@ describe('sweeps of announced folders', () => {
     await scanner.drain();
     expect(fetched).toEqual([]);
     expect(await cursors.get(EMAIL, 'INBOX')).toEqual({ uidValidity: '1', lastUid: 2 });
+  });
+
+  it('with NOTIFY: a copy the watch was pushed is recorded with no folder opened, and the watch follows it', async () => {
+    const checkId = 'h7vlvp24y7xpdm6puop3';
+    const pushedCopy = (uid: number): FetchedHeaders => ({
+      uid,
+      internalDate: 0,
+      headers: Buffer.from(`Delivered-To: inbox+tc_${checkId}@mail.test\r\n\r\n`),
+    });
+    const { scanner, opened, fetched, cursors, watches, recorded, follows, settle } = watchedMailboxes({
+      notify: true,
+      checkId,
+      openFolder: nothingNew,
+      // Junk's new copy came with its announcement; anything else the watch cannot answer for.
+      pushed: (path, after) =>
+        path === 'Junk' && after
+          ? {
+              uidValidity: '1',
+              uidNext: after.lastUid + 2,
+              messages: 1,
+              headers: [pushedCopy(after.lastUid + 1)],
+            }
+          : undefined,
+    });
+    await settle();
+    watches[0]?.news('Junk');
+    await scanner.drain();
+    expect([opened, fetched]).toEqual([[], []]);
+    expect(recorded).toEqual([{ checkId, category: 'spam' }]);
+    expect(await cursors.get(EMAIL, 'Junk')).toEqual({ uidValidity: '1', lastUid: 1 });
+    expect(follows).toEqual(['Junk']);
+    // What the pushes do not account for is opened as before.
+    watches[0]?.news('Trash');
+    await scanner.drain();
+    expect(opened.map((open) => open.path)).toEqual(['Trash']);
   });
 });

@@ -22,7 +22,7 @@ import {
 } from './connection';
 import { partialSourceOf } from './copySource';
 import { ImapSession } from './ImapSession';
-import { notifyAll, WATCH_MODE, WATCH_SILENCE_MS, watchOn } from './ImapWatch';
+import { notifyWatchOn, WATCH_MODE, WATCH_SILENCE_MS, watchOn } from './ImapWatch';
 
 export { type CommandListener, DEFAULT_IMAP_TIMEOUTS, type ImapTimeouts } from './connection';
 
@@ -92,26 +92,16 @@ export class ImapConnector implements MailboxConnector {
     onNews: (path: string) => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined> {
-    return this.idleOn(credentials, path, onNews, signal, async (client) => client.capabilities.has('IDLE'));
+    return watchOn(await this.connect(credentials, WATCH_MODE, signal), path, onNews);
   }
 
-  /** Where the server offers NOTIFY (Dovecot does): one connection for every folder (see notifyAll). */
+  /** Where the server offers NOTIFY (Dovecot does): one connection for every folder (see notifyWatchOn). */
   async watchAll(
     credentials: MailboxCredentials,
     onNews: (path?: string) => void,
     signal?: AbortSignal,
   ): Promise<FolderWatch | undefined> {
-    return this.idleOn(credentials, 'INBOX', onNews, signal, (client) => notifyAll(client, onNews));
-  }
-
-  private async idleOn(
-    credentials: MailboxCredentials,
-    path: string,
-    onNews: (path: string) => void,
-    signal: AbortSignal | undefined,
-    prepare: (client: ImapFlow) => Promise<boolean>,
-  ): Promise<FolderWatch | undefined> {
-    return watchOn(await this.connect(credentials, WATCH_MODE, signal), path, onNews, prepare);
+    return notifyWatchOn(await this.connect(credentials, WATCH_MODE, signal), onNews);
   }
 
   private async connect(

@@ -1,8 +1,11 @@
 // Owns a watch: a connection of its own that IDLEs on one folder, or with NOTIFY on every folder, and says when news
-// arrives; it closes with a LOGOUT.
+// arrives (with NOTIFY, the selected folder's new messages come with their headers); it closes with a LOGOUT.
 import type { ImapFlow } from 'imapflow';
-import type { FolderWatch } from '../../scanner/ports';
+import { formatMessageResponse } from 'imapflow/lib/tools.js';
+import { FETCHED_HEADERS } from '../../scanner/headers';
+import type { FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/ports';
 import { type ConnectionMode, logOut } from './connection';
+import { SelectedPushes } from './pushes';
 
 /**
  * RFC 2177: a client re-issues IDLE at least every 29 minutes, or the server may log it out as inactive.
@@ -23,6 +26,12 @@ export const WATCH_MODE: ConnectionMode = {
   socketTimeout: WATCH_SILENCE_MS,
 };
 
+/**
+ * How long news of a new message in the selected folder waits for the message itself (NOTIFY pushes its headers
+ * right after the EXISTS): past it the news goes out without them, and the sweep opens the folder.
+ */
+const PUSH_WAIT_MS = 100;
+
 /** The two parts of imapflow's internals a NOTIFY watch needs (see notifyAll). */
 interface ImapFlowInternals {
   exec(command: string, attributes: unknown[]): Promise<{ next(): void }>;
@@ -31,24 +40,56 @@ interface ImapFlowInternals {
 
 const atom = (value: string) => ({ type: 'ATOM', value });
 
+/** What NOTIFY pushes of each new message in the selected folder: what a sweep would fetch of it (ImapSession). */
+const PUSHED_ATTRIBUTES = [
+  atom('UID'),
+  atom('INTERNALDATE'),
+  { type: 'ATOM', value: 'BODY.PEEK', section: [atom('HEADER.FIELDS'), FETCHED_HEADERS.map(atom)] },
+];
+
 /**
  * Where the server offers NOTIFY (Dovecot does), sets it up: `NOTIFY SET` asks for new and expunged messages in the
- * selected mailbox (as EXISTS) and in every other personal one (as an untagged STATUS during IDLE). imapflow 2.1.2
- * has no NOTIFY of its own, so the command goes through its generic `exec` and the STATUS answers through its
- * untagged-response table (both in dist/esm/imap-flow.js of the pinned version). False: watch folder by folder.
+ * selected mailbox (as EXISTS, each new one followed by a FETCH of its UID, date and headers, told to `onPushed`)
+ * and in every other personal one (as an untagged STATUS during IDLE). imapflow 2.1.2 has no NOTIFY of its own, so
+ * the command goes through its generic `exec`, the STATUS and FETCH answers through its untagged-response table, and
+ * a FETCH is read by its own formatMessageResponse (dist/esm/imap-flow.js and tools.js of the pinned version).
+ * False: watch folder by folder.
  */
-export const notifyAll = async (client: ImapFlow, onNews: (path?: string) => void): Promise<boolean> => {
+export const notifyAll = async (
+  client: ImapFlow,
+  onNews: (path?: string) => void,
+  onPushed: (seq: number, message: { uid: number; internalDate: number; headers: Buffer }) => void,
+): Promise<boolean> => {
   if (!client.capabilities.has('IDLE') || !client.capabilities.has('NOTIFY')) return false;
   const internals = client as unknown as ImapFlowInternals;
   internals.untaggedHandlers.STATUS = async (untagged) => onNews(statusFolder(untagged));
+  // Replaces imapflow's own, which only passes flag changes on (this connection never asks for them).
+  internals.untaggedHandlers.FETCH = async (untagged) => {
+    const mailbox = client.mailbox;
+    if (!mailbox) return;
+    const message = await formatMessageResponse(
+      untagged as Parameters<typeof formatMessageResponse>[0],
+      mailbox,
+    );
+    if (message.seq === undefined || message.uid === undefined || !Buffer.isBuffer(message.headers)) return;
+    onPushed(message.seq, {
+      uid: message.uid,
+      internalDate: dateOf(message.internalDate),
+      headers: message.headers,
+    });
+  };
   const events = [atom('MessageNew'), atom('MessageExpunge')];
+  const selected = [atom('MessageNew'), PUSHED_ATTRIBUTES, atom('MessageExpunge')];
   // A server that refuses it (NO, BAD) is watched folder by folder instead.
   const response = await internals
-    .exec('NOTIFY', [atom('SET'), [atom('selected'), events], [atom('personal'), events]])
+    .exec('NOTIFY', [atom('SET'), [atom('selected'), selected], [atom('personal'), events]])
     .catch(() => undefined);
   response?.next();
   return response !== undefined;
 };
+
+const dateOf = (value: Date | string | undefined): number =>
+  value === undefined ? 0 : new Date(value).getTime();
 
 /** The longest folder name an announcement is taken at its word for; a longer one asks for a full sweep. */
 const MAX_ANNOUNCED_NAME = 512;
@@ -68,16 +109,15 @@ const statusFolder = (untagged: unknown): string | undefined => {
   return value;
 };
 
-/** Lets `prepare` say whether the server can push (and set it up), then EXAMINEs `path` to IDLE on it. */
+/** Says whether the server can IDLE, then EXAMINEs `path` to IDLE on it. */
 export const watchOn = async (
   client: ImapFlow,
   path: string,
   onNews: (path: string) => void,
-  prepare: (client: ImapFlow) => Promise<boolean>,
 ): Promise<FolderWatch | undefined> => {
   const watch = new ImapWatch(client);
   try {
-    if (!(await prepare(client))) {
+    if (!client.capabilities.has('IDLE')) {
       await watch.close();
       return undefined;
     }
@@ -90,8 +130,35 @@ export const watchOn = async (
   }
 };
 
+/**
+ * Where the server offers NOTIFY, one watch over every folder (see notifyAll): it EXAMINEs INBOX, and later the
+ * folder tagged copies last landed in (`follow`), so their new messages come with their headers. Undefined: the
+ * server has no NOTIFY.
+ */
+export const notifyWatchOn = async (
+  client: ImapFlow,
+  onNews: (path?: string) => void,
+): Promise<FolderWatch | undefined> => {
+  const watch = new NotifyWatch(client, onNews);
+  try {
+    if (!(await notifyAll(client, onNews, (seq, message) => watch.pushed(seq, message)))) {
+      await watch.close();
+      return undefined;
+    }
+    client.on('exists', ({ count, prevCount }: { count: number; prevCount: number }) =>
+      watch.counted(count, prevCount),
+    );
+    client.on('expunge', ({ seq }: { seq?: number }) => watch.expunged(seq));
+    await watch.select('INBOX');
+    return watch;
+  } catch (error) {
+    await watch.close();
+    throw error;
+  }
+};
+
 class ImapWatch implements FolderWatch {
-  constructor(private readonly client: ImapFlow) {}
+  constructor(protected readonly client: ImapFlow) {}
 
   get usable(): boolean {
     return this.client.usable;
@@ -99,5 +166,87 @@ class ImapWatch implements FolderWatch {
 
   close(): Promise<void> {
     return logOut(this.client);
+  }
+}
+
+class NotifyWatch extends ImapWatch {
+  private readonly pushes = new SelectedPushes();
+  /** Set while an announced new message waits for its push (PUSH_WAIT_MS). */
+  private waiting: NodeJS.Timeout | undefined;
+  private selecting: Promise<void> | undefined;
+
+  constructor(
+    client: ImapFlow,
+    private readonly onNews: (path?: string) => void,
+  ) {
+    super(client);
+  }
+
+  /** The selected folder's count changed (EXISTS): news at once when its new messages are all pushed, else soon. */
+  counted(count: number, previous: number): void {
+    this.pushes.exists(count);
+    if (count <= previous) return;
+    const path = this.pushes.path;
+    // Mid-selection the count may be either folder's: news that names none reads every folder.
+    if (path === undefined) this.onNews(undefined);
+    else if (this.pushes.complete) this.announce();
+    else
+      this.waiting ??= setTimeout(() => {
+        this.waiting = undefined;
+        this.onNews(path);
+      }, PUSH_WAIT_MS);
+  }
+
+  expunged(seq: number | undefined): void {
+    this.pushes.expunged(seq);
+  }
+
+  pushed(seq: number, message: { uid: number; internalDate: number; headers: Buffer }): void {
+    this.pushes.pushed(seq, message);
+    if (this.pushes.complete) this.announce();
+  }
+
+  opened(path: string, after: FolderCursor | undefined, most: number): OpenedFolder | undefined {
+    return this.client.usable ? this.pushes.opened(path, after, most) : undefined;
+  }
+
+  follow(path: string): void {
+    const previous = this.pushes.path;
+    if (previous === path || this.selecting || !this.client.usable) return;
+    this.selecting = this.select(path)
+      // Mail may have landed in either folder while the selection moved, unannounced: both are read once more (the
+      // new one from its pushes when nothing came before its selection).
+      .then(() => {
+        this.onNews(previous);
+        this.onNews(path);
+      })
+      // A folder that cannot be selected leaves the watch with none: every announcement a STATUS, as before.
+      .catch(() => undefined)
+      .finally(() => {
+        this.selecting = undefined;
+      });
+  }
+
+  async select(path: string): Promise<void> {
+    this.pushes.selecting();
+    await this.client.mailboxOpen(path, { readOnly: true });
+    const mailbox = this.client.mailbox || undefined;
+    this.pushes.selected(path, {
+      uidValidity: String(mailbox?.uidValidity ?? ''),
+      uidNext: Number(mailbox?.uidNext),
+      exists: Number(mailbox?.exists),
+    });
+  }
+
+  override close(): Promise<void> {
+    clearTimeout(this.waiting);
+    return super.close();
+  }
+
+  private announce(): void {
+    clearTimeout(this.waiting);
+    this.waiting = undefined;
+    const path = this.pushes.path;
+    if (path !== undefined) this.onNews(path);
   }
 }
