@@ -12,6 +12,13 @@ import type { ScanEvents } from './scanHooks';
  * LIST-STATUS, so a waiting account costs 2 commands a minute (test/mailstack/idle.test.ts counts them).
  */
 export const SAFETY_SWEEP_MS = 30_000;
+/**
+ * Announced folders are read alone (focused) up to this long after the account's last full sweep. A copy announced
+ * as the safety sweep falls due is read first, alone, and the safety sweep follows at the next tick: reading it in
+ * the safety sweep, behind a listing of every folder, cost two round trips more (the detection bench over TLS, every
+ * 30 s). Past this long (announcements that keep the account busy at every tick) the next sweep reads every folder.
+ */
+const FOCUS_WITHIN_MS = 2 * SAFETY_SWEEP_MS;
 /** Watch connections opened at once across all accounts, so a loop's first sweep is not crowded out by them. */
 const WATCH_OPENS_AT_ONCE = 8;
 /** Folders named by announcements one sweep may read alone; more (or an unnamed one) and it reads every folder. */
@@ -125,8 +132,9 @@ export class Watches {
 
   /**
    * A sweep starts: it reads whatever was announced until now. Returns the folders it need read alone when only
-   * named announcements came since a full sweep of live watches less than SAFETY_SWEEP_MS ago (the announced
-   * folder's own state comes from opening it: no listing of every folder first); undefined: read every folder.
+   * named announcements came since a full sweep of live watches less than FOCUS_WITHIN_MS ago (the announced
+   * folder's own state comes from opening it, or from what the watch was pushed: no listing of every folder first);
+   * undefined: read every folder. A safety sweep that fell due meanwhile follows at the next tick.
    */
   sweeping(email: string, now: number): ReadonlySet<string> | undefined {
     const account = this.accountOf(email);
@@ -134,7 +142,7 @@ export class Watches {
       !account.everywhere &&
       account.announced.size > 0 &&
       this.watched(account) &&
-      now - account.lastSweptAt < SAFETY_SWEEP_MS
+      now - account.lastSweptAt < FOCUS_WITHIN_MS
         ? new Set(account.announced)
         : undefined;
     account.everywhere = false;

@@ -347,6 +347,24 @@ describe('sweeps of announced folders', () => {
     expect(sweeps).toEqual([...sweeps.slice(0, steady.sweeps), steady.lastAt + SAFETY_SWEEP_MS]);
   });
 
+  it('an announcement as the safety sweep falls due opens its folder alone; the safety sweep follows', async () => {
+    const { scanner, clock, sweeps, opened, watches, tick, settle } = watchedMailboxes({
+      openFolder: nothingNew,
+    });
+    const steady = await settle();
+    clock.advance(steady.lastAt + SAFETY_SWEEP_MS - clock.now());
+    watches[1]?.news();
+    await scanner.drain();
+    expect([sweeps.length, opened]).toEqual([steady.sweeps, [{ path: 'Junk', at: clock.now() }]]);
+    await tick();
+    expect(sweeps).toEqual([...sweeps.slice(0, steady.sweeps), clock.now()]);
+    // Long past it, the next announcement is read with every folder.
+    clock.advance(2 * SAFETY_SWEEP_MS);
+    watches[1]?.news();
+    await scanner.drain();
+    expect([sweeps.length, opened.length]).toEqual([steady.sweeps + 2, 1]);
+  });
+
   it('with NOTIFY: a folder the listing does not know, or none named, lists every folder', async () => {
     const { scanner, sweeps, opened, watches, settle } = watchedMailboxes({
       notify: true,
