@@ -32,9 +32,16 @@ export class ResultBatcher {
    */
   private readonly closed = new Set<string>();
 
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly store: ResultStore,
     private readonly clock: Clock,
+    /**
+     * The accounts the scanner still waits for in a check, where it knows: a batch holding every one of them is
+     * written at once, since nothing more of the check can join it (the copy that completes a check skips the window).
+     */
+    private readonly awaited: (checkId: string) => ReadonlySet<string> | undefined = () => undefined,
     private readonly windowMs = BATCH_WINDOW_MS,
   ) {}
 
@@ -55,17 +62,29 @@ export class ResultBatcher {
       if (!waiting) {
         waiting = [];
         this.open.set(checkId, waiting);
-        setTimeout(() => void this.flush(checkId), this.windowMs);
+        this.timers.set(
+          checkId,
+          setTimeout(() => void this.flush(checkId), this.windowMs),
+        );
       }
       waiting.push({ email, category, details, resolve, reject });
-      if (waiting.length >= MAX_BATCH) void this.flush(checkId);
+      if (waiting.length >= MAX_BATCH || this.holdsAllAwaited(checkId, waiting)) void this.flush(checkId);
     });
+  }
+
+  private holdsAllAwaited(checkId: string, waiting: readonly Waiting[]): boolean {
+    const awaited = this.awaited(checkId);
+    if (!awaited || awaited.size === 0 || awaited.size > waiting.length) return false;
+    for (const email of awaited) if (!waiting.some((entry) => entry.email === email)) return false;
+    return true;
   }
 
   private async flush(checkId: string): Promise<void> {
     const waiting = this.open.get(checkId);
     if (!waiting) return;
     this.open.delete(checkId);
+    clearTimeout(this.timers.get(checkId));
+    this.timers.delete(checkId);
     // The first copy of each account goes in the batch; a second copy (the same message in two folders) can only
     // be already-recorded, and is written alone after.
     const seen = new Set<string>();

@@ -60,7 +60,7 @@ export class Scanner {
 
   constructor(private readonly deps: ScannerDeps) {
     this.plan = new ActiveCheckPlan(deps.checks);
-    this.record = new Recorder(deps);
+    this.record = new Recorder({ ...deps, awaited: (checkId) => this.plan.awaited(checkId) });
     this.tabs = new TabGrace(deps.tabGraceMs);
     this.watches = new Watches(deps, (email) => this.announced(email));
   }

@@ -200,6 +200,11 @@ export class ActiveCheckPlan {
     return this.listedAt === undefined || deliveredAt >= this.listedAt - UNLISTED_COPY_MARGIN_MS;
   }
 
+  /** The accounts this scanner still waits for in a check it knows of (not yet placed); undefined for another. */
+  awaited(checkId: string): ReadonlySet<string> | undefined {
+    return this.active.get(checkId)?.pending;
+  }
+
   /** When a check this plan knows of started; undefined for one it does not know. */
   createdAtOf(checkId: string): number | undefined {
     return this.active.get(checkId)?.createdAt;

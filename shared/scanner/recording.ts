@@ -16,13 +16,15 @@ export interface RecorderDeps {
   clock: Clock;
   log: Logger;
   events?: ScanEvents;
+  /** The accounts the scanner still waits for in a check, where it knows (ActiveCheckPlan.awaited). */
+  awaited?: (checkId: string) => ReadonlySet<string> | undefined;
 }
 
 export class Recorder {
   private readonly results: ResultBatcher;
 
   constructor(private readonly deps: RecorderDeps) {
-    this.results = new ResultBatcher(deps.checks, deps.clock);
+    this.results = new ResultBatcher(deps.checks, deps.clock, deps.awaited);
   }
 
   /** A message the server did not hand over within a fetch's deadline even alone: named by UID, never its content. */

@@ -43,6 +43,28 @@ describe('ResultBatcher', () => {
     expect(store.recorded.size).toBe(20);
   });
 
+  it('writes at once a batch holding every account the scanner still waits for; waits the window otherwise', async () => {
+    const store = new MemoryResults();
+    const awaited = new Set(['a@mail.test', 'b@mail.test']);
+    // A window no test would wait out: only the early write can answer in time.
+    const batcher = new ResultBatcher(
+      store,
+      systemClock,
+      (checkId) => (checkId === 'c1' ? awaited : undefined),
+      60_000,
+    );
+    const first = batcher.record('c1', 'a@mail.test', 'primary');
+    const other = batcher.record('c2', 'a@mail.test', 'primary');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(store.writes).toBe(0);
+    const last = batcher.record('c1', 'b@mail.test', 'spam');
+    const soon = new Promise((resolve) => setTimeout(() => resolve('window'), 1000));
+    expect(await Promise.race([Promise.all([first, last]), soon])).toEqual(['recorded', 'recorded']);
+    expect([store.batchWrites, store.recorded.size]).toEqual([1, 2]);
+    // The other check (unknown to the plan) still waits for its window.
+    expect(await Promise.race([other, soon])).toBe('window');
+  });
+
   it('keeps checks apart and splits a batch at its size limit', async () => {
     const store = new MemoryResults();
     const batcher = new ResultBatcher(store, systemClock);
