@@ -13,6 +13,7 @@ import { systemClock } from '../shared/domain/clock';
 import { ensureTable } from '../shared/local/bootstrap';
 import { startDynalite } from '../shared/local/dynalite';
 import { createLogger } from '../shared/log';
+import type { Shard } from '../shared/scanner/shards';
 import { startCheck } from '../shared/usecases/startCheck';
 
 const TABLE = 'bench-scan';
@@ -37,7 +38,7 @@ export const startScanRig = async (
     table: TABLE,
     /** Every IMAP command any scanner of the rig sent, in order. */
     commands,
-    newScanner: (options: { watch?: boolean } = {}) =>
+    newScanner: (options: { watch?: boolean; shard?: Shard } = {}) =>
       createScanner({
         ...options,
         client,
