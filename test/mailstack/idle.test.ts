@@ -56,6 +56,30 @@ describe('detection on announcement', () => {
     await harness?.close();
   });
 
+  /**
+   * Sends GTUBE to the check's accounts (SpamAssassin scores it spam, and junk@'s sieve files it in Junk) and waits
+   * until both copies are recorded, each in its folder's category; prints how long each took.
+   */
+  const sendUntilRecorded = async (check: { check_id: string; accounts: string[] }, subject: string) => {
+    const clock = harness.service.clock;
+    const commandsBefore = harness.commands.length;
+    const sentAt = clock.now();
+    await sendOnce(check.accounts, { subject, text: GTUBE });
+    const recorded = () =>
+      harness.placements.filter(
+        (placement) => placement.checkId === check.check_id && placement.outcome === 'recorded',
+      );
+    await pollUntil(recorded, (found) => found.length >= 2, { timeoutMs: 60_000, intervalMs: 50 });
+    console.info(
+      `${subject} ${JSON.stringify(recorded().map((p) => ({ email: p.email, ms: p.recordedAt - sentAt })))}`,
+    );
+    expect(Object.fromEntries(recorded().map((placement) => [placement.email, placement.category]))).toEqual({
+      'inbox@mail.test': 'primary',
+      'junk@mail.test': 'spam',
+    });
+    return { recorded: recorded(), commandsBefore };
+  };
+
   it('records a copy in INBOX and one in Junk before the next safety sweep was due', async () => {
     const check = await harness.startQuietly('idle');
     // Held for the whole check: the copy goes out a safety sweep's distance after the watches go live.
@@ -87,35 +111,16 @@ describe('detection on announcement', () => {
     );
     // Dovecot offers NOTIFY: one watch per account covers every folder.
     expect(liveWatches().map((watch) => watch.path)).toEqual(['*', '*']);
-    const sentAt = clock.now();
+    const quietUntil = clock.now();
     const lastSweeps = lastSweepsOf();
     const lastSweep = Math.max(...lastSweeps);
-    const quietTicks = harness.ticks.filter((at) => at > lastSweep && at <= sentAt).length;
+    const quietTicks = harness.ticks.filter((at) => at > lastSweep && at <= quietUntil).length;
     // Watched accounts are not polled: at a 250 ms interval, 2 s hold several ticks without a sweep.
     expect(quietTicks).toBeGreaterThanOrEqual(3);
 
-    // GTUBE: SpamAssassin scores it spam, and junk@'s sieve files it in Junk.
-    const commandsBefore = harness.commands.length;
-    await sendOnce(check.accounts, { subject: 'announced by IDLE', text: GTUBE });
-    const recorded = () =>
-      harness.placements.filter(
-        (placement) => placement.checkId === check.check_id && placement.outcome === 'recorded',
-      );
-    await pollUntil(recorded, (found) => found.length >= 2, { timeoutMs: 60_000, intervalMs: 50 });
-    console.info(
-      `detection ${JSON.stringify(recorded().map((p) => ({ email: p.email, ms: p.recordedAt - sentAt })))}`,
-    );
-    expect(
-      recorded()
-        .map((placement) => placement.email)
-        .sort(),
-    ).toEqual(ACCOUNTS);
-    expect(Object.fromEntries(recorded().map((placement) => [placement.email, placement.category]))).toEqual({
-      'inbox@mail.test': 'primary',
-      'junk@mail.test': 'spam',
-    });
+    const { recorded, commandsBefore } = await sendUntilRecorded(check, 'announced by IDLE');
     for (const [index, email] of ACCOUNTS.entries()) {
-      const placement = recorded().find((candidate) => candidate.email === email);
+      const placement = recorded.find((candidate) => candidate.email === email);
       // By the loop's own clock: found before the safety sweep after the last one was due.
       expect(placement?.recordedAt).toBeLessThan((lastSweeps[index] ?? 0) + SAFETY_SWEEP_MS);
       // And by a sweep an announcement started: no safety sweep ran in between.
@@ -144,22 +149,9 @@ describe('detection on announcement', () => {
         clock.now() < Math.min(...lastSweepsOf()) + SAFETY_SWEEP_MS - HEADROOM_MS,
       { timeoutMs: 30_000 + SAFETY_SWEEP_MS, intervalMs: 250 },
     );
-    const secondBefore = harness.commands.length;
-    const secondSentAt = clock.now();
-    await sendOnce(second.accounts, { subject: 'pushed by NOTIFY', text: GTUBE });
-    const secondRecorded = () =>
-      harness.placements.filter(
-        (placement) => placement.checkId === second.check_id && placement.outcome === 'recorded',
-      );
-    await pollUntil(secondRecorded, (found) => found.length >= 2, { timeoutMs: 60_000, intervalMs: 50 });
-    console.info(
-      `pushed ${JSON.stringify(secondRecorded().map((p) => ({ email: p.email, ms: p.recordedAt - secondSentAt })))}`,
-    );
-    expect(
-      Object.fromEntries(secondRecorded().map((placement) => [placement.email, placement.category])),
-    ).toEqual({ 'inbox@mail.test': 'primary', 'junk@mail.test': 'spam' });
+    const pushed = await sendUntilRecorded(second, 'pushed by NOTIFY');
     const read = harness.commands
-      .slice(secondBefore)
+      .slice(pushed.commandsBefore)
       .filter((command) => command.command === 'EXAMINE' || command.command === 'UID FETCH');
     expect(read).toEqual([]);
   }, 300_000);
