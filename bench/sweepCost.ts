@@ -160,9 +160,8 @@ const measure = async (wire: SweepCostWire, repeats: number, say: (line: string)
     await harness.startQuietly('baseline');
     await harness.startQuietly('full');
     // Each mailbox is swept alone, by a scanner of a shard holding only it, the two taking turns to go first. Swept
-    // side by side in one tick, the second sweep's time included the first's processing on the same event loop: on
-    // loopback that was about 0.4 ms of an idle sweep's 1.3, and the idle ratio followed whichever mailbox was
-    // listed second (1.34 × with the full one second, 0.79 × with it first; BENCHMARKS.md).
+    // side by side in one tick, the second sweep's time included the first's processing on the same event loop, and
+    // the idle ratio followed whichever mailbox was listed second (BENCHMARKS.md has the runs that showed it).
     // Watches off: this section measures the sweep's own IMAP conversation (IDLE's is the waiting section's).
     const shards = separatingShards(baseline.email, full.email);
     const newScanners = () => shards.map((shard) => harness.newScanner({ watch: false, shard }).scanner);

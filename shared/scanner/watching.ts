@@ -15,8 +15,8 @@ export const SAFETY_SWEEP_MS = 30_000;
 /**
  * Announced folders are read alone (focused) up to this long after the account's last full sweep. A copy announced
  * as the safety sweep falls due is read first, alone, and the safety sweep follows at the next tick: reading it in
- * the safety sweep, behind a listing of every folder, cost two round trips more (the detection bench over TLS, every
- * 30 s). Past this long (announcements that keep the account busy at every tick) the next sweep reads every folder.
+ * the safety sweep, behind a listing of every folder, cost round trips more (BENCHMARKS.md traces it). Past this
+ * long (announcements that keep the account busy at every tick) the next sweep reads every folder.
  */
 const FOCUS_WITHIN_MS = 2 * SAFETY_SWEEP_MS;
 /** Watch connections opened at once across all accounts, so a loop's first sweep is not crowded out by them. */
