@@ -23,7 +23,8 @@ interface Waiting {
 const MAX_CLOSED_REMEMBERED = 10_000;
 
 export class ResultBatcher {
-  private readonly open = new Map<string, Waiting[]>();
+  /** Each check's batch being gathered, and the timer that writes it when its window ends. */
+  private readonly open = new Map<string, { waiting: Waiting[]; timer: NodeJS.Timeout }>();
   /**
    * Checks the store called closed (past their 5 minutes, or never stored here). Closed is final, so copies of them
    * found later (other accounts, other folders, a first sight of old mail) are answered without a write: each
@@ -31,8 +32,6 @@ export class ResultBatcher {
    * copies cost one per copy and account where this costs one or two per check.
    */
   private readonly closed = new Set<string>();
-
-  private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly store: ResultStore,
@@ -58,15 +57,12 @@ export class ResultBatcher {
         .recordResult(checkId, email, category, this.clock.now(), details)
         .then((outcome) => this.noted(checkId, outcome));
     return new Promise((resolve, reject) => {
-      let waiting = this.open.get(checkId);
-      if (!waiting) {
-        waiting = [];
-        this.open.set(checkId, waiting);
-        this.timers.set(
-          checkId,
-          setTimeout(() => void this.flush(checkId), this.windowMs),
-        );
+      let gathering = this.open.get(checkId);
+      if (!gathering) {
+        gathering = { waiting: [], timer: setTimeout(() => void this.flush(checkId), this.windowMs) };
+        this.open.set(checkId, gathering);
       }
+      const { waiting } = gathering;
       waiting.push({ email, category, details, resolve, reject });
       if (waiting.length >= MAX_BATCH || this.holdsAllAwaited(checkId, waiting)) void this.flush(checkId);
     });
@@ -80,11 +76,11 @@ export class ResultBatcher {
   }
 
   private async flush(checkId: string): Promise<void> {
-    const waiting = this.open.get(checkId);
-    if (!waiting) return;
+    const gathering = this.open.get(checkId);
+    if (!gathering) return;
     this.open.delete(checkId);
-    clearTimeout(this.timers.get(checkId));
-    this.timers.delete(checkId);
+    clearTimeout(gathering.timer);
+    const { waiting } = gathering;
     // The first copy of each account goes in the batch; a second copy (the same message in two folders) can only
     // be already-recorded, and is written alone after.
     const seen = new Set<string>();

@@ -196,7 +196,7 @@ export class Scanner {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
       const session = await sessionOf(state, this.deps.connector, cursors, credentials, this.closing.signal);
-      const pushed = news && this.watches.pushes(email);
+      const pushed = this.watches.pushes(email);
       const { folders, reader, focused } = await foldersToRead(
         session,
         state,

@@ -98,8 +98,7 @@ export class Watches {
    */
   pushes(email: string): PushedOpening | undefined {
     const watch = this.everyFolder(email);
-    const opened = watch?.opened;
-    return opened && ((path, after, most) => opened.call(watch, path, after, most));
+    return watch?.opened && ((path, after, most) => watch.opened?.(path, after, most));
   }
 
   /** Tagged copies were found in `path`: the account's watch over every folder selects it (FolderWatch.follow). */

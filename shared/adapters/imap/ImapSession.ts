@@ -205,5 +205,6 @@ const refusedIfFalse = (found: number[] | false | undefined, what: string): numb
   return found;
 };
 
-const dateOf = (value: Date | string | undefined): number =>
+/** An INTERNALDATE as imapflow hands it over, in milliseconds since the epoch (0 when absent). */
+export const dateOf = (value: Date | string | undefined): number =>
   value === undefined ? 0 : new Date(value).getTime();

@@ -3,8 +3,9 @@
 import type { ImapFlow } from 'imapflow';
 import { formatMessageResponse } from 'imapflow/lib/tools.js';
 import { FETCHED_HEADERS } from '../../scanner/headers';
-import type { FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/ports';
+import type { FetchedHeaders, FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/ports';
 import { type ConnectionMode, logOut } from './connection';
+import { dateOf } from './ImapSession';
 import { SelectedPushes } from './pushes';
 
 /**
@@ -58,7 +59,7 @@ const PUSHED_ATTRIBUTES = [
 export const notifyAll = async (
   client: ImapFlow,
   onNews: (path?: string) => void,
-  onPushed: (seq: number, message: { uid: number; internalDate: number; headers: Buffer }) => void,
+  onPushed: (seq: number, message: FetchedHeaders) => void,
 ): Promise<boolean> => {
   if (!client.capabilities.has('IDLE') || !client.capabilities.has('NOTIFY')) return false;
   const internals = client as unknown as ImapFlowInternals;
@@ -87,9 +88,6 @@ export const notifyAll = async (
   response?.next();
   return response !== undefined;
 };
-
-const dateOf = (value: Date | string | undefined): number =>
-  value === undefined ? 0 : new Date(value).getTime();
 
 /** The longest folder name an announcement is taken at its word for; a longer one asks for a full sweep. */
 const MAX_ANNOUNCED_NAME = 512;
@@ -201,7 +199,7 @@ class NotifyWatch extends ImapWatch {
     this.pushes.expunged(seq);
   }
 
-  pushed(seq: number, message: { uid: number; internalDate: number; headers: Buffer }): void {
+  pushed(seq: number, message: FetchedHeaders): void {
     this.pushes.pushed(seq, message);
     if (this.pushes.complete) this.announce();
   }
