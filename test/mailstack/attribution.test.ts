@@ -75,7 +75,7 @@ describe('a copy credits only the check its envelope names', () => {
     const done = await pollUntilDone(harness.service, key, check.check_id);
     expect(done).toMatchObject({ status: 'complete', received: 3, total: 3 });
     expect(done.results.map(({ category }) => category)).toEqual(['primary', 'primary', 'primary']);
-    const placed = harness.placements.filter((placement) => placement.checkId === check.check_id);
+    const placed = await harness.placedIn(check.check_id, ACCOUNTS);
     expect(placed.filter((placement) => placement.outcome === 'recorded')).toHaveLength(3);
   });
 

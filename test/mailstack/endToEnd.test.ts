@@ -149,7 +149,9 @@ describe('end to end on the real mail stack', () => {
     let body = await pollUntilDone(harness.service, faultKey, check_id, 0);
     while (body.received < 1 && Date.now() < until)
       body = await pollUntilDone(harness.service, faultKey, check_id, 0);
-    const healthy = harness.placements.find((p) => p.checkId === check_id && p.email === 'user003@mail.test');
+    const healthy = (await harness.placedIn(check_id, ['user003@mail.test'])).find(
+      (p) => p.email === 'user003@mail.test',
+    );
     expect(healthy?.outcome).toBe('recorded');
     // The healthy account was placed while user006's session still hung on a server that never greets (its
     // timeouts are far beyond this test): nobody waited for it. imapFaults.test.ts shows that attempt ending at

@@ -33,6 +33,12 @@ export interface ScanHarness {
   /** Everything the scanner logged, parsed, with the time it was written. */
   logs: { at: number; message: string; account?: string; error?: string }[];
   /**
+   * A check's placement events once each of `emails` has one, or after 10 s (the test's assertion then says what is
+   * missing). The scanner tells an event after its write and, for the write that completes the check, after queueing
+   * its webhook: GET can say complete a moment before the last events are told.
+   */
+  placedIn(checkId: string, emails: readonly string[]): Promise<Placement[]>;
+  /**
    * `watch: false` polls every tick without IDLE watches, for tests of the sweep's own IMAP commands; `shard`: one
    * loop of several, sweeping only its share of the accounts.
    */
@@ -104,6 +110,12 @@ export const startScanHarness = async (
     ticks,
     parses,
     logs,
+    placedIn: (checkId, emails) =>
+      pollUntil(
+        () => placements.filter((placement) => placement.checkId === checkId),
+        (events) => emails.every((email) => events.some((placement) => placement.email === email)),
+        { timeoutMs: 10_000, intervalMs: 20 },
+      ),
     newScanner,
     startRunner: () => {
       const { scanner, lease } = newScanner();
