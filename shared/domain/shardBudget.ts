@@ -23,7 +23,7 @@ export const HELD_ACCOUNT_COST: HeldCost = { descriptors: 3, memoryMb: 1 };
  * The shard's process before it holds an account: the runtime, the scanner, and the AWS SDK's connection pool at its
  * most (50 sockets), which the bench's quiet table never fills.
  */
-export const SHARD_BASE_COST: HeldCost = { descriptors: 130, memoryMb: 140 };
+export const SHARD_BASE_COST: HeldCost = { descriptors: 130, memoryMb: 160 };
 
 /** The descriptors one shard may plan for: 80 % of Lambda's 1,024. */
 export const DESCRIPTOR_BUDGET = Math.floor(LAMBDA_DESCRIPTORS * BUDGET_SHARE);
