@@ -190,27 +190,27 @@ const main = async () => {
   clearInterval(sampler);
   await scanner.close();
   client.destroy();
-  process.stdout.write(
-    `${JSON.stringify({
-      firstMs: first.ms,
-      firstCpuMs: first.cpuMs,
-      firstTickMs: first.tickMs,
-      steadyMs: steady.map((run) => run.ms),
-      steadyCpuMs: steady.map((run) => run.cpuMs),
-      accounts: first.accounts,
-      accountSweeps: steady.reduce((sum, run) => sum + run.accounts, 0),
-      elapsedMs,
-      readUnitsPerSweep: readUnits / Math.max(steady.length, 1),
-      listingReadUnitsPerSweep: trace.listingReadUnits / Math.max(steady.length, 1),
-      failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
-      peakRssMb: peak.rss / 2 ** 20,
-      peakHeapUsedMb: peak.heapUsed / 2 ** 20,
-      held,
-      bootMs: boot.ms,
-      bootCpuMs: (boot.cpu.user + boot.cpu.system) / 1000,
-      ...trace.report(),
-    })}\n`,
-  );
+  // The report can run to hundreds of KB: exit only once the pipe has taken all of it (process.exit drops the rest).
+  const report = `${JSON.stringify({
+    firstMs: first.ms,
+    firstCpuMs: first.cpuMs,
+    firstTickMs: first.tickMs,
+    steadyMs: steady.map((run) => run.ms),
+    steadyCpuMs: steady.map((run) => run.cpuMs),
+    accounts: first.accounts,
+    accountSweeps: steady.reduce((sum, run) => sum + run.accounts, 0),
+    elapsedMs,
+    readUnitsPerSweep: readUnits / Math.max(steady.length, 1),
+    listingReadUnitsPerSweep: trace.listingReadUnits / Math.max(steady.length, 1),
+    failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
+    peakRssMb: peak.rss / 2 ** 20,
+    peakHeapUsedMb: peak.heapUsed / 2 ** 20,
+    held,
+    bootMs: boot.ms,
+    bootCpuMs: (boot.cpu.user + boot.cpu.system) / 1000,
+    ...trace.report(),
+  })}\n`;
+  await new Promise<void>((resolve) => process.stdout.write(report, () => resolve()));
   process.exit(0);
 };
 
