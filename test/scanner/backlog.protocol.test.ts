@@ -1,13 +1,10 @@
 // Bounded sweeps at the protocol level: the real Scanner, ImapConnector and imapflow against the scripted IMAP
 // server, over a folder whose backlog is many batches long. Every fetch spans at most FETCH_BATCH UIDs, the newest
 // batch is read first, the cursor is written after each batch, and a failure mid-drain resumes from the last one.
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
+import { describe, expect, it, vi } from 'vitest';
 import {
-  newsletterHeaders,
   type ScriptedFolder,
   type ScriptedImap,
-  type ScriptedMessage,
   startScriptedImap,
 } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
@@ -16,28 +13,16 @@ import { createLogger } from '../../shared/log';
 import type { FolderCursor, MailboxConnector, MailboxSession } from '../../shared/scanner/ports';
 import { FETCH_BATCH, SWEEP_BATCHES } from '../../shared/scanner/reading';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
+import { cleanupsAfterEach } from '../support/cleanups';
 import { ManualClock } from '../support/manualClock';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
+import { SEED as ACCOUNT, DOVECOT_LIKE, seedCredentialSource, seedMessage } from '../support/scriptedSeed';
 
-const ACCOUNT = 'seed@mail.test';
-const PASSWORD = 'secret';
 const BACKLOG = 3000;
 const UIDVALIDITY = 77;
 
 const clock = new ManualClock();
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const message = (uid: number, checkId?: string): ScriptedMessage => {
-  const to = checkId ? `seed+tc_${checkId}@mail.test` : ACCOUNT;
-  return {
-    uid,
-    internalDate: clock.now() - 60_000,
-    headers: newsletterHeaders(uid, to, [`Delivered-To: ${to}`]),
-  };
-};
+const cleanups = cleanupsAfterEach();
 
 /**
  * Writes that moved INBOX's cursor, in order (a write carries every folder's cursor, so one that moved another
@@ -68,15 +53,10 @@ const setUp = async (
     path: 'INBOX',
     attributes: ['\\HasNoChildren'],
     uidValidity: UIDVALIDITY,
-    messages: uids.map((uid) => message(uid, tagged[uid])),
+    messages: uids.map((uid) => seedMessage(uid, clock.now(), tagged[uid])),
   };
   const server = await startScriptedImap({
-    greeting: '* OK [CAPABILITY IMAP4rev1 LITERAL+ AUTH=PLAIN] ready',
-    capabilities: {
-      beforeLogin: ['IMAP4rev1', 'LITERAL+', 'AUTH=PLAIN'],
-      afterLogin: ['IMAP4rev1', 'LITERAL+', 'LIST-EXTENDED', 'LIST-STATUS', 'SPECIAL-USE', 'UNSELECT'],
-    },
-    login: { user: ACCOUNT, pass: PASSWORD },
+    ...DOVECOT_LIKE,
     folders: [
       inbox,
       { path: 'Junk', attributes: ['\\HasNoChildren', '\\Junk'], uidValidity: 78, messages: [] },
@@ -131,20 +111,7 @@ const setUp = async (
   const scanner = new Scanner({
     checks,
     cursors,
-    credentials: new StaticCredentialSource(
-      new Map([
-        [
-          ACCOUNT,
-          {
-            email: ACCOUNT,
-            provider: 'imap',
-            imap: { host: server.host, port: server.port, secure: false },
-            auth: { user: ACCOUNT, pass: PASSWORD },
-            folders: {},
-          },
-        ],
-      ]),
-    ),
+    credentials: seedCredentialSource(server),
     connector,
     clock,
     log,
@@ -179,7 +146,7 @@ describe('a backlog many batches long', () => {
       2990: newest,
     });
     // A new check's copy lands while the first sweep drains: it is there for the next one.
-    onSwept.push(() => inbox.messages.push(message(BACKLOG + 1, during)));
+    onSwept.push(() => inbox.messages.push(seedMessage(BACKLOG + 1, clock.now(), during)));
 
     const [first] = await scanner.sweepOnce();
     // One sweep is bounded: the newest batch and SWEEP_BATCHES oldest-first ones, then the next sweep follows.
@@ -260,7 +227,7 @@ describe('a backlog many batches long', () => {
     // After the newest batch and two oldest-first ones, a new check's copy lands and the server announces it.
     const nothing = () => undefined;
     afterFetch.push(nothing, nothing, () => {
-      inbox.messages.push(message(BACKLOG + 1, late));
+      inbox.messages.push(seedMessage(BACKLOG + 1, clock.now(), late));
       watching.announce();
     });
 

@@ -5,7 +5,7 @@
 // X-Spam-Status, Microsoft's verdict headers, and Delivered-To / X-Original-To naming another pending check. None of
 // them may change what is credited, to which check, or the verdicts the report shows; a copy on which the receiver
 // wrote no verdict shows none, never the sender's.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { type ScriptedImap, startScriptedImap } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
@@ -17,15 +17,13 @@ import { trustOf } from '../../shared/domain/receivingTrust';
 import { createLogger } from '../../shared/log';
 import { type Provider, presetFor } from '../../shared/providers/presets';
 import { Scanner } from '../../shared/scanner/Scanner';
+import { cleanupsAfterEach } from '../support/cleanups';
 import { OffsetClock } from '../support/clocks';
 import { authResults } from '../support/placementReport';
 import { MemoryCursors } from '../support/scannerFakes';
 
 const clock = new OffsetClock();
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 const CAPABILITIES = ['IMAP4rev1', 'UIDPLUS', 'MOVE', 'IDLE'];
 const PASSWORD = 'scripted-password';

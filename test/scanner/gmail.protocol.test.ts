@@ -1,13 +1,14 @@
 // Protocol-level test of the scanner's Gmail path: imapflow and the real Scanner against a scripted IMAP server
 // built from Google's IMAP extension documentation, because X-GM-EXT-1 (X-GM-RAW tab searches, Gmail's
 // folders) exists only at Gmail. Everything else about reading mailboxes is tested against a real Dovecot.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { newsletterHeaders } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { newCheckId } from '../../shared/domain/checkId';
 import { createLogger } from '../../shared/log';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
+import { cleanupsAfterEach } from '../support/cleanups';
 import { ManualClock } from '../support/manualClock';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import {
@@ -23,10 +24,7 @@ const PASSWORD = 'abcd efgh ijkl mnop';
 const MINUTE = 60_000;
 
 const clock = new ManualClock();
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 /** A copy as Gmail stores it for a tagged recipient: the tag in Delivered-To, To and the `for` clause. */
 const delivered = (uid: number, to: string, category?: GmailTabName, deliveredTo = to): ScriptedMessage => ({

@@ -9,7 +9,7 @@
 //
 // The presets say 993 with TLS; a scripted server listens in plain text on loopback (where the connector asks for
 // no TLS), so each test overrides host, port and secure, which applyPreset lets explicit values do.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import {
   newsletterHeaders,
@@ -25,6 +25,7 @@ import { createLogger } from '../../shared/log';
 import { applyPreset, type Provider } from '../../shared/providers/presets';
 import type { AccessTokens, MailboxAuth, OAuth2Grant } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
+import { cleanupsAfterEach } from '../support/cleanups';
 import { OffsetClock } from '../support/clocks';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import { gmailMailbox } from '../support/scriptedGmailServer';
@@ -44,11 +45,8 @@ class FakeTokens implements AccessTokens {
 
 // Real time that tests can push: imapflow turns WITHIN's YOUNGER into seconds from the real clock.
 const clock = new OffsetClock();
-const cleanups: (() => Promise<void>)[] = [];
+const cleanups = cleanupsAfterEach();
 beforeEach(() => clock.reset());
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 type Layout = [path: string, attributes: string[]][];
 

@@ -2,41 +2,24 @@
 // scripted IMAP server, which never answers a header fetch that includes one given UID (as a server too slow to
 // serve a sender's header block would not). The sweep halves its fetches down to that UID, skips it alone, reads
 // the rest, and the account stays healthy.
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
-import {
-  newsletterHeaders,
-  type ScriptedMessage,
-  startScriptedImap,
-} from '../../scripts/lib/scriptedImapServer';
+import { describe, expect, it, vi } from 'vitest';
+import { startScriptedImap } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { newCheckId } from '../../shared/domain/checkId';
 import { createLogger } from '../../shared/log';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
+import { cleanupsAfterEach } from '../support/cleanups';
 import { ManualClock } from '../support/manualClock';
 import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
+import { SEED as ACCOUNT, DOVECOT_LIKE, seedCredentialSource, seedMessage } from '../support/scriptedSeed';
 
-const ACCOUNT = 'seed@mail.test';
-const PASSWORD = 'secret';
 const MESSAGES = 40;
 const SLOW_UID = 13;
 /** Each call's deadline: short, so the halving takes a few seconds, not minutes. */
 const ANSWER_MS = 300;
 
 const clock = new ManualClock();
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const message = (uid: number, checkId?: string): ScriptedMessage => {
-  const to = checkId ? `seed+tc_${checkId}@mail.test` : ACCOUNT;
-  return {
-    uid,
-    internalDate: clock.now() - 60_000,
-    headers: newsletterHeaders(uid, to, [`Delivered-To: ${to}`]),
-  };
-};
+const cleanups = cleanupsAfterEach();
 
 /** The UIDs a `UID FETCH <set> …` command names (ranges and lists), or none for any other command. */
 const uidsOf = (command: string): number[] => {
@@ -52,18 +35,15 @@ describe('a message the server cannot hand over within the deadline', () => {
     const [before, after] = [newCheckId(), newCheckId()];
     const tagged: Record<number, string> = { 5: before, 30: after };
     const server = await startScriptedImap({
-      greeting: '* OK [CAPABILITY IMAP4rev1 LITERAL+ AUTH=PLAIN] ready',
-      capabilities: {
-        beforeLogin: ['IMAP4rev1', 'LITERAL+', 'AUTH=PLAIN'],
-        afterLogin: ['IMAP4rev1', 'LITERAL+', 'LIST-EXTENDED', 'LIST-STATUS', 'SPECIAL-USE', 'UNSELECT'],
-      },
-      login: { user: ACCOUNT, pass: PASSWORD },
+      ...DOVECOT_LIKE,
       folders: [
         {
           path: 'INBOX',
           attributes: ['\\HasNoChildren'],
           uidValidity: 7,
-          messages: Array.from({ length: MESSAGES }, (_, index) => message(index + 1, tagged[index + 1])),
+          messages: Array.from({ length: MESSAGES }, (_, index) =>
+            seedMessage(index + 1, clock.now(), tagged[index + 1]),
+          ),
         },
       ],
     });
@@ -78,20 +58,7 @@ describe('a message the server cannot hand over within the deadline', () => {
     const scanner = new Scanner({
       checks,
       cursors,
-      credentials: new StaticCredentialSource(
-        new Map([
-          [
-            ACCOUNT,
-            {
-              email: ACCOUNT,
-              provider: 'imap',
-              imap: { host: server.host, port: server.port, secure: false },
-              auth: { user: ACCOUNT, pass: PASSWORD },
-              folders: {},
-            },
-          ],
-        ]),
-      ),
+      credentials: seedCredentialSource(server),
       health: {
         recordFailure: async (email) => failures.push(email) < 0,
         recordSuccess: async () => false,

@@ -1,55 +1,35 @@
 // Leaving a folder, at the protocol level: the real ImapConnector and imapflow against the scripted IMAP server. A
 // read hands its messages back without waiting for the UNSELECT that follows it (a round trip to the provider before
 // the copies can be recorded), and the session's next command still runs after it, in order.
-import { afterEach, describe, expect, it } from 'vitest';
-import { newsletterHeaders, startScriptedImap } from '../../scripts/lib/scriptedImapServer';
+import { describe, expect, it } from 'vitest';
+import { startScriptedImap } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { createLogger } from '../../shared/log';
-import type { MailboxCredentials } from '../../shared/scanner/ports';
+import { cleanupsAfterEach } from '../support/cleanups';
+import { DOVECOT_LIKE, seedCredentials, seedMessage } from '../support/scriptedSeed';
 
-const ACCOUNT = 'seed@mail.test';
-const PASSWORD = 'secret';
 /** Each call's deadline: a read that waited for the unanswered UNSELECT would fail with it. */
 const ANSWER_MS = 500;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('a read and the UNSELECT after it', () => {
   it('returns the messages while the UNSELECT is unanswered; the next command waits behind it and its deadline holds', async () => {
     const server = await startScriptedImap({
-      greeting: '* OK [CAPABILITY IMAP4rev1 LITERAL+ AUTH=PLAIN] ready',
-      capabilities: {
-        beforeLogin: ['IMAP4rev1', 'LITERAL+', 'AUTH=PLAIN'],
-        afterLogin: ['IMAP4rev1', 'LITERAL+', 'LIST-EXTENDED', 'LIST-STATUS', 'SPECIAL-USE', 'UNSELECT'],
-      },
-      login: { user: ACCOUNT, pass: PASSWORD },
+      ...DOVECOT_LIKE,
       folders: [
         {
           path: 'INBOX',
           attributes: ['\\HasNoChildren'],
           uidValidity: 7,
-          messages: [1, 2, 3].map((uid) => ({
-            uid,
-            internalDate: Date.now() - 60_000,
-            headers: newsletterHeaders(uid, ACCOUNT, [`Delivered-To: ${ACCOUNT}`]),
-          })),
+          messages: [1, 2, 3].map((uid) => seedMessage(uid, Date.now())),
         },
       ],
     });
     cleanups.push(() => server.close());
     const log = createLogger('test', 'error', () => undefined);
     const connector = new ImapConnector(log, { connectMs: 2000, greetingMs: 2000, socketMs: ANSWER_MS });
-    const credentials: MailboxCredentials = {
-      email: ACCOUNT,
-      provider: 'imap',
-      imap: { host: server.host, port: server.port, secure: false },
-      auth: { user: ACCOUNT, pass: PASSWORD },
-      folders: {},
-    };
-    const session = await connector.open(credentials);
+    const session = await connector.open(seedCredentials(server));
     cleanups.push(() => session.close());
     server.stall = (command) => /^(?:UNSELECT|CLOSE)\b/i.test(command);
 
