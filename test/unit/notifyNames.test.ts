@@ -1,6 +1,6 @@
-// The folder a NOTIFY announcement names is taken at its word only when it is a short plain ASCII name: anything
-// else (modified UTF-7, control characters, a huge or odd-shaped name) names no folder, and the account's next
-// sweep reads every folder. The untagged STATUS shapes are imapflow 2.1.2's parse of `* STATUS <mailbox> (...)`; a
+// The folder a NOTIFY announcement names is taken at its word when it is a short printable ASCII name, modified
+// UTF-7 decoded as imapflow's LIST decodes it: anything else (control characters, sent or decoded, a huge or
+// odd-shaped name) names no folder, and the account's next sweep reads every folder. The untagged STATUS shapes are imapflow 2.1.2's parse of `* STATUS <mailbox> (...)`; a
 // pushed FETCH is parsed here by imapflow's own parser from the line Dovecot sends.
 import type { ImapFlow } from 'imapflow';
 import { parser } from 'imapflow/lib/handler/imap-handler.js';
@@ -13,7 +13,8 @@ const fakeClient = () => {
   const untaggedHandlers: Record<string, (untagged: unknown) => Promise<void>> = {};
   const sent: unknown[][] = [];
   const client = {
-    capabilities: new Set(['IDLE', 'NOTIFY']),
+    capabilities: new Set(['IMAP4rev1', 'IDLE', 'NOTIFY']),
+    enabled: new Set<string>(),
     mailbox: { path: 'INBOX', uidNext: 21, exists: 20 },
     untaggedHandlers,
     exec: async (command: string, attributes: unknown[]) => {
@@ -57,8 +58,18 @@ describe('the folder a NOTIFY announcement names', () => {
     expect(await announced({ type: 'STRING', value: 'Bulk Mail/2026' })).toBe('Bulk Mail/2026');
   });
 
-  it('names no folder for modified UTF-7, control characters, a huge name or no name', async () => {
-    expect(await announced({ type: 'STRING', value: 'Spam&AOQ-' })).toBeUndefined();
+  it('decodes modified UTF-7 as LIST does (RFC 3501 5.1.3)', async () => {
+    expect(await announced({ type: 'STRING', value: 'Courrier ind&AOk-sirable' })).toBe(
+      'Courrier indésirable',
+    );
+    expect(await announced({ type: 'STRING', value: 'Spam&AOQ-' })).toBe('Spamä');
+    expect(await announced({ type: 'STRING', value: 'Bills &- Receipts' })).toBe('Bills & Receipts');
+  });
+
+  it('names no folder for control characters (sent or decoded), a huge name or no name', async () => {
+    expect(await announced({ type: 'STRING', value: 'Junk&AAA-' })).toBeUndefined();
+    expect(await announced({ type: 'STRING', value: 'Junk&AJs-' })).toBeUndefined();
+    expect(await announced({ type: 'STRING', value: '&&&' })).toBeUndefined();
     expect(await announced({ type: 'STRING', value: 'Junk\r\nA1 LOGOUT' })).toBeUndefined();
     expect(await announced({ type: 'STRING', value: 'Ünknown' })).toBeUndefined();
     expect(await announced({ type: 'STRING', value: 'J'.repeat(513) })).toBeUndefined();

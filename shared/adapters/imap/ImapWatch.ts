@@ -1,7 +1,7 @@
 // Owns a watch: a connection of its own that IDLEs on one folder, or with NOTIFY on every folder, and says when news
 // arrives (with NOTIFY, the selected folder's new messages come with their headers); it closes with a LOGOUT.
 import type { ImapFlow } from 'imapflow';
-import { formatMessageResponse } from 'imapflow/lib/tools.js';
+import { decodePath, formatMessageResponse } from 'imapflow/lib/tools.js';
 import { FETCHED_HEADERS } from '../../scanner/headers';
 import type { FetchedHeaders, FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/ports';
 import { type ConnectionMode, logOut } from './connection';
@@ -63,7 +63,7 @@ export const notifyAll = async (
 ): Promise<boolean> => {
   if (!client.capabilities.has('IDLE') || !client.capabilities.has('NOTIFY')) return false;
   const internals = client as unknown as ImapFlowInternals;
-  internals.untaggedHandlers.STATUS = async (untagged) => onNews(statusFolder(untagged));
+  internals.untaggedHandlers.STATUS = async (untagged) => onNews(statusFolder(client, untagged));
   // Replaces imapflow's own, which only passes flag changes on (this connection never asks for them).
   internals.untaggedHandlers.FETCH = async (untagged) => {
     const mailbox = client.mailbox;
@@ -92,19 +92,31 @@ export const notifyAll = async (
 /** The longest folder name an announcement is taken at its word for; a longer one asks for a full sweep. */
 const MAX_ANNOUNCED_NAME = 512;
 
+/** Whether `text` holds a control character (C0, DEL or C1). */
+const hasControl = (text: string): boolean => {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
+};
+
 /**
- * The folder an untagged STATUS names (`* STATUS <mailbox> (...)`), as sent. Only a plain ASCII name is passed on:
- * anything else (modified UTF-7 with `&`, a literal, an odd shape) is undefined, which sweeps every folder.
+ * The folder an untagged STATUS names (`* STATUS <mailbox> (...)`), as imapflow's LIST names it: printable ASCII as
+ * sent, modified UTF-7 (`&…-`) decoded by imapflow's own decodePath. Anything else (8-bit or control characters, sent
+ * or decoded, a literal, an odd shape) is undefined, which sweeps every folder.
  */
-const statusFolder = (untagged: unknown): string | undefined => {
+const statusFolder = (client: ImapFlow, untagged: unknown): string | undefined => {
   const first = (untagged as { attributes?: unknown[] } | undefined)?.attributes?.[0];
   const value = (first as { value?: unknown } | undefined)?.value;
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ANNOUNCED_NAME) return undefined;
   for (let index = 0; index < value.length; index++) {
     const code = value.charCodeAt(index);
-    if (code < 0x20 || code > 0x7e || code === 0x26) return undefined;
+    if (code < 0x20 || code > 0x7e) return undefined;
   }
-  return value;
+  if (!value.includes('&')) return value;
+  const decoded = decodePath(client, value);
+  return decoded.length > 0 && !hasControl(decoded) ? decoded : undefined;
 };
 
 /** Says whether the server can IDLE, then EXAMINEs `path` to IDLE on it. */
