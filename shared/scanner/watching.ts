@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { ScanFolder } from './folders';
 import { retryAtAfter, SCAN_SCHEDULE_MS } from './planning';
-import type { FolderCursor, FolderWatch, MailboxConnector, MailboxCredentials, OpenedFolder } from './ports';
+import type { FolderWatch, MailboxConnector, MailboxCredentials } from './ports';
 import type { ScanEvents } from './scanHooks';
 
 /**
@@ -40,12 +40,8 @@ interface FolderWatchState {
   retryAt: number;
 }
 
-/** Opening a folder answered from a watch's pushes (FolderWatch.opened). */
-export type PushedOpening = (
-  path: string,
-  after: FolderCursor | undefined,
-  most: number,
-) => OpenedFolder | undefined;
+/** Opening a folder answered from a watch's pushes. */
+export type PushedOpening = NonNullable<FolderWatch['opened']>;
 
 /** The key of an account's one watch over every folder (NOTIFY). */
 const EVERY_FOLDER = '*';
@@ -98,7 +94,7 @@ export class Watches {
    */
   pushes(email: string): PushedOpening | undefined {
     const watch = this.everyFolder(email);
-    return watch?.opened && ((path, after, most) => watch.opened?.(path, after, most));
+    return watch?.opened?.bind(watch);
   }
 
   /** Tagged copies were found in `path`: the account's watch over every folder selects it (FolderWatch.follow). */
