@@ -74,6 +74,14 @@ export const seedChecks = async (emails: string[], checks: number, shards = 1) =
     endpoint: dynamo.endpoint,
     client,
     ids,
+    /** Starts `count` more checks now, each waiting for every one of `more` (a loop's next listing finds them). */
+    add: async (more: string[], count: number) => {
+      for (let made = 0; made < count; made++) {
+        const id = newCheckId();
+        ids.push(id);
+        await store.create(newCheck(id, 'scale', more, systemClock.now()));
+      }
+    },
     close: async () => {
       client.destroy();
       await dynamo.close();

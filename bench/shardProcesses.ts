@@ -39,6 +39,8 @@ export interface ShardReport extends ReturnType<SweepTrace['report']> {
   peakRssMb: number;
   peakHeapUsedMb: number;
   held?: HeldReport;
+  /** What it held after its sweep past `go` (ShardRun.heldMore). */
+  heldMore?: HeldReport;
   /** Wall time from spawning the process to its being ready to loop, measured by the parent. */
   readyMs?: number;
   /** When the parent sent `go` and heard the first sweep end (with `firstAfterGo`), on the parent's clock. */
@@ -59,6 +61,11 @@ export interface ShardRun {
   /** Off: INBOX and junk watched apart even where the server has NOTIFY. */
   notify?: boolean;
   held?: boolean;
+  /**
+   * With `held`: after `go`, one more sweep (the accounts of checks started meanwhile, as by `beforeWave`) and what
+   * the process holds then (`heldMore`): the same process before and after, so its own memory cancels out.
+   */
+  heldMore?: boolean;
   /** The first sweep waits for `go` and is the timed part (a loop's start), not the warm-up. */
   firstAfterGo?: boolean;
   /** A CA file the shards trust (IMAP_CA_FILE), for accounts reached over the stack's TLS. */
@@ -107,6 +114,7 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
             BENCH_WATCH: String(run.watch),
             BENCH_NOTIFY: String(run.notify ?? true),
             BENCH_HELD: String(run.held ?? false),
+            BENCH_HELD_MORE: String(run.heldMore ?? false),
             BENCH_FIRST_AFTER_GO: String(run.firstAfterGo ?? false),
             ...(run.caFile ? { BENCH_CA_FILE: run.caFile } : {}),
           },

@@ -1,7 +1,8 @@
-// Benchmark: what one held account costs a scanner shard, in sockets and memory, with the real scanner holding N
-// accounts (their sweep sessions and watches up) in a process of its own against one holding none; NOTIFY (one watch
-// per account, Dovecot) and IDLE on INBOX and junk (a watch each, as on Gmail) apart. Checks that the code's constants
-// (shared/domain/shardBudget.ts) are at least what it measured, and what shard size they give.
+// Benchmark: what one held account costs a scanner shard, in sockets and memory, with the real scanner in a process of
+// its own holding half of N accounts (their sweep sessions and watches up), then all N: the difference per account
+// added; and what a process holding none costs. NOTIFY (one watch per account, Dovecot) and IDLE on INBOX and junk
+// (a watch each, as on Gmail) apart. Checks that the code's constants (shared/domain/shardBudget.ts) are at least
+// what it measured, and what shard size they give.
 import { DEFAULT_SETTINGS } from '../infra/settings';
 import {
   BUDGET_SHARE,
@@ -23,16 +24,20 @@ export interface ShardSizingOptions {
   progress?: (line: string) => void;
 }
 
-/** One shard process over `accounts` with 2 checks waiting for each, its watches as `notify` says. */
+/**
+ * One shard process over `accounts` with 2 checks waiting for each of the first `first` of them, its watches as
+ * `notify` says; with `first` short of them all, 2 more checks for the rest started after its first sweep, swept and
+ * held by the same process (`more`).
+ */
 const holding = async (
   accounts: AccountEntry[],
+  first: number,
   notify: boolean,
   caFile?: string,
-): Promise<HeldReport & { failed: number }> => {
-  const seeded = await seedChecks(
-    accounts.map((account) => account.email),
-    accounts.length > 0 ? 2 : 0,
-  );
+): Promise<{ held: HeldReport; more?: HeldReport; failed: number }> => {
+  const emails = accounts.map((account) => account.email);
+  const seeded = await seedChecks(emails.slice(0, first), first > 0 ? 2 : 0);
+  const more = first < accounts.length;
   try {
     const [report] = await runShardProcesses({
       endpoint: seeded.endpoint,
@@ -43,10 +48,17 @@ const holding = async (
       watch: true,
       notify,
       held: true,
+      heldMore: more,
+      beforeWave: async () => (more ? seeded.add(emails.slice(first), 2) : undefined),
       ...(caFile ? { caFile } : {}),
     });
-    if (!report?.held) throw new Error('the shard process reported nothing held');
-    return { ...report.held, failed: report.failed };
+    if (!report?.held || (more && !report.heldMore))
+      throw new Error('the shard process reported nothing held');
+    return {
+      held: report.held,
+      ...(report.heldMore ? { more: report.heldMore } : {}),
+      failed: report.failed,
+    };
   } finally {
     await seeded.close();
   }
@@ -55,6 +67,7 @@ const holding = async (
 export const runShardSizingBench = async (options: ShardSizingOptions) => {
   const say = options.progress ?? (() => undefined);
   const count = options.wires[0]?.accounts.length ?? 0;
+  const half = Math.floor(count / 2);
   const byWire: Record<string, Record<string, Record<string, number>>> = {};
   for (const wire of options.wires) {
     const modes: Record<string, Record<string, number>> = {};
@@ -62,20 +75,26 @@ export const runShardSizingBench = async (options: ShardSizingOptions) => {
       ['notify', true],
       ['idle', false],
     ] as const) {
-      say(`shard sizing (${wire.label}, ${mode}): a shard holding none, then ${count} accounts`);
-      const none = await holding([], notify);
-      const all = await holding(wire.accounts, notify, wire.caFile);
-      // An account whose sweep failed holds nothing: the costs are per account held (the row needs none failed).
-      const held = Math.max(1, count - all.failed);
+      say(
+        `shard sizing (${wire.label}, ${mode}): a shard holding none, then ${half}, then all ${count} accounts`,
+      );
+      const { held: none } = await holding([], 0, notify);
+      const run = await holding(wire.accounts, half, notify, wire.caFile);
+      const [first, all] = [run.held, run.more ?? run.held];
+      // The accounts the same process took on between its two readings: its own memory, the code and TLS context
+      // the first sessions loaded, and the spread of RSS between processes cancel out (the row needs none failed).
+      const added = Math.max(1, count - half - run.failed);
       modes[mode] = {
-        failed: all.failed,
-        imapSocketsPerAccount: round(all.imapSockets / held),
-        rssMbPerAccount: round((all.rssMb - none.rssMb) / held),
-        heapMbPerAccount: round((all.heapUsedMb - none.heapUsedMb) / held),
-        externalMbPerAccount: round((all.externalMb - none.externalMb) / held),
+        failed: run.failed,
+        imapSocketsPerAccount: round(all.imapSockets / Math.max(1, count - run.failed)),
+        imapSocketsAdded: all.imapSockets - first.imapSockets,
+        rssMbPerAccount: round((all.rssMb - first.rssMb) / added),
+        heapMbPerAccount: round((all.heapUsedMb - first.heapUsedMb) / added),
+        externalMbPerAccount: round((all.externalMb - first.externalMb) / added),
         /** Everything but the IMAP sockets, holding the accounts: the runtime's, the SDK's pool as it stood. */
         baseDescriptors: all.descriptors - all.imapSockets,
         baseRssMb: round(none.rssMb),
+        halfRssMb: round(first.rssMb),
         rssMb: round(all.rssMb),
         descriptors: all.descriptors,
       };
@@ -98,6 +117,8 @@ export const runShardSizingBench = async (options: ShardSizingOptions) => {
     benchmark: 'shardSizing',
     wires: options.wires.map((wire) => wire.label),
     accounts: count,
+    /** Held by the process before the rest: the per-account figures are over the accounts added after them. */
+    firstAccounts: half,
     byWire,
     measured,
     constants: {

@@ -3,8 +3,9 @@
 // tick every BENCH_TICK_MS) for BENCH_SECONDS and prints what it did as JSON: each sweep's time and CPU, the accounts
 // it swept, and the DynamoDB read units it spent (the listing), and its peak RSS and heap, and where its first sweep
 // went (bench/simulationTrace.ts); with BENCH_HELD, what it holds open once its first sweep's watches are up
-// (descriptors, sockets, memory after a full collection); with BENCH_FIRST_AFTER_GO, the first sweep waits for `go`,
-// is timed as a loop's start and says `first` when it ends. Driven by bench/scale.ts, shardSizing.ts and simulation.ts.
+// (descriptors, sockets, memory after a full collection), and with BENCH_HELD_MORE again once the accounts of checks
+// started before `go` are held too; with BENCH_FIRST_AFTER_GO, the first sweep waits for `go`, is timed as a loop's
+// start and says `first` when it ends. Driven by bench/scale.ts, shardSizing.ts and simulation.ts.
 import { once } from 'node:events';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -173,6 +174,15 @@ const main = async () => {
       ? await heldNow(new Set(accounts.map((account) => account.imap.port)))
       : undefined;
   if (!firstAfterGo) await go();
+  // BENCH_HELD_MORE: the accounts of checks started before `go` are swept and held too, and measured again.
+  let moreFailed = 0;
+  const heldMore =
+    held && process.env.BENCH_HELD_MORE === 'true'
+      ? await sweep().then((more) => {
+          moreFailed = more.failed;
+          return heldNow(new Set(accounts.map((account) => account.imap.port)));
+        })
+      : undefined;
   const readUnitsBefore = meter.report().readUnits;
   const began = performance.now();
   const steady = [];
@@ -202,10 +212,11 @@ const main = async () => {
     elapsedMs,
     readUnitsPerSweep: readUnits / Math.max(steady.length, 1),
     listingReadUnitsPerSweep: trace.listingReadUnits / Math.max(steady.length, 1),
-    failed: first.failed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
+    failed: first.failed + moreFailed + steady.reduce((sum, run) => sum + run.failed, 0) + failedTicks,
     peakRssMb: peak.rss / 2 ** 20,
     peakHeapUsedMb: peak.heapUsed / 2 ** 20,
     held,
+    heldMore,
     bootMs: boot.ms,
     bootCpuMs: (boot.cpu.user + boot.cpu.system) / 1000,
     ...trace.report(),
