@@ -1,8 +1,8 @@
 // Benchmark: what one held account costs a scanner shard, in sockets and memory, with the real scanner in a process of
 // its own holding half of N accounts (their sweep sessions and watches up), then all N: the difference per account
-// added; and what a process holding none costs. NOTIFY (one watch per account, Dovecot) and IDLE on INBOX and junk
-// (a watch each, as on Gmail) apart. Checks that the code's constants (shared/domain/shardBudget.ts) are at least
-// what it measured, and what shard size they give.
+// added, and the rest the shard's own (beside a process holding none, for comparison). NOTIFY (one watch per account,
+// Dovecot) and IDLE on INBOX and junk (a watch each, as on Gmail) apart. Checks that the code's constants
+// (shared/domain/shardBudget.ts) are at least what it measured, and what shard size they give.
 import { DEFAULT_SETTINGS } from '../infra/settings';
 import {
   BUDGET_SHARE,
@@ -84,16 +84,25 @@ export const runShardSizingBench = async (options: ShardSizingOptions) => {
       // The accounts the same process took on between its two readings: its own memory, the code and TLS context
       // the first sessions loaded, and the spread of RSS between processes cancel out (the row needs none failed).
       const added = Math.max(1, count - half - run.failed);
+      const perAccount = {
+        rss: (all.rssMb - first.rssMb) / added,
+        heap: (all.heapUsedMb - first.heapUsedMb) / added,
+      };
       modes[mode] = {
         failed: run.failed,
         imapSocketsPerAccount: round(all.imapSockets / Math.max(1, count - run.failed)),
         imapSocketsAdded: all.imapSockets - first.imapSockets,
-        rssMbPerAccount: round((all.rssMb - first.rssMb) / added),
-        heapMbPerAccount: round((all.heapUsedMb - first.heapUsedMb) / added),
+        rssMbPerAccount: round(perAccount.rss),
+        heapMbPerAccount: round(perAccount.heap),
         externalMbPerAccount: round((all.externalMb - first.externalMb) / added),
         /** Everything but the IMAP sockets, holding the accounts: the runtime's, the SDK's pool as it stood. */
         baseDescriptors: all.descriptors - all.imapSockets,
-        baseRssMb: round(none.rssMb),
+        /**
+         * The shard's own memory as it works: the process holding every account, less what they cost by the figures
+         * above. More than a process holding none, which never loaded what the first sessions do (code, TLS context).
+         */
+        baseRssMb: round(all.rssMb - (count - run.failed) * Math.max(perAccount.rss, perAccount.heap)),
+        idleRssMb: round(none.rssMb),
         halfRssMb: round(first.rssMb),
         rssMb: round(all.rssMb),
         descriptors: all.descriptors,
@@ -110,6 +119,7 @@ export const runShardSizingBench = async (options: ShardSizingOptions) => {
     memoryMbPerAccount: Math.max(worst('rssMbPerAccount'), worst('heapMbPerAccount')),
     baseDescriptors: worst('baseDescriptors'),
     baseMemoryMb: worst('baseRssMb'),
+    idleMemoryMb: worst('idleRssMb'),
     failed: worst('failed'),
   };
   const memoryMb = DEFAULT_SETTINGS.scannerMemoryMb;
