@@ -15,13 +15,15 @@ export interface HeldCost {
 
 /**
  * One held account: its sweep session and, where the server has no NOTIFY (Gmail), an INBOX and a junk watch, each
- * a TLS socket with its buffers and parser; the memory is the larger of RSS and heap per account, over TLS.
+ * a TLS socket with its buffers and parser; the memory is the larger of RSS and heap per account a working shard
+ * takes on, over TLS.
  */
 export const HELD_ACCOUNT_COST: HeldCost = { descriptors: 3, memoryMb: 1 };
 
 /**
- * The shard's process before it holds an account: the runtime, the scanner, and the AWS SDK's connection pool at its
- * most (50 sockets), which the bench's quiet table never fills.
+ * The shard's process apart from its accounts, as it works: the runtime, the scanner with what its first sessions
+ * load (code, a TLS context), and the AWS SDK's connection pool at its most (50 sockets; the descriptors), which the
+ * bench's quiet table never fills.
  */
 export const SHARD_BASE_COST: HeldCost = { descriptors: 130, memoryMb: 160 };
 
