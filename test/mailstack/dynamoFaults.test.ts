@@ -180,8 +180,8 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
     expect(new Set(recorded).size).toBe(recorded.length);
     const seen = new Set([...recorded, ...foundWritten]);
     const unseen = ids
-      .flatMap((id) => NAMES.map((name) => `${id}/${name}@mail.test`))
-      .filter((pair) => !seen.has(pair));
+      .flatMap((id) => NAMES.map((name) => ({ id, email: `${name}@mail.test` })))
+      .filter(({ id, email }) => !seen.has(`${id}/${email}`));
     const storeFailed = new Set(
       scanLogs
         .filter((line) => line.message.startsWith('store unavailable during a sweep'))
@@ -190,15 +190,10 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
     // And the write was made when an answer could go missing: a call gives up within about 3.6 s (DYNAMO_TIMEOUTS),
     // so a write made earlier than that before the outage was answered, and its event told.
     const store = new DynamoCheckStore(service.client, service.table, { read: async () => undefined });
-    const recordedAt = async (pair: string) => {
-      const [id, email] = [pair.slice(0, pair.indexOf('/')), pair.slice(pair.indexOf('/') + 1)];
-      return (await store.get(id))?.details?.[email]?.recordedAt ?? 0;
-    };
     const unexplained: string[] = [];
-    for (const pair of unseen) {
-      const email = pair.slice(pair.indexOf('/') + 1);
-      if (!storeFailed.has(email) || (await recordedAt(pair)) < down - CALL_GIVES_UP_MS)
-        unexplained.push(pair);
+    for (const { id, email } of unseen) {
+      const recordedAt = (await store.get(id))?.details?.[email]?.recordedAt ?? 0;
+      if (!storeFailed.has(email) || recordedAt < down - CALL_GIVES_UP_MS) unexplained.push(`${id}/${email}`);
     }
     expect(
       unexplained,
