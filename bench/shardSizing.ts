@@ -83,25 +83,27 @@ export const runShardSizingBench = async (options: ShardSizingOptions) => {
       const [first, all] = [run.held, run.more ?? run.held];
       // The accounts the same process took on between its two readings: its own memory, the code and TLS context
       // the first sessions loaded, and the spread of RSS between processes cancel out (the row needs none failed).
-      const added = Math.max(1, count - half - run.failed);
+      const held = count - run.failed;
+      const added = Math.max(1, held - half);
       const perAccount = {
         rss: (all.rssMb - first.rssMb) / added,
         heap: (all.heapUsedMb - first.heapUsedMb) / added,
+        external: (all.externalMb - first.externalMb) / added,
       };
       modes[mode] = {
         failed: run.failed,
-        imapSocketsPerAccount: round(all.imapSockets / Math.max(1, count - run.failed)),
+        imapSocketsPerAccount: round(all.imapSockets / Math.max(1, held)),
         imapSocketsAdded: all.imapSockets - first.imapSockets,
         rssMbPerAccount: round(perAccount.rss),
         heapMbPerAccount: round(perAccount.heap),
-        externalMbPerAccount: round((all.externalMb - first.externalMb) / added),
+        externalMbPerAccount: round(perAccount.external),
         /** Everything but the IMAP sockets, holding the accounts: the runtime's, the SDK's pool as it stood. */
         baseDescriptors: all.descriptors - all.imapSockets,
         /**
          * The shard's own memory as it works: the process holding every account, less what they cost by the figures
          * above. More than a process holding none, which never loaded what the first sessions do (code, TLS context).
          */
-        baseRssMb: round(all.rssMb - (count - run.failed) * Math.max(perAccount.rss, perAccount.heap)),
+        baseRssMb: round(all.rssMb - held * Math.max(perAccount.rss, perAccount.heap)),
         idleRssMb: round(none.rssMb),
         halfRssMb: round(first.rssMb),
         rssMb: round(all.rssMb),

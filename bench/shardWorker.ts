@@ -169,10 +169,8 @@ const main = async () => {
   trace.phase = 'steady';
   // The parent starts the next wave of loops once this one's first sweeps have ended (bench/shardProcesses.ts).
   if (firstAfterGo) process.stdout.write('first\n');
-  const held =
-    process.env.BENCH_HELD === 'true'
-      ? await heldNow(new Set(accounts.map((account) => account.imap.port)))
-      : undefined;
+  const imapPorts = new Set(accounts.map((account) => account.imap.port));
+  const held = process.env.BENCH_HELD === 'true' ? await heldNow(imapPorts) : undefined;
   if (!firstAfterGo) await go();
   // BENCH_HELD_MORE: the accounts of checks started before `go` are swept and held too, and measured again.
   let moreFailed = 0;
@@ -180,7 +178,7 @@ const main = async () => {
     held && process.env.BENCH_HELD_MORE === 'true'
       ? await sweep().then((more) => {
           moreFailed = more.failed;
-          return heldNow(new Set(accounts.map((account) => account.imap.port)));
+          return heldNow(imapPorts);
         })
       : undefined;
   const readUnitsBefore = meter.report().readUnits;

@@ -1,6 +1,6 @@
 // Owns the one seed account the protocol tests script a Dovecot-like IMAP server for: its address and password,
-// what the server says before and after login, a newsletter in its mailbox (tagged for a check or not), its
-// and credentials for the scanner.
+// what the server says before and after login, a newsletter in its mailbox (tagged for a check or not), and its
+// credentials for the scanner.
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { newsletterHeaders, type ScriptedMessage } from '../../scripts/lib/scriptedImapServer';
 import type { MailboxCredentials } from '../../shared/scanner/ports';

@@ -1,7 +1,8 @@
 // The folder a NOTIFY announcement names is taken at its word when it is a short printable ASCII name, modified
 // UTF-7 decoded as imapflow's LIST decodes it: anything else (control characters, sent or decoded, a huge or
-// odd-shaped name) names no folder, and the account's next sweep reads every folder. The untagged STATUS shapes are imapflow 2.1.2's parse of `* STATUS <mailbox> (...)`; a
-// pushed FETCH is parsed here by imapflow's own parser from the line Dovecot sends.
+// odd-shaped name) names no folder, and the account's next sweep reads every folder. The untagged STATUS shapes are
+// imapflow 2.1.2's parse of `* STATUS <mailbox> (...)`; a pushed FETCH is parsed here by imapflow's own parser from
+// the line Dovecot sends.
 import type { ImapFlow } from 'imapflow';
 import { parser } from 'imapflow/lib/handler/imap-handler.js';
 import { describe, expect, it } from 'vitest';
