@@ -15,6 +15,8 @@ const { values } = parseArgs({
     only: { type: 'string', multiple: true },
     checks: { type: 'string', default: '50' },
     'cost-checks': { type: 'string', default: '10' },
+    /** Rounds of the audit section's side-by-side detection runs (off, on, on, off each, --checks per condition). */
+    'audit-rounds': { type: 'string', default: '3' },
     /** Checks of the waiting section, each running to the 5-minute timeout. */
     'timeout-checks': { type: 'string', default: '1' },
     /** Checks of the waiting section whose last copy lands after the scanner's patience window (about 1.5 min each). */
@@ -274,6 +276,7 @@ const main = async () => {
       results.audit = await runAuditBench({
         accounts: passwordAccounts.slice(0, 20),
         checks: Number(values.checks),
+        rounds: Number(values['audit-rounds']),
         costChecks: Number(values['cost-checks']),
         intervalMs: Number(values.interval),
         progress: say,

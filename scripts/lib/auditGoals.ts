@@ -3,7 +3,19 @@
 import { BENCH, costArithmetic, type Goal, get, ms, num } from './goalReading';
 
 const sideBySide = (r: Record<string, unknown>) =>
-  `on p95 ${ms(num(r, 'detection.on.p95Ms'))} (p50 ${ms(num(r, 'detection.on.p50Ms'))}) vs off p95 ${ms(num(r, 'detection.off.p95Ms'))} (p50 ${ms(num(r, 'detection.off.p50Ms'))}), ×${(num(r, 'detection.on.p95Ms') / num(r, 'detection.off.p95Ms')).toFixed(3)}; ${num(r, 'detection.on.samples')} and ${num(r, 'detection.off.samples')} copies, runs ${String(get(r, 'detection.order'))}`;
+  `on p95 ${ms(num(r, 'detection.on.p95Ms'))} (p50 ${ms(num(r, 'detection.on.p50Ms'))}) vs off p95 ${ms(num(r, 'detection.off.p95Ms'))} (p50 ${ms(num(r, 'detection.off.p50Ms'))}), ×${(num(r, 'detection.on.p95Ms') / num(r, 'detection.off.p95Ms')).toFixed(3)}; ${num(r, 'detection.on.samples')} and ${num(r, 'detection.off.samples')} copies, runs ${String(get(r, 'detection.order'))}${perRun(r)}`;
+
+/** Each run's own p95 by condition, in run order: the spread the pooled figures carry (older results lack it). */
+const perRun = (r: Record<string, unknown>) => {
+  const runs = get(r, 'detection.runs');
+  if (!Array.isArray(runs)) return '';
+  const of = (audit: string) =>
+    runs
+      .filter((run: { audit?: string }) => run.audit === audit)
+      .map((run: { p95Ms?: number }) => ms(Number(run.p95Ms)))
+      .join(', ');
+  return `; each run's p95: off ${of('off')}; on ${of('on')}`;
+};
 
 export const AUDIT_GOALS: Goal[] = [
   {

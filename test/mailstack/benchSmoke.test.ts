@@ -154,6 +154,8 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
     results.audit = audit;
     expect(audit.detection.on.samples).toBe(2 * OWN.length);
     expect(audit.detection.off.samples).toBe(2 * OWN.length);
+    expect(audit.detection.runs.map((run) => run.audit)).toEqual(['off', 'on', 'on', 'off']);
+    for (const run of audit.detection.runs) expect(run.p95Ms).toBeGreaterThan(0);
     expect(audit.reportReady).toMatchObject({ samples: 2, notReady: 0 });
     expect(audit.recordedToStored.samples).toBe(2);
     // The last check's message is over the cap: its one fetch reads exactly the cap.
