@@ -1,7 +1,8 @@
 // Benchmark: the sender audit beside detection, over real `npm start`, the loopback mail stack and the test DNS server
 // (Knot, scripts/lib/dnsServer.ts) as the audit's resolver.
-// - Detection with the audit on and off side by side: bench/detection.ts's LMTP phase in four runs, off, on, on, off,
-//   so whatever drifts over the run weighs on both alike; each condition's p95 over its pooled samples.
+// - Detection with the audit on and off side by side: bench/detection.ts's LMTP phase in rounds of four runs, off, on,
+//   on, off, so whatever drifts over the run weighs on both alike; each condition's p95 over its pooled samples, and
+//   each run's own.
 // - The audit in the report: per check, from its first copy's LMTP delivery returning to GET .../report showing the
 //   audit; inside npm start (bench/auditEvents.ts), each source fetch and the time from the copy's record to stored.
 // - Its size: the bytes each check's one fetch read (the report's audit.copy.bytes), one message over the cap.
