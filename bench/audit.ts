@@ -84,15 +84,14 @@ export const runAuditBench = async (options: AuditBenchOptions) => {
   const env = (audit: Condition) => ({ AUDIT: audit, DNS_SERVERS: dns.address });
   try {
     // Detection side by side: rounds of off, on, on, off, half the checks each, pooled per condition.
-    const samples: Record<Condition, number[]> = { on: [], off: [] };
     const costs: Partial<Record<Condition, unknown>> = {};
     const half = Math.max(1, Math.ceil(checks / 2));
     const rounds = options.rounds ?? 1;
     const order = Array.from({ length: rounds }, () => ['off', 'on', 'on', 'off'] as const).flat();
-    const runs: { audit: Condition; p95Ms: number }[] = [];
+    const runs: { audit: Condition; samples: number[] }[] = [];
     for (const [run, audit] of order.entries()) {
       say(`audit: detection with the audit ${audit} (run ${run + 1} of ${order.length})`);
-      const own: number[] = [];
+      const samples: number[] = [];
       const result = await runDetectionBench({
         accounts,
         checks: half,
@@ -100,20 +99,19 @@ export const runAuditBench = async (options: AuditBenchOptions) => {
         intervalMs,
         env: env(audit),
         smtp: false,
-        onLmtpSample: (ms) => {
-          samples[audit].push(ms);
-          own.push(ms);
-        },
+        onLmtpSample: (ms) => samples.push(ms),
         progress: say,
       });
       if (run < 2) costs[audit] = result.cost;
-      runs.push({ audit, p95Ms: latencyStats(own).p95Ms });
+      runs.push({ audit, samples });
     }
+    const pooled = (audit: Condition) =>
+      latencyStats(runs.filter((run) => run.audit === audit).flatMap((run) => run.samples));
     const detection = {
       order: rounds === 1 ? 'off, on, on, off' : `off, on, on, off, ${rounds} times`,
-      runs,
-      off: latencyStats(samples.off),
-      on: latencyStats(samples.on),
+      runs: runs.map(({ audit, samples }) => ({ audit, p95Ms: latencyStats(samples).p95Ms })),
+      off: pooled('off'),
+      on: pooled('on'),
     };
     say(`  LMTP to GET p95: off ${detection.off.p95Ms} ms, on ${detection.on.p95Ms} ms`);
 
