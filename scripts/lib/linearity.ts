@@ -191,11 +191,12 @@ const MAX_CALLS = 100_000;
 const sink: { result?: unknown } = {};
 
 /**
- * The best CPU time of one call over `reps` timings, each repeating the call until it has run `minMs`, after one
- * untimed call (compilation, flattening the input). CPU time, and windows of the same length at every size: on a
- * shared machine a long window is interrupted more often than a short one, which would tax the larger size alone.
+ * A timing window of `subject` on `input`: the CPU time of one call, over as many calls as make the window `minMs`
+ * long (found by untimed windows after one untimed call: compilation, flattening the input; a slow call needs no
+ * more than one). CPU time, and windows of the same length for both sizes of the last step: on a shared machine a
+ * long window is interrupted more often than a short one, which would tax the larger size alone.
  */
-const bestMs = (subject: Subject, input: unknown, reps: number, minMs: number): number => {
+const windowOf = (subject: Subject, input: unknown, minMs: number): (() => number) => {
   const window = (calls: number) => {
     const started = process.cpuUsage();
     for (let call = 0; call < calls; call++) sink.result = subject.run(input);
@@ -203,13 +204,22 @@ const bestMs = (subject: Subject, input: unknown, reps: number, minMs: number): 
     return (user + system) / 1000;
   };
   sink.result = subject.run(input);
-  // Calls per window: as many as make it minMs long, found by untimed windows (a slow call needs no more than one).
   let calls = 1;
   for (let elapsed = window(calls); elapsed < minMs && calls < MAX_CALLS; elapsed = window(calls))
     calls = Math.min(MAX_CALLS, Math.ceil((calls * minMs * 1.2) / Math.max(elapsed, 0.001)));
+  return () => window(calls) / calls;
+};
+
+/**
+ * The best time of one call at each of two sizes over `reps` windows each, taken in turns (smaller, larger, smaller…):
+ * a spell of load, a neighbour filling the caches or a slower clock falls on both sizes alike, where timing one size
+ * after the other put it on whichever was being timed.
+ */
+const bestOfPair = (windows: readonly [() => number, () => number], reps: number): [number, number] => {
   gc();
-  let best = Number.POSITIVE_INFINITY;
-  for (let rep = 0; rep < reps; rep++) best = Math.min(best, window(calls) / calls);
+  const best: [number, number] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+  for (let rep = 0; rep < reps; rep++)
+    for (const at of [0, 1] as const) best[at] = Math.min(best[at], windows[at]());
   return best;
 };
 
@@ -218,9 +228,9 @@ export interface Growth {
   payload: string;
   /** The sizes timed: a step over MAX_STEP_RATIO stops the ladder, so a quadratic case never reaches a megabyte. */
   sizes: number[];
-  /** The best time of one call at each size. */
+  /** The best time of one call at each size, as the larger size of its step (the first: as the smaller of its one). */
   ms: number[];
-  /** Each size's time over the previous size's. */
+  /** Each step's larger size's time over its smaller size's, the two timed in turns (the smaller one again). */
   ratios: number[];
 }
 
@@ -233,17 +243,34 @@ export const growthOf = (
   const make = PAYLOADS[payload];
   if (!make) throw new Error(`no payload named ${payload}`);
   const growth: Growth = { subject: subject.name, payload, sizes: [], ms: [], ratios: [] };
-  for (const size of SIZES.filter((size) => size <= largest)) {
+  const inputs = new Map<number, unknown>();
+  const inputOf = (size: number) => {
+    if (!inputs.has(size)) inputs.set(size, subject.input(make(size, subject.field)));
+    return inputs.get(size);
+  };
+  const sizes = SIZES.filter((size) => size <= largest);
+  for (const [at, size] of sizes.entries()) {
+    const previous = sizes[at - 1];
+    if (previous === undefined) continue;
     // The last step's two sizes are timed in windows long enough to be interrupted alike: a window shorter than a
     // time slice often runs uninterrupted, with warm caches, and would favour the smaller size.
-    const window = size >= SIZES[2] ? minMs * 5 : minMs;
-    const ms = bestMs(subject, subject.input(make(size, subject.field)), reps, window);
-    const previous = growth.ms.at(-1);
+    const windowMs = (of: number) => (of >= SIZES[2] ? minMs * 5 : minMs);
+    const [base, ms] = bestOfPair(
+      [
+        windowOf(subject, inputOf(previous), windowMs(previous)),
+        windowOf(subject, inputOf(size), windowMs(size)),
+      ],
+      reps,
+    );
+    inputs.delete(previous);
+    if (at === 1) {
+      growth.sizes.push(previous);
+      growth.ms.push(base);
+    }
     growth.sizes.push(size);
     growth.ms.push(ms);
-    if (previous === undefined) continue;
     // A step up from a few microseconds is noise, not growth: the base is floored at MIN_BASE_MS.
-    const ratio = ms / Math.max(previous, MIN_BASE_MS);
+    const ratio = ms / Math.max(base, MIN_BASE_MS);
     growth.ratios.push(ratio);
     if (ratio > MAX_STEP_RATIO) break;
   }
