@@ -231,6 +231,14 @@ const main = async () => {
           shardCounts: [1, 2, 4],
           progress: say,
         });
+        // The same processes and wire with the IMAP client alone: how far its own CPU lets them scale here.
+        results.shardsTlsClient = await runShardBench({
+          wire: tls,
+          shardSize: 20,
+          shardCounts: [1, 2, 4],
+          clientOnly: true,
+          progress: say,
+        });
       } finally {
         await tls.close();
       }

@@ -117,6 +117,11 @@ export interface ShardOptions {
   seconds?: number;
   /** IMAP IDLE watches on, as deployed (default off: sweep throughput alone). */
   watch?: boolean;
+  /**
+   * The IMAP client alone in each process, no scanner (bench/shardWorker.ts): what the client library's own CPU
+   * allows the same processes over the same wire.
+   */
+  clientOnly?: boolean;
   progress?: (line: string) => void;
 }
 
@@ -146,7 +151,9 @@ export const runShardBench = async (options: ShardOptions) => {
   for (const count of options.shardCounts) {
     const accounts = options.wire.accounts.slice(0, count * options.shardSize);
     if (accounts.length < count * options.shardSize) break;
-    say(`shards (${options.wire.label}): ${count} x ${options.shardSize} accounts`);
+    say(
+      `${options.clientOnly ? 'IMAP client alone' : 'shards'} (${options.wire.label}): ${count} x ${options.shardSize} accounts`,
+    );
     const seeded = await seedChecks(
       accounts.map((account) => account.email),
       options.checks ?? 100,
@@ -160,6 +167,7 @@ export const runShardBench = async (options: ShardOptions) => {
         count,
         seconds: options.seconds ?? 10,
         watch: options.watch ?? false,
+        clientOnly: options.clientOnly ?? false,
         ...(options.wire.caFile ? { caFile: options.wire.caFile } : {}),
       });
       const perShard = reports.map((report) => Math.round(median(report.steadyMs)));
@@ -185,7 +193,7 @@ export const runShardBench = async (options: ShardOptions) => {
   const base = rows[0]?.slowestShardMedianMs ?? Number.NaN;
   const worst = Math.max(...rows.map((row) => row.slowestShardMedianMs));
   return {
-    benchmark: 'shards',
+    benchmark: options.clientOnly ? 'shards: the IMAP client alone' : 'shards',
     wire: options.wire.label,
     shardSize: options.shardSize,
     rows,

@@ -70,6 +70,8 @@ export interface ShardRun {
   firstAfterGo?: boolean;
   /** A CA file the shards trust (IMAP_CA_FILE), for accounts reached over the stack's TLS. */
   caFile?: string;
+  /** No scanner: each process only lists its accounts' folders through the scanner's IMAP session at every tick. */
+  clientOnly?: boolean;
   /** Told the shard processes' ids once they are spawned (for reading their CPU). */
   onSpawn?: (pids: number[]) => void;
   /**
@@ -116,6 +118,7 @@ export const runShardProcesses = async (run: ShardRun): Promise<ShardReport[]> =
             BENCH_HELD: String(run.held ?? false),
             BENCH_HELD_MORE: String(run.heldMore ?? false),
             BENCH_FIRST_AFTER_GO: String(run.firstAfterGo ?? false),
+            BENCH_CLIENT_ONLY: String(run.clientOnly ?? false),
             ...(run.caFile ? { BENCH_CA_FILE: run.caFile } : {}),
           },
           stdio: ['pipe', 'pipe', 'inherit'],

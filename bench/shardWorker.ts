@@ -5,7 +5,9 @@
 // went (bench/simulationTrace.ts); with BENCH_HELD, what it holds open once its first sweep's watches are up
 // (descriptors, sockets, memory after a full collection), and with BENCH_HELD_MORE again once the accounts of checks
 // started before `go` are held too; with BENCH_FIRST_AFTER_GO, the first sweep waits for `go`, is timed as a loop's
-// start and says `first` when it ends. Driven by bench/scale.ts, shardSizing.ts and simulation.ts.
+// start and says `first` when it ends; with BENCH_CLIENT_ONLY, no scanner and no store: each sweep only lists each of
+// its accounts' folders through the scanner's IMAP session, what the IMAP client alone costs a sweep. Driven by
+// bench/scale.ts, shardSizing.ts and simulation.ts.
 import { once } from 'node:events';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -13,12 +15,14 @@ import { runInNewContext } from 'node:vm';
 import { StaticCredentialSource } from '../scripts/lib/StaticCredentialSource';
 import { indexCredentials } from '../shared/adapters/credentials/mailboxCredentials';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
+import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../shared/adapters/imap/ImapConnector';
 import { createScanner } from '../shared/composition/scanner';
 import { systemClock } from '../shared/domain/clock';
 import { ACTIVE_MS } from '../shared/domain/limits';
 import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
-import { isShard } from '../shared/scanner/shards';
+import type { MailboxSession } from '../shared/scanner/ports';
+import { inShard, isShard, type Shard } from '../shared/scanner/shards';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
 import { SweepTrace } from './simulationTrace';
 import { UsageMeter } from './usageMeter';
@@ -85,6 +89,49 @@ const heldNow = async (imapPorts: Set<number>) => {
   };
 };
 
+/** What a sweep is started by: the scanner's tick, or the IMAP client alone (clientOnly). */
+interface Ticker {
+  tick(): Promise<{ started: Promise<{ ok: boolean }>[] }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The IMAP client alone, as a steady sweep that finds nothing new uses it: the shard's accounts, each logged in once
+ * through the scanner's own connector, and at each tick one listing of every folder's state (LIST-STATUS) per account.
+ * No store, no listing of checks, no reading: what is left of a sweep's CPU when the scanner's own work is taken away.
+ */
+const clientOnly = (accounts: AccountEntry[], shard: Shard, trustedCa: string | undefined): Ticker => {
+  const log = createLogger('shard', 'warn');
+  const connector = new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, undefined, trustedCa);
+  const credentials = new StaticCredentialSource(indexCredentials(accounts));
+  const mine = accounts.filter((account) => inShard(account.email, shard));
+  let sessions: MailboxSession[] | undefined;
+  const open = () =>
+    Promise.all(
+      mine.map(async (account) => {
+        const found = await credentials.get(account.email);
+        if (!found) throw new Error(`no credentials for ${account.email}`);
+        return connector.open(found);
+      }),
+    );
+  return {
+    async tick() {
+      sessions ??= await open();
+      return {
+        started: sessions.map((session) =>
+          session.folders().then(
+            () => ({ ok: true }),
+            () => ({ ok: false }),
+          ),
+        ),
+      };
+    },
+    async close() {
+      await Promise.allSettled((sessions ?? []).map((session) => session.close()));
+    },
+  };
+};
+
 const main = async () => {
   const shard = JSON.parse(env('BENCH_SHARD')) as unknown;
   if (!isShard(shard)) throw new Error('BENCH_SHARD is not a shard');
@@ -103,26 +150,30 @@ const main = async () => {
   // Where the first sweep's time goes and why sweeps failed: the store's calls, the scanner's warnings by kind.
   const trace = new SweepTrace();
   trace.attach(client);
-  const { scanner } = createScanner({
-    client,
-    tableName: env('BENCH_TABLE'),
-    credentials: new StaticCredentialSource(indexCredentials(accounts)),
-    clock: systemClock,
-    log: createLogger('shard', 'warn', (line) => trace.logLine(line)),
-    events: {
-      swept: (report) => trace.swept(report),
-      watched: ({ state }) => trace.watched(state),
-    },
-    shard,
-    // Sweep throughput, as the safety-net sweep and a server without IDLE run it (see bench/scale.ts); the memory
-    // sweep (bench/stackCost.ts) watches, as the deployed scanner does, holding a connection per watched folder.
-    watch: process.env.BENCH_WATCH === 'true',
-    notify: process.env.BENCH_NOTIFY !== 'false',
-    // Every pending account held (watched, swept at every tick), as within a check's patience: the bench's checks
-    // were started over the last minutes, and the shard's work is what is measured, not how patience thins it.
-    patienceMs: ACTIVE_MS,
-    ...(process.env.BENCH_CA_FILE ? { trustedCa: readFileSync(process.env.BENCH_CA_FILE, 'utf8') } : {}),
-  });
+  const trustedCa = process.env.BENCH_CA_FILE ? readFileSync(process.env.BENCH_CA_FILE, 'utf8') : undefined;
+  const ticker: Ticker =
+    process.env.BENCH_CLIENT_ONLY === 'true'
+      ? clientOnly(accounts, shard, trustedCa)
+      : createScanner({
+          client,
+          tableName: env('BENCH_TABLE'),
+          credentials: new StaticCredentialSource(indexCredentials(accounts)),
+          clock: systemClock,
+          log: createLogger('shard', 'warn', (line) => trace.logLine(line)),
+          events: {
+            swept: (report) => trace.swept(report),
+            watched: ({ state }) => trace.watched(state),
+          },
+          shard,
+          // Sweep throughput, as the safety-net sweep and a server without IDLE run it (see bench/scale.ts); the memory
+          // sweep (bench/stackCost.ts) watches, as the deployed scanner does, holding a connection per watched folder.
+          watch: process.env.BENCH_WATCH === 'true',
+          notify: process.env.BENCH_NOTIFY !== 'false',
+          // Every pending account held (watched, swept at every tick), as within a check's patience: the bench's checks
+          // were started over the last minutes, and the shard's work is what is measured, not how patience thins it.
+          patienceMs: ACTIVE_MS,
+          ...(trustedCa === undefined ? {} : { trustedCa }),
+        }).scanner;
   // The process's peak memory, sampled through the whole run: what a Lambda of this one shard must hold.
   const peak = { rss: 0, heapUsed: 0 };
   const sample = () => {
@@ -137,7 +188,7 @@ const main = async () => {
     const cpu = process.cpuUsage();
     // A tick the store fails (dynalite timing out on a crowded machine) is a failed sweep of every account, counted
     // and reported, not the end of the run.
-    const tick = await scanner.tick().catch((error: unknown) => {
+    const tick = await ticker.tick().catch((error: unknown) => {
       process.stderr.write(`shard tick failed: ${error instanceof Error ? error.message : String(error)}\n`);
       failedTicks++;
       return { started: [] };
@@ -196,7 +247,7 @@ const main = async () => {
   const readUnits = meter.report().readUnits - readUnitsBefore;
   sample();
   clearInterval(sampler);
-  await scanner.close();
+  await ticker.close();
   client.destroy();
   // The report can run to hundreds of KB: exit only once the pipe has taken all of it (process.exit drops the rest).
   const report = `${JSON.stringify({

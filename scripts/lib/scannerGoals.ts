@@ -115,6 +115,12 @@ export const SCANNER_GOALS: Goal[] = [
     read: (r) => shardScaling(r, 3.5),
   },
   {
+    section: 'shardsTlsClient',
+    goal: "What the IMAP client alone allows on the same wire (the same run): the same processes, each only listing its 20 accounts' folders (LIST-STATUS, a steady sweep's one command) through the scanner's IMAP session, no scanner and no store: 4 against 1, and the client's CPU a sweep (reported)",
+    command: `${BENCH} shards`,
+    read: (r) => ({ measured: shardScaling(r, 0).measured, pass: undefined }),
+  },
+  {
     section: 'shardSizing',
     goal: "Shard sizing: a held account's sockets and memory, and a shard's own, at most the code's constants (so the derived shard stays under 80 % of Lambda's 1,024 descriptors and of scannerMemoryMb)",
     command: `${BENCH} shard-sizing`,

@@ -127,6 +127,24 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
           expect(row.readUnitsPerSweep).toBeGreaterThan(0);
         }
       }
+      // The same processes with the IMAP client alone: no scanner, no store, one listing per account and tick.
+      const client = await runShardBench({
+        wire: tls,
+        shardSize: 2,
+        shardCounts: [1, 2],
+        seconds: 1,
+        clientOnly: true,
+      });
+      results.shardsTlsClient = client;
+      expect(client.benchmark).toBe('shards: the IMAP client alone');
+      expect(client.rows.map((row) => row.shards)).toEqual([1, 2]);
+      for (const row of client.rows) {
+        expect(row.failed).toBe(0);
+        expect(row.accountSweepsPerSec).toBeGreaterThan(0);
+        expect(row.slowestShardCpuMedianMs).toBeGreaterThan(0);
+        // Nothing of the store is read: the listing of checks is the scanner's, left out here.
+        expect(row.readUnitsPerSweep).toBe(0);
+      }
       // What a held account costs, over both wires: every account's sweep session and its watch (NOTIFY) or two.
       const sizing = await runShardSizingBench({ wires: [plainWire(OWN), tls] });
       results.shardSizing = sizing;
@@ -187,9 +205,9 @@ describe('the mail-stack benchmarks, smoke-sized', () => {
 
   it('the goals table reads a figure for every goal of these benchmarks', () => {
     const sections = new Set(Object.keys(results));
-    expect(sections.size).toBe(8);
+    expect(sections.size).toBe(9);
     const rows = goalRows(results).filter((_, index) => sections.has(GOALS[index]?.section ?? ''));
-    expect(rows.length).toBeGreaterThanOrEqual(11);
+    expect(rows.length).toBeGreaterThanOrEqual(12);
     for (const row of rows) {
       expect(row.measured, row.goal).not.toMatch(/NaN|undefined|n\/a|not run/);
     }
