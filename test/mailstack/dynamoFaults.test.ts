@@ -175,13 +175,21 @@ describe.each<ProxyMode>(['refuse', 'hang'])('DynamoDB unavailable for 10 s (%s)
       placements
         .filter((placement) => ids.includes(placement.checkId) && placement.outcome === outcome)
         .map((placement) => `${placement.checkId}/${placement.email}`);
+    const unseenPairs = () => {
+      const seen = new Set([...pairsOf('recorded'), ...pairsOf('already-recorded')]);
+      return ids
+        .flatMap((id) => NAMES.map((name) => ({ id, email: `${name}@mail.test` })))
+        .filter(({ id, email }) => !seen.has(`${id}/${email}`));
+    };
+    // A GET can show a check complete before the scanner tells its events: they follow the write's answer, and the
+    // write that completes a check queues its webhook first. They are waited for as long as those two calls can take.
+    const unseen = await pollUntil(unseenPairs, (pairs) => pairs.length === 0, {
+      timeoutMs: 2 * CALL_GIVES_UP_MS,
+      intervalMs: 50,
+    });
     const recorded = pairsOf('recorded');
     const foundWritten = pairsOf('already-recorded').filter((pair) => !recorded.includes(pair));
     expect(new Set(recorded).size).toBe(recorded.length);
-    const seen = new Set([...recorded, ...foundWritten]);
-    const unseen = ids
-      .flatMap((id) => NAMES.map((name) => ({ id, email: `${name}@mail.test` })))
-      .filter(({ id, email }) => !seen.has(`${id}/${email}`));
     const storeFailed = new Set(
       scanLogs
         .filter((line) => line.message.startsWith('store unavailable during a sweep'))
