@@ -101,7 +101,8 @@ interface Ticker {
  * No store, no listing of checks, no reading: what is left of a sweep's CPU when the scanner's own work is taken away.
  */
 const clientOnly = (accounts: AccountEntry[], shard: Shard, trustedCa: string | undefined): Ticker => {
-  const log = createLogger('shard', 'warn');
+  // Warnings to stderr, as the parent shows them: stdout carries `ready` and the report.
+  const log = createLogger('shard', 'warn', (line) => process.stderr.write(`${line}\n`));
   const connector = new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, undefined, trustedCa);
   const credentials = new StaticCredentialSource(indexCredentials(accounts));
   const mine = accounts.filter((account) => inShard(account.email, shard));
