@@ -100,11 +100,15 @@ interface Ticker {
  * through the scanner's own connector, and at each tick one listing of every folder's state (LIST-STATUS) per account.
  * No store, no listing of checks, no reading: what is left of a sweep's CPU when the scanner's own work is taken away.
  */
-const clientOnly = (accounts: AccountEntry[], shard: Shard, trustedCa: string | undefined): Ticker => {
+const clientOnly = (
+  accounts: AccountEntry[],
+  credentials: StaticCredentialSource,
+  shard: Shard,
+  trustedCa: string | undefined,
+): Ticker => {
   // Warnings to stderr, as the parent shows them: stdout carries `ready` and the report.
   const log = createLogger('shard', 'warn', (line) => process.stderr.write(`${line}\n`));
   const connector = new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, undefined, trustedCa);
-  const credentials = new StaticCredentialSource(indexCredentials(accounts));
   const mine = accounts.filter((account) => inShard(account.email, shard));
   let sessions: MailboxSession[] | undefined;
   const open = () =>
@@ -152,13 +156,14 @@ const main = async () => {
   const trace = new SweepTrace();
   trace.attach(client);
   const trustedCa = process.env.BENCH_CA_FILE ? readFileSync(process.env.BENCH_CA_FILE, 'utf8') : undefined;
+  const credentials = new StaticCredentialSource(indexCredentials(accounts));
   const ticker: Ticker =
     process.env.BENCH_CLIENT_ONLY === 'true'
-      ? clientOnly(accounts, shard, trustedCa)
+      ? clientOnly(accounts, credentials, shard, trustedCa)
       : createScanner({
           client,
           tableName: env('BENCH_TABLE'),
-          credentials: new StaticCredentialSource(indexCredentials(accounts)),
+          credentials,
           clock: systemClock,
           log: createLogger('shard', 'warn', (line) => trace.logLine(line)),
           events: {

@@ -243,30 +243,24 @@ export const growthOf = (
   const make = PAYLOADS[payload];
   if (!make) throw new Error(`no payload named ${payload}`);
   const growth: Growth = { subject: subject.name, payload, sizes: [], ms: [], ratios: [] };
-  const inputs = new Map<number, unknown>();
-  const inputOf = (size: number) => {
-    if (!inputs.has(size)) inputs.set(size, subject.input(make(size, subject.field)));
-    return inputs.get(size);
-  };
-  const sizes = SIZES.filter((size) => size <= largest);
-  for (const [at, size] of sizes.entries()) {
-    const previous = sizes[at - 1];
-    if (previous === undefined) continue;
-    // The last step's two sizes are timed in windows long enough to be interrupted alike: a window shorter than a
-    // time slice often runs uninterrupted, with warm caches, and would favour the smaller size.
-    const windowMs = (of: number) => (of >= SIZES[2] ? minMs * 5 : minMs);
+  const inputOf = (size: number) => subject.input(make(size, subject.field));
+  // The last step's two sizes are timed in windows long enough to be interrupted alike: a window shorter than a time
+  // slice often runs uninterrupted, with warm caches, and would favour the smaller size.
+  const windowMs = (size: number) => (size >= SIZES[2] ? minMs * 5 : minMs);
+  const [first, ...larger] = SIZES.filter((size) => size <= largest);
+  if (first === undefined) return growth;
+  let previous = { size: first, input: inputOf(first) };
+  for (const size of larger) {
+    const input = inputOf(size);
     const [base, ms] = bestOfPair(
-      [
-        windowOf(subject, inputOf(previous), windowMs(previous)),
-        windowOf(subject, inputOf(size), windowMs(size)),
-      ],
+      [windowOf(subject, previous.input, windowMs(previous.size)), windowOf(subject, input, windowMs(size))],
       reps,
     );
-    inputs.delete(previous);
-    if (at === 1) {
-      growth.sizes.push(previous);
+    if (growth.sizes.length === 0) {
+      growth.sizes.push(previous.size);
       growth.ms.push(base);
     }
+    previous = { size, input };
     growth.sizes.push(size);
     growth.ms.push(ms);
     // A step up from a few microseconds is noise, not growth: the base is floored at MIN_BASE_MS.
