@@ -16,7 +16,8 @@ export interface WebhookAttempt {
   error?: string;
 }
 
-export type DeliveryState = 'queued' | 'delivered' | 'failed';
+/** `gone`: the receiver answered 410, so no more attempts; `failed`: the retry window ran out. */
+export type DeliveryState = 'queued' | 'delivered' | 'gone' | 'failed';
 
 export interface WebhookDelivery {
   /** `webhook-id`: the same on every attempt, so a receiver can drop repeats. */

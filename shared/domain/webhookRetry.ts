@@ -1,5 +1,5 @@
-// Owns when a webhook is tried again: which answers end it, exponential backoff with jitter, Retry-After honoured,
-// and the window of at least a day over which a receiver that is down is waited for.
+// Owns when a webhook is tried again, as Standard Webhooks does it: every answer but a 2xx or 410 is retried, with
+// exponential backoff and jitter, Retry-After honoured up to the window of a day over which a receiver is waited for.
 import type { PostOutcome } from './webhook';
 
 const SECOND = 1000;
@@ -8,29 +8,36 @@ const HOUR = 3600 * SECOND;
 export const RETRY_WINDOW_MS = 24 * HOUR;
 const FIRST_DELAY_MS = 5 * SECOND;
 const GROWTH = 3;
-/** No single wait is longer: a receiver back after an outage is reached within this. */
+/** No backoff wait is longer (a Retry-After may ask for more): a receiver back after an outage is reached within this. */
 export const MAX_DELAY_MS = 6 * HOUR;
+/**
+ * Each wait is drawn uniformly from the upper quarter of its step, [¾, 1] of it: enough spread that receivers coming
+ * back do not get every retry at once, and since ¾ × 3 > 1 a wait is never shorter than the one before.
+ */
+export const JITTER_FLOOR = 0.75;
 /** Attempts kept on record and shown in the report; the window ends long before. */
 const MAX_ATTEMPTS = 30;
 
-/** What an attempt's outcome means for the delivery. */
-export const verdictOf = (outcome: PostOutcome): 'delivered' | 'retry' | 'give-up' => {
+/**
+ * What an attempt's outcome means for the delivery: a 2xx delivers it; 410 Gone says the endpoint is no more, so it
+ * stops; any other answer (a 3xx, which is never followed since it could lead anywhere, a 4xx or a 5xx) and any
+ * failure before an answer is tried again, as Standard Webhooks and Svix do.
+ */
+export const verdictOf = (outcome: PostOutcome): 'delivered' | 'retry' | 'gone' => {
   if ('error' in outcome) return 'retry';
   const { status } = outcome;
   if (status >= 200 && status < 300) return 'delivered';
-  if (status === 408 || status === 429 || status >= 500) return 'retry';
-  // Other 4xx say the request itself is unwanted; a redirect is never followed (it could lead anywhere).
-  return 'give-up';
+  return status === 410 ? 'gone' : 'retry';
 };
 
 /**
- * The wait after the `attempt`-th failure (1-based): 5 s growing threefold up to 6 h, each wait drawn from its
- * upper three quarters so that receivers coming back do not get every retry at once; never less than Retry-After.
+ * The wait after the `attempt`-th failure (1-based): 5 s growing threefold up to 6 h, drawn from the step's upper
+ * quarter (JITTER_FLOOR); never less than Retry-After, which nextAttemptAt bounds by the retry window.
  */
 export const retryDelayOf = (attempt: number, random: () => number, retryAfterMs?: number): number => {
   const ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * GROWTH ** Math.max(0, attempt - 1));
-  const jittered = Math.round(ceiling * (0.75 + 0.25 * random()));
-  return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_DELAY_MS));
+  const jittered = Math.round(ceiling * (JITTER_FLOOR + (1 - JITTER_FLOOR) * random()));
+  return Math.max(jittered, retryAfterMs ?? 0);
 };
 
 /** When the next attempt is due, or undefined when the delivery is over (delivered, refused, or out of time). */
@@ -44,7 +51,7 @@ export const nextAttemptAt = (
   const first = attempts[0]?.at ?? now;
   if (now - first >= RETRY_WINDOW_MS) return undefined;
   const delay = retryDelayOf(attempts.length, random, 'status' in outcome ? outcome.retryAfterMs : undefined);
-  // The last attempt lands at the window's end at the latest, never beyond it.
+  // The last attempt lands at the window's end at the latest, never beyond it, whatever Retry-After asked.
   return Math.min(now + delay, first + RETRY_WINDOW_MS);
 };
 

@@ -25,8 +25,18 @@ export interface DeliverDeps {
   random?: () => number;
 }
 
-const attemptOf = (at: number, outcome: PostOutcome): WebhookAttempt =>
-  'error' in outcome ? { at, error: outcome.error } : { at, status: outcome.status };
+/** A redirect is an answer, but a failed attempt: it is never followed, and the attempt says so. */
+const attemptOf = (at: number, outcome: PostOutcome): WebhookAttempt => {
+  if ('error' in outcome) return { at, error: outcome.error };
+  const { status } = outcome;
+  return status >= 300 && status < 400 ? { at, status, error: 'a redirect, not followed' } : { at, status };
+};
+
+const stateOf = (outcome: PostOutcome, retryAt: number | undefined): WebhookDelivery['state'] => {
+  const verdict = verdictOf(outcome);
+  if (verdict !== 'retry') return verdict;
+  return retryAt === undefined ? 'failed' : 'queued';
+};
 
 /**
  * Makes the delivery's next attempt if it is due, and returns the delivery as it then stands (undefined: there is
@@ -57,9 +67,8 @@ export const attemptDelivery = async (
   const attempt = attemptOf(now, outcome);
   const attempts = [...delivery.attempts, attempt];
   const retryAt = nextAttemptAt(outcome, attempts, after, deps.random ?? Math.random);
-  const state =
-    verdictOf(outcome) === 'delivered' ? 'delivered' : retryAt === undefined ? 'failed' : 'queued';
-  const next = { state, dueAt: retryAt ?? after } as const;
+  const state = stateOf(outcome, retryAt);
+  const next = { state, dueAt: retryAt ?? after };
   if (!(await deps.deliveries.recordAttempt(delivery, attempt, next))) return deps.deliveries.get(checkId);
   deps.log.info('webhook attempt', {
     checkId,

@@ -1,5 +1,5 @@
 // Webhook delivery on the local store and a loopback receiver, on a test clock: retries with growing gaps until the
-// receiver takes it, a refusal that ends it, one delivery per check however often it is queued, and rotated secrets
+// receiver takes it, a 410 that ends it as gone, one delivery per check however often it is queued, and rotated secrets
 // that both sign during the overlap.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
@@ -127,12 +127,12 @@ describe('webhook delivery', () => {
     expect(hook.received).toHaveLength(3);
   });
 
-  it('a 4xx other than 408 and 429 ends the delivery after one attempt', async () => {
+  it('410 Gone ends the delivery after one attempt, and the report says gone', async () => {
     const { key } = await newKey();
     const hook = await receiver([410]);
     const checkId = await endedCheck(key, hook.url);
     await runSender();
-    await expect.poll(async () => (await reportOf(key, checkId)).webhook?.state).toBe('failed');
+    await expect.poll(async () => (await reportOf(key, checkId)).webhook?.state).toBe('gone');
     expect((await reportOf(key, checkId)).webhook?.attempts.map((attempt) => attempt.status)).toEqual([410]);
     expect(hook.received).toHaveLength(1);
   });

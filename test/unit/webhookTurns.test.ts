@@ -65,13 +65,31 @@ describe('a turn of the AWS sender', () => {
     expect(scheduled).toEqual([3600_000]);
   });
 
-  it('a delivered or refused delivery is not queued again', async () => {
-    for (const answer of [{ status: 200 }, { status: 404 }]) {
+  it('a delivered or gone (410) delivery is not queued again', async () => {
+    for (const [answer, state] of [
+      [{ status: 200 }, 'delivered'],
+      [{ status: 410 }, 'gone'],
+    ] as const) {
       const { deps, scheduled, current } = setUp([answer]);
       await takeDeliveryTurn(deps, 'abc');
-      expect(current().state).toBe(answer.status === 200 ? 'delivered' : 'failed');
+      expect(current().state).toBe(state);
       expect(scheduled).toEqual([]);
     }
+  });
+
+  it('a 401, a 404 or a redirect is retried, the redirect recorded as not followed', async () => {
+    const { deps, scheduled, current } = setUp([{ status: 401 }, { status: 404 }, { status: 302 }]);
+    for (let turn = 0; turn < 3; turn++) {
+      await takeDeliveryTurn(deps, 'abc');
+      deps.clock.advance(3600_000);
+    }
+    expect(current().state).toBe('queued');
+    expect(current().attempts.map(({ status, error }) => [status, error])).toEqual([
+      [401, undefined],
+      [404, undefined],
+      [302, 'a redirect, not followed'],
+    ]);
+    expect(scheduled).toHaveLength(3);
   });
 
   it('the queue delays a message by at most SQS allows, naming only the check', async () => {

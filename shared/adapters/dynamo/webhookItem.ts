@@ -41,7 +41,7 @@ export const deliveryFromItem = (item: Item): WebhookDelivery => {
     url: str(item, 'url'),
     payload: str(item, 'payload'),
     createdAt: num(item, 'createdAt'),
-    state: state === 'delivered' || state === 'failed' ? state : 'queued',
+    state: state === 'delivered' || state === 'gone' || state === 'failed' ? state : 'queued',
     dueAt: num(item, 'dueAt'),
     attempts: Array.isArray(item.attempts) ? item.attempts.map(attemptOf) : [],
   };
