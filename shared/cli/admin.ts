@@ -51,13 +51,15 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           envelope headers it carries (whether BCC copies can be credited there); an
                           account that never receives it, or whose envelope names another address, is
                           switched off (exit 4)
-  accounts health         every seed with its calibration history, suspect and rested marks, last delivery,
+  accounts health         every seed with its calibration history, its state (ok, suspect, or unknown when
+                          its latest calibration is older than 3 intervals), rested mark, last delivery,
                           last login and login failures
   accounts rest|unrest <email>
                           leave a seed out of new checks (calibrations still reach it), or bring it back
   calibrate [--scope S]   a control check in each scope (or S): the control message (CONTROL_SMTP_URL,
                           CONTROL_FROM, CONTROL_SMTP_PASSWORD) sent once to all its seeds, each seed's placement
-                          kept 30 days; a seed whose control went to spam or missing in 2 of its last 3 is suspect;
+                          kept 30 days or longer; a seed whose control missed the inbox in 2 of its last 3 while
+                          most seeds of its provider got it is suspect (most lost it: the provider is flagged);
                           on the local store this also runs a scanner over LOCAL_CONFIG's mailboxes
   accounts sync <file>    make the registry hold exactly the accounts of a config/credentials file
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored

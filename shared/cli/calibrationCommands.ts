@@ -6,8 +6,9 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { composeCalibration } from '../composition/calibration';
 import type { CliSettings } from '../config';
 import { systemClock } from '../domain/clock';
+import type { ControlRun } from '../domain/controlRun';
 import { InvalidInputError } from '../domain/errors';
-import { type ControlRun, latestCalibrations, seedRecordOf } from '../domain/seedHealth';
+import { latestCalibrations, seedRecordOf } from '../domain/seedHealth';
 import { createLogger } from '../log';
 import { calibrate, calibrateScope, type ScopeCalibration } from '../usecases/calibrate';
 import { formatTable } from './table';
@@ -26,17 +27,27 @@ const runLines = ({ run }: ScopeCalibration): string[] => [
   `scope ${run.scope}: control check ${run.checkId}`,
   ...Object.entries(run.byProvider).map(
     ([provider, counts]) =>
-      `  ${provider}: inbox ${counts.inbox} of ${counts.total}, spam ${counts.spam}, missing ${counts.missing}, other ${counts.other}`,
+      `  ${provider}: inbox ${counts.inbox} of ${counts.total}, spam ${counts.spam}, missing ${counts.missing}, other ${counts.other}; astray ${counts.astray}${counts.unreachable > 0 ? `, unreadable ${counts.unreachable} (login failures)` : ''}`,
+  ),
+  ...run.providerAstray.map(
+    (provider) =>
+      `  ${provider}: most seeds lost the control: the provider (or the control sender) is flagged, not the seeds; they stay counted`,
   ),
   `  suspect seeds: ${run.suspect.length > 0 ? run.suspect.join(', ') : 'none'}`,
+  ...(run.unreachable.length > 0
+    ? [`  unreadable seeds (login failures, health unknown): ${run.unreachable.join(', ')}`]
+    : []),
 ];
 
 const runJson = (run: ControlRun) => ({
   scope: run.scope,
   check_id: run.checkId,
   at: iso(run.at),
+  every_ms: run.everyMs,
   by_provider: run.byProvider,
+  provider_astray: run.providerAstray,
   suspect: run.suspect,
+  unreachable: run.unreachable,
 });
 
 /**
@@ -95,7 +106,7 @@ export const listSeedHealth = async (ctx: CalibrationContext): Promise<number> =
   const history = new DynamoSeedHistory(ctx.client, ctx.table);
   const seeds = [];
   for (const account of await ctx.registry.list()) {
-    const record = seedRecordOf(account.email, await history.historyOf(account.email));
+    const record = seedRecordOf(account.email, await history.historyOf(account.email), systemClock.now());
     seeds.push({ account, record });
   }
   ctx.out(
@@ -107,6 +118,7 @@ export const listSeedHealth = async (ctx: CalibrationContext): Promise<number> =
             scope: account.scope,
             rested: account.rested === true,
             suspect: record.suspect,
+            state: record.state,
             last_delivery_at: iso(record.lastDeliveryAt),
             last_login_at: iso(record.lastLoginAt),
             login_failures: account.health.failures,
@@ -115,6 +127,7 @@ export const listSeedHealth = async (ctx: CalibrationContext): Promise<number> =
               at: iso(entry.at),
               placement: entry.placement,
               category: entry.category,
+              provider_astray: entry.providerAstray === true,
               delivered_at: iso(entry.deliveredAt),
             })),
           })),
@@ -123,7 +136,7 @@ export const listSeedHealth = async (ctx: CalibrationContext): Promise<number> =
           seeds.map(({ account, record }) => ({
             email: account.email,
             provider: account.provider,
-            state: [record.suspect ? 'suspect' : 'ok', ...(account.rested ? ['rested'] : [])].join(', '),
+            state: [record.state, ...(account.rested ? ['rested'] : [])].join(', '),
             latest: latestCalibrations(record.history)
               .map((entry) => entry.placement)
               .join(' '),

@@ -42,6 +42,7 @@ export const composeCalibrationLambda = () => {
           scope: run.scope,
           checkId: run.checkId,
           byProvider: run.byProvider,
+          providerAstray: run.providerAstray,
           suspect: run.suspect.length,
         }));
         log.info('calibrated', { runs });

@@ -127,7 +127,7 @@ export const composeLocalService = async ({
     settings.calibration &&
     calibration &&
     new CalibrationSchedule({
-      run: () => calibrate(calibration.deps),
+      run: () => calibrate({ ...calibration.deps, everyMs: settings.calibration?.everyMs }),
       clock: scheduleClock,
       log,
       everyMs: settings.calibration.everyMs,

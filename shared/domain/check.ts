@@ -2,6 +2,7 @@
 import type { Category } from './categories';
 import { ACTIVE_MS, RETENTION_MS } from './limits';
 import type { RecordedDetails } from './placement';
+import type { SeedMarks } from './seedMarks';
 
 export type CheckStatus = 'pending' | 'complete' | 'timeout';
 
@@ -24,6 +25,8 @@ export interface Check {
   details?: Readonly<Record<string, RecordedDetails>> | undefined;
   /** Where to send a webhook when the check ends (an addition), when the caller asked for one. */
   callback?: CheckCallback | undefined;
+  /** The seeds' marks as they stood when the check started (an addition): its report keeps them. */
+  seedMarks?: SeedMarks | undefined;
 }
 
 /** Where a check's webhook goes, and what it names: kept with the check from its start. */

@@ -10,12 +10,18 @@ export interface ProviderReading {
   /** What to look at, the likelier cause first. */
   order: Suspect[];
   /** Why that order, as a code the CLI words: the control's own placement there, or the seeds' record. */
-  because: 'control-inbox' | 'control-astray' | 'suspect-seeds' | 'no-control';
+  because:
+    | 'control-inbox'
+    | 'control-astray'
+    | 'provider-astray'
+    | 'control-unreachable'
+    | 'suspect-seeds'
+    | 'no-control';
   /** This message's copies in spam at the provider, and copies received there. */
   spam: number;
   received: number;
-  /** The latest control's copies at the provider, and how many landed in the inbox; null without a control. */
-  control: { inbox: number; total: number } | null;
+  /** The control's copies at the provider: in the inbox, astray, unreadable (login failures); null without one. */
+  control: { inbox: number; astray: number; unreachable: number; total: number } | null;
   /** Seeds at the provider whose own controls went astray lately and whose copy of this message is in spam. */
   suspectSeeds: string[];
 }
@@ -32,15 +38,23 @@ const readingOf = (report: PlacementReport, provider: string, summary: ProviderS
     provider,
     spam: summary.spam,
     received: summary.received,
-    control: control && { inbox: control.inbox, total: control.total },
+    control: control && {
+      inbox: control.inbox,
+      astray: control.astray,
+      unreachable: control.unreachable,
+      total: control.total,
+    },
     suspectSeeds,
   };
   // Every copy in spam came from a seed that keeps losing the control too: the seeds first, whatever else.
   if (suspectSeeds.length > 0 && suspectSeeds.length === spamSeeds.length)
     return { ...base, order: ['seed', 'message'], because: 'suspect-seeds' };
   if (!control || control.total === 0) return { ...base, order: ['message'], because: 'no-control' };
-  if (control.spam + control.missing > 0)
-    return { ...base, order: ['seed', 'message'], because: 'control-astray' };
+  if (control.unreachable === control.total)
+    return { ...base, order: ['seed', 'message'], because: 'control-unreachable' };
+  // Most seeds there lost a known-good message too: the provider or the control sender, not these seeds.
+  if (control.provider_astray) return { ...base, order: ['message', 'seed'], because: 'provider-astray' };
+  if (control.astray > 0) return { ...base, order: ['seed', 'message'], because: 'control-astray' };
   return { ...base, order: ['message', 'seed'], because: 'control-inbox' };
 };
 

@@ -29,6 +29,8 @@ export interface ReportAccount {
   provider_verdict: string | null;
   /** True when the seed's own control messages went astray lately: its copy is shown but left out of every rate. */
   suspect?: boolean;
+  /** The seed's health when the check started: `unknown` when no recent calibration told (counted as ok). */
+  seed_health?: 'ok' | 'suspect' | 'unknown';
 }
 
 /**
@@ -52,6 +54,22 @@ export interface ControlPlacement {
   inbox: number;
   spam: number;
   missing: number;
+  /** Elsewhere than the inbox or spam (a tab, trash, an unknown folder). */
+  other: number;
+  /** Anywhere but an inbox category, from a seed that could be read; `unreachable`: missing where logins failed. */
+  astray: number;
+  unreachable: number;
+  /** Most seeds here lost the control: the provider (or the control sender) is flagged, not these seeds. */
+  provider_astray: boolean;
+}
+
+/** Where the report's seed marks come from: kept with the check when it started, never read again later. */
+export interface ReportSeedMarks {
+  /** `current`, `stale` (the latest calibration was older than 3 intervals: health unknown) or `none`. */
+  state: 'current' | 'stale' | 'none';
+  /** The check's start, ISO 8601; null for a check that kept no marks. */
+  taken_at: string | null;
+  calibration: { check_id: string; at: string } | null;
 }
 
 export interface ProviderSummary {
@@ -86,6 +104,8 @@ export interface PlacementReport {
     by_provider: Record<string, ProviderSummary>;
   };
   accounts: ReportAccount[];
+  /** Where the suspect marks and controls come from (an addition); absent where no seed history is kept. */
+  seed_marks?: ReportSeedMarks;
   /** The sender audit of one copy (an addition); absent from a server or a saved report that predates it. */
   audit?: ReportAudit;
 }

@@ -2,8 +2,9 @@
 import type { RegisteredAccount, TestAccount } from './account';
 import type { ApiKey } from './apiKey';
 import type { Check } from './check';
+import type { ControlRun } from './controlRun';
 import type { CheckProgress, InFlightEntry, InFlightHolder } from './keyLimits';
-import type { ControlRun, SeedCalibration } from './seedHealth';
+import type { SeedCalibration } from './seedHealth';
 
 export type { PlacementDetails, RecordedDetails } from './placement';
 

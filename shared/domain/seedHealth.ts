@@ -1,13 +1,20 @@
-// Owns a seed's track record: where each calibration's control message landed at it, when a seed is suspect, and a
-// calibration's outcome per provider. Pure: the calibration use case and the stores hand it plain histories.
+// Owns a seed's track record: what each calibration's control copy says about it, when a seed is suspect (only
+// relative to its provider), when its record is too old to tell, and how long its history is kept. Pure.
 import type { Category } from './categories';
-import { placementClassOf } from './categories';
+import { isInbox } from './categories';
 
-/** How long a seed's calibration history is kept (the items' TTL); the suspect rule reads the latest few only. */
+/** How long a calibration is kept at least (the TTL); longer where its interval is long (retentionMs). */
 export const SEED_HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Where one control copy ended up at one seed: `missing` when the check closed without it. */
 export type SeedPlacement = 'inbox' | 'spam' | 'other' | 'missing';
+
+/**
+ * What one control copy says: `inbox` in an inbox category (primary, updates); `unreachable` when it is missing
+ * and the scanner's logins to the seed were failing (the seed could not be read, so nothing is known); `astray`
+ * anywhere else: spam, trash, a tab, an unknown folder, or missing from a seed that could be read.
+ */
+export type ControlOutcome = 'inbox' | 'astray' | 'unreachable';
 
 /** One seed in one calibration. */
 export interface SeedCalibration {
@@ -27,24 +34,58 @@ export interface SeedCalibration {
   detectedAt?: number | undefined;
   /** Failed sweeps in a row on the account's health record when the calibration ended (0: its logins work). */
   loginFailures: number;
+  /** Most of the provider's seeds lost the control in this calibration: the provider or the sender, not the seed. */
+  providerAstray?: boolean | undefined;
+  /** The calibration interval this run was judged under (see runInterval.ts); absent on older entries. */
+  everyMs?: number | undefined;
 }
 
-/** A suspect seed: its control went to spam or went missing in this many of its latest `SUSPECT_WINDOW` calibrations. */
+/** A suspect seed: its control went astray, while most of its provider's seeds got it, in 2 of its latest 3. */
 const SUSPECT_AFTER = 2;
 export const SUSPECT_WINDOW = 3;
+/** A seed whose latest calibration is older than this many intervals has no known health. */
+export const STALE_AFTER_INTERVALS = 3;
+/**
+ * The interval assumed where none is known yet (a scope's first calibration, an entry kept before intervals were):
+ * 30 days, so a first calibration is kept 120 days and the next one, however late, still meets it.
+ */
+export const DEFAULT_EVERY_MS = 30 * 24 * 60 * 60 * 1000;
 
-export const placementOfCategory = (category: Category): SeedPlacement =>
-  category === 'pending' ? 'missing' : placementClassOf(category);
+/**
+ * A calibration (a seed's entry, a scope's run) is kept 30 days, or one interval past the time it turns stale if
+ * that is longer: calibrations any distance apart still meet in the suspect rule.
+ */
+export const retentionMs = (everyMs: number | undefined): number =>
+  Math.max(SEED_HISTORY_RETENTION_MS, (STALE_AFTER_INTERVALS + 1) * (everyMs ?? DEFAULT_EVERY_MS));
 
-const astray = (placement: SeedPlacement) => placement === 'spam' || placement === 'missing';
+export const outcomeOf = (entry: Pick<SeedCalibration, 'category' | 'loginFailures'>): ControlOutcome => {
+  if (isInbox(entry.category)) return 'inbox';
+  return entry.category === 'pending' && entry.loginFailures > 0 ? 'unreachable' : 'astray';
+};
+
+/** The control went astray at this seed while most of its provider's seeds got it: evidence against the seed. */
+export const againstSeed = (entry: SeedCalibration): boolean =>
+  outcomeOf(entry) === 'astray' && entry.providerAstray !== true;
 
 /** The latest `SUSPECT_WINDOW` calibrations of a history, newest first, whatever order it came in. */
 export const latestCalibrations = (history: readonly SeedCalibration[]): SeedCalibration[] =>
   [...history].sort((a, b) => b.at - a.at || b.checkId.localeCompare(a.checkId)).slice(0, SUSPECT_WINDOW);
 
-/** True when the control went to spam or missing in SUSPECT_AFTER of the seed's latest SUSPECT_WINDOW calibrations. */
+/** True when the control went astray against the seed (see againstSeed) in 2 of its latest 3 calibrations. */
 export const isSuspect = (history: readonly SeedCalibration[]): boolean =>
-  latestCalibrations(history).filter((entry) => astray(entry.placement)).length >= SUSPECT_AFTER;
+  latestCalibrations(history).filter(againstSeed).length >= SUSPECT_AFTER;
+
+/** `unknown`: no calibration, or the latest is older than STALE_AFTER_INTERVALS of its interval. */
+export type SeedState = 'ok' | 'suspect' | 'unknown';
+
+export const isStale = (at: number, everyMs: number | undefined, now: number): boolean =>
+  now - at > STALE_AFTER_INTERVALS * (everyMs ?? DEFAULT_EVERY_MS);
+
+export const seedStateOf = (history: readonly SeedCalibration[], now: number): SeedState => {
+  const [latest] = latestCalibrations(history);
+  if (!latest || isStale(latest.at, latest.everyMs, now)) return 'unknown';
+  return isSuspect(history) ? 'suspect' : 'ok';
+};
 
 /** The latest moment a value was seen across a history, or undefined. */
 const latest = (values: readonly (number | undefined)[]): number | undefined => {
@@ -55,6 +96,7 @@ const latest = (values: readonly (number | undefined)[]): number | undefined => 
 /** A seed's record as the admin CLI lists it. */
 export interface SeedRecord {
   email: string;
+  state: SeedState;
   suspect: boolean;
   /** The latest control copy's delivery time, over the kept history. */
   lastDeliveryAt: number | undefined;
@@ -64,40 +106,14 @@ export interface SeedRecord {
   history: SeedCalibration[];
 }
 
-export const seedRecordOf = (email: string, history: readonly SeedCalibration[]): SeedRecord => ({
-  email,
-  suspect: isSuspect(history),
-  lastDeliveryAt: latest(history.map((entry) => entry.deliveredAt)),
-  lastLoginAt: latest(history.map((entry) => entry.detectedAt)),
-  history: [...history].sort((a, b) => b.at - a.at),
-});
-
-/** One provider's share of one calibration. */
-export interface ControlCounts {
-  total: number;
-  inbox: number;
-  spam: number;
-  other: number;
-  missing: number;
-}
-
-/** A finished calibration of one scope: where the control landed per provider, and its suspect seeds after it. */
-export interface ControlRun {
-  scope: string;
-  checkId: string;
-  at: number;
-  byProvider: Record<string, ControlCounts>;
-  /** Seeds suspect once this calibration was recorded. */
-  suspect: string[];
-}
-
-export const controlCountsOf = (entries: readonly SeedCalibration[]): Record<string, ControlCounts> => {
-  const byProvider: Record<string, ControlCounts> = {};
-  for (const entry of entries) {
-    byProvider[entry.provider] ??= { total: 0, inbox: 0, spam: 0, other: 0, missing: 0 };
-    const counts = byProvider[entry.provider] as ControlCounts;
-    counts.total++;
-    counts[entry.placement]++;
-  }
-  return byProvider;
+export const seedRecordOf = (email: string, history: readonly SeedCalibration[], now: number): SeedRecord => {
+  const state = seedStateOf(history, now);
+  return {
+    email,
+    state,
+    suspect: state === 'suspect',
+    lastDeliveryAt: latest(history.map((entry) => entry.deliveredAt)),
+    lastLoginAt: latest(history.map((entry) => entry.detectedAt)),
+    history: [...history].sort((a, b) => b.at - a.at),
+  };
 };

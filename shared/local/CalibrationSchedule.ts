@@ -39,6 +39,7 @@ export class CalibrationSchedule {
         scopes: outcome.calibrated.map(({ run }) => ({
           scope: run.scope,
           checkId: run.checkId,
+          providerAstray: run.providerAstray,
           suspect: run.suspect,
         })),
         failed: outcome.failed,

@@ -169,7 +169,15 @@ export const METRICS = {
     unit: 'Count',
     service: 'calibration',
     description:
-      'Seeds whose control went to spam or missing in 2 of their latest 3 calibrations, after each run',
+      'Seeds whose control missed the inbox, while most of their provider got it, in 2 of their latest 3 calibrations',
+  },
+  controlAstray: {
+    name: 'ControlAstray',
+    unit: 'Count',
+    service: 'calibration',
+    dimension: 'Provider',
+    description:
+      'Per calibration: 1 when most seeds of the provider lost the control (provider or control sender flagged), else 0',
   },
   // Each audited check emits these once per provider it had seeds at, 1 or 0, so the Average by provider is the
   // share of audited checks; an item the audit could not judge counts 0 (not failing), never as a failure.

@@ -1,19 +1,14 @@
 // Owns a calibration: in each scope, a control check (the normal start, marked as a control), the control message
 // sent once to all its seeds, the wait for it, and every seed's placement kept as its history.
 import type { RegisteredAccount } from '../domain/account';
+import { placementClassOf } from '../domain/categories';
 import { type Check, statusOf } from '../domain/check';
 import type { Clock } from '../domain/clock';
 import { type ControlMail, controlMail } from '../domain/controlMessage';
+import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../domain/controlRun';
 import { ACTIVE_MS } from '../domain/limits';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
-import {
-  type ControlRun,
-  controlCountsOf,
-  isSuspect,
-  placementOfCategory,
-  type SeedCalibration,
-  SUSPECT_WINDOW,
-} from '../domain/seedHealth';
+import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../domain/seedHealth';
 import { startCheck } from './startCheck';
 
 /** Sends one message to every address in BCC, through the operator's control sender. */
@@ -34,6 +29,8 @@ export interface CalibrateDeps {
   newId?: () => string;
   /** How often the control check is read while waiting for its copies. */
   pollMs?: number;
+  /** The schedule's interval where a schedule runs the calibration (npm start); else it is read from the history. */
+  everyMs?: number | undefined;
 }
 
 /** The key id a control check is started under: no API key has it (ids are hex), so it is recognisable. */
@@ -71,7 +68,7 @@ const entryOf = (
     provider: check.providers?.[email] ?? account?.provider ?? 'unknown',
     checkId: check.checkId,
     at: check.createdAt,
-    placement: placementOfCategory(category),
+    placement: category === 'pending' ? 'missing' : placementClassOf(category),
     category,
     deliveredAt: details?.deliveredAt,
     detectedAt: details?.recordedAt,
@@ -94,19 +91,39 @@ export const calibrateScope = async (deps: CalibrateDeps, scope: string): Promis
   await deps.sender.send(started.accounts, controlMail(started.check_id));
   const check = await settled(deps, started.check_id);
   const registered = new Map((await deps.seeds()).map((account) => [account.email, account]));
-  const entries = check.results.map(({ email, category }) =>
+  const placed = check.results.map(({ email, category }) =>
     entryOf(check, email, category, registered.get(email)),
   );
+  // Each seed's calibrations before this one: the interval since the scope's previous run, and the suspect rule.
+  const prior = await Promise.all(
+    placed.map(({ email }) => deps.history.historyOf(email, SUSPECT_WINDOW - 1)),
+  );
+  const previousAt = Math.max(...prior.flat().map((entry) => entry.at), Number.NEGATIVE_INFINITY);
+  const everyMs = runIntervalOf(
+    check.createdAt,
+    Number.isFinite(previousAt) ? previousAt : undefined,
+    deps.everyMs,
+  );
+  const byProvider = controlCountsOf(placed);
+  const providerAstray = providersAstrayOf(byProvider);
+  const entries = placed.map((entry) => ({
+    ...entry,
+    everyMs,
+    providerAstray: providerAstray.includes(entry.provider),
+  }));
   await deps.history.record(entries);
-  const suspect: string[] = [];
-  for (const { email } of entries)
-    if (isSuspect(await deps.history.historyOf(email, SUSPECT_WINDOW))) suspect.push(email);
   const run: ControlRun = {
     scope,
     checkId: check.checkId,
     at: check.createdAt,
-    byProvider: controlCountsOf(entries),
-    suspect,
+    everyMs,
+    byProvider,
+    providerAstray,
+    seeds: entries.map(({ email }) => email),
+    unreachable: entries.filter((entry) => outcomeOf(entry) === 'unreachable').map(({ email }) => email),
+    suspect: entries
+      .filter((entry, index) => isSuspect([entry, ...(prior[index] ?? [])]))
+      .map(({ email }) => email),
   };
   await deps.history.recordRun(run);
   return { run, entries };

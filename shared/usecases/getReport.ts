@@ -14,7 +14,6 @@ import { ACTIVE_MS } from '../domain/limits';
 import type {
   AuthReasons,
   AuthVerdict,
-  ControlPlacement,
   PlacementReport,
   ProviderSummary,
   RateInterval,
@@ -24,7 +23,7 @@ import type { RecordedDetails, SeedHistoryStore } from '../domain/ports';
 import { wilsonInterval } from '../domain/statistics';
 import { type AuditStore, reportAuditOf } from './auditRecord';
 import { showingCheck } from './getCheck';
-import { seedContextOf } from './seedContext';
+import { type SeedContext, seedContextOf } from './seedContext';
 
 /** A check started before providers were kept with it names none. */
 const UNKNOWN_PROVIDER = 'unknown';
@@ -81,17 +80,14 @@ const rateIn = (accounts: readonly ReportAccount[], placement: PlacementClass): 
   );
 };
 
-/** What the seeds' own record adds to a report: which seeds are suspect, and each provider's latest control. */
-export interface SeedContext {
-  suspect?: ReadonlySet<string>;
-  controls?: Readonly<Record<string, ControlPlacement | null>>;
-}
-
 export const reportOf = (check: Check, now: number, seeds: SeedContext = {}): PlacementReport => {
   const status = statusOf(check, now);
   const accounts = check.results.map(({ email, category }) => {
     const account = accountOf(check, email, category);
-    if (seeds.suspect) account.suspect = seeds.suspect.has(email);
+    if (seeds.suspect) {
+      account.suspect = seeds.suspect.has(email);
+      account.seed_health = account.suspect ? 'suspect' : seeds.unknown?.has(email) ? 'unknown' : 'ok';
+    }
     return account;
   });
   const byCategory = Object.fromEntries(CATEGORIES.map((category) => [category, 0])) as Record<
@@ -149,6 +145,7 @@ export const reportOf = (check: Check, now: number, seeds: SeedContext = {}): Pl
       by_provider: byProvider,
     },
     accounts,
+    ...(seeds.marks ? { seed_marks: seeds.marks } : {}),
   };
 };
 
@@ -157,7 +154,7 @@ const showingReport = showingCheck((check, now) => ({ check, now }));
 const AUDIT_OFF: ReportAudit = { state: 'unavailable', why: 'the sender audit is off on this deployment' };
 
 /**
- * The report, with the scope's latest control run beside it where the seeds' history is kept, and the sender
+ * The report, with the seed marks kept with the check beside it where the seeds' history is kept, and the sender
  * audit judged now against where the copies went (absent store: the audit is off).
  */
 export const getReport = async (
@@ -169,12 +166,10 @@ export const getReport = async (
   checkId: string,
 ): Promise<PlacementReport> => {
   const { check, now } = await showingReport(deps, principal, checkId);
-  const [run, stored] = await Promise.all([
-    deps.seeds?.latestRun(check.scope),
-    deps.audits?.get(check.checkId),
-  ]);
+  const stored = await deps.audits?.get(check.checkId);
+  // The marks kept with the check, whatever the calibrations since: reading the report again never changes it.
   return {
-    ...reportOf(check, now, deps.seeds ? seedContextOf(run) : {}),
+    ...reportOf(check, now, deps.seeds || check.seedMarks ? seedContextOf(check.seedMarks) : {}),
     audit: deps.audits ? reportAuditOf(check, now, stored) : AUDIT_OFF,
   };
 };

@@ -5,7 +5,8 @@ import { type CheckCallback, newCheck } from '../domain/check';
 import { newCheckId } from '../domain/checkId';
 import type { Clock } from '../domain/clock';
 import { ConflictError, NoAccountsError } from '../domain/errors';
-import type { AccountRegistry, CheckStore, ScanTrigger } from '../domain/ports';
+import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
+import { seedMarksOf } from '../domain/seedMarks';
 import { countStart, type KeyLimitDeps, releaseInFlight, reserveInFlight } from './keyLimits';
 
 export interface StartCheckDeps {
@@ -20,6 +21,8 @@ export interface StartCheckDeps {
   control?: boolean | undefined;
   /** The per-key limits; without them a key may start any number of checks. */
   keyLimits?: KeyLimitDeps | undefined;
+  /** The seeds' calibration record: its marks as they stand now are kept with the check; absent: none kept. */
+  seeds?: Pick<SeedHistoryStore, 'latestRun'> | undefined;
 }
 
 /** What the caller asked for beyond the spec's request (an addition): a webhook when the check ends. */
@@ -63,11 +66,15 @@ export const startCheck = async (
   if (active.length === 0) throw new NoAccountsError();
   const emails = active.map((account) => account.email).sort();
   const providers = Object.fromEntries(active.map((account) => [account.email, account.provider]));
+  // A control check needs no marks: it is what makes them.
+  const run = deps.seeds && !deps.control ? await deps.seeds.latestRun(principal.scope) : undefined;
   const newId = deps.newId ?? newCheckId;
   for (let attempt = 1; ; attempt++) {
     const checkId = newId();
     const callback = callbackOf(options, principal, checkId);
-    const check = newCheck(checkId, principal.scope, emails, deps.clock.now(), providers, callback);
+    const now = deps.clock.now();
+    const check = newCheck(checkId, principal.scope, emails, now, providers, callback);
+    if (deps.seeds && !deps.control) check.seedMarks = seedMarksOf(run, emails, now);
     if (limits) await reserveInFlight(limits, principal, check.checkId, check.createdAt);
     try {
       await deps.checks.create(check);

@@ -11,6 +11,9 @@ import { CHROMIUM_PATH } from '../../scripts/system-parts';
 import { renderHtmlReport } from '../../shared/cli/placement/htmlReport';
 import { sampleReport } from '../support/placementReport';
 
+/** The control fields beside spam and missing: none elsewhere, none unreadable, the provider not flagged. */
+const OTHER_NONE = { other: 0, unreachable: 0, provider_astray: false };
+
 const ARTEFACTS = resolve(import.meta.dirname, '../../.test-results');
 let dir: string;
 let profile: string;
@@ -22,7 +25,16 @@ const report = () => {
   const gmail = sample.summary.by_provider.gmail;
   const junk = sample.accounts[2];
   if (!gmail || !junk) throw new Error('fixture');
-  gmail.control = { check_id: 'ctl', at: sample.started_at, total: 3, inbox: 1, spam: 2, missing: 0 };
+  gmail.control = {
+    check_id: 'ctl',
+    at: sample.started_at,
+    total: 3,
+    inbox: 1,
+    spam: 2,
+    missing: 0,
+    ...OTHER_NONE,
+    astray: 2,
+  };
   junk.suspect = true;
   return sample;
 };

@@ -16,7 +16,7 @@ import { loadLocalSettings } from '../../shared/config';
 import { viewOf } from '../../shared/domain/check';
 import { type Clock, systemClock } from '../../shared/domain/clock';
 import { CONTROL_HEADER } from '../../shared/domain/controlMessage';
-import type { ControlCounts } from '../../shared/domain/seedHealth';
+import type { ControlCounts } from '../../shared/domain/controlRun';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { LOCAL_TABLE, openLocalStore } from '../../shared/local/localStore';
 import { createLogger } from '../../shared/log';

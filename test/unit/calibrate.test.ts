@@ -1,12 +1,16 @@
 // The calibration use case on an injected clock with in-memory stores: the control check reaches rested seeds, the
 // control goes out once with its header, a copy that never comes is `missing` once the check's 5 minutes pass (no
-// real waiting), and the run names the seeds suspect after it.
+// real waiting), and the run names the seeds suspect after it: relative to their provider (a control in Trash counts,
+// one lost at most seeds flags the provider instead), never for a seed that could not be read, and however far apart
+// the calibrations are, on a store that purges by the items' own TTL.
 import { describe, expect, it } from 'vitest';
+import { seedCalibrationFromItem, seedCalibrationToItem } from '../../shared/adapters/dynamo/seedHistoryItem';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import type { RegisteredAccount } from '../../shared/domain/account';
 import type { Check } from '../../shared/domain/check';
 import { CONTROL_HEADER, type ControlMail } from '../../shared/domain/controlMessage';
+import type { ControlRun } from '../../shared/domain/controlRun';
 import type { SeedHistoryStore } from '../../shared/domain/ports';
-import type { ControlRun, SeedCalibration } from '../../shared/domain/seedHealth';
 import { type CalibrateDeps, calibrate } from '../../shared/usecases/calibrate';
 import { ManualClock } from '../support/manualClock';
 
@@ -27,20 +31,25 @@ const SEEDS = [
 ];
 
 /** Where each seed's copy lands, as the scanner would record it; absent: it never arrives. */
-type Landing = Record<string, 'primary' | 'spam'>;
+type Landing = Record<string, 'primary' | 'spam' | 'trash'>;
 
 const setUp = () => {
   const clock = new ManualClock();
   const checks = new Map<string, Check>();
-  const history: SeedCalibration[] = [];
+  // Kept as the table keeps them, and gone once their TTL has passed (DynamoDB's purge, without its lag).
+  const items: Record<string, unknown>[] = [];
+  const alive = () =>
+    items
+      .filter((item) => (item[TABLE_SCHEMA.ttlAttribute] as number) * 1000 > clock.now())
+      .map(seedCalibrationFromItem);
   const runs: ControlRun[] = [];
   const sent: { recipients: readonly string[]; mail: ControlMail }[] = [];
   let landing: Landing = {};
   let ids = 0;
   const store: SeedHistoryStore = {
-    record: async (entries) => void history.push(...entries),
+    record: async (entries) => void items.push(...entries.map(seedCalibrationToItem)),
     historyOf: async (email, limit = 1000) =>
-      history
+      alive()
         .filter((entry) => entry.email === email)
         .sort((x, y) => y.at - x.at)
         .slice(0, limit),
@@ -104,7 +113,12 @@ describe('calibrate', () => {
       ['b@example.com', 'spam', 0],
       ['c@example.com', 'missing', 2],
     ]);
-    expect(run?.byProvider).toEqual({ outlook: { total: 3, inbox: 1, spam: 1, other: 0, missing: 1 } });
+    // c's logins were failing: its missing copy is unreadable, so 1 of the 2 seeds read lost it: not the provider.
+    expect(run?.byProvider).toEqual({
+      outlook: { total: 3, inbox: 1, spam: 1, other: 0, missing: 1, astray: 1, unreachable: 1 },
+    });
+    expect(run?.providerAstray).toEqual([]);
+    expect(run?.unreachable).toEqual(['c@example.com']);
     // The missing copy was waited for until the check's 5 minutes were over, on the clock alone.
     expect(clock.now() - startedAt).toBeGreaterThan(5 * 60_000);
     expect(run?.suspect).toEqual([]);
@@ -120,5 +134,54 @@ describe('calibrate', () => {
     land({ 'b@example.com': 'primary', 'c@example.com': 'primary' });
     await calibrate(deps);
     expect(runs.at(-1)?.suspect).toEqual(['a@example.com']);
+  });
+
+  it("a seed whose server files the control in Trash is suspect after 2 of 3 (the issue's operator)", async () => {
+    const { deps, runs, land } = setUp();
+    for (let run = 0; run < 2; run++) {
+      land({ 'a@example.com': 'trash', 'b@example.com': 'primary', 'c@example.com': 'primary' });
+      await calibrate(deps);
+    }
+    expect(runs.at(-1)?.byProvider.outlook).toMatchObject({ inbox: 2, other: 1, astray: 1 });
+    expect(runs.at(-1)?.suspect).toEqual(['a@example.com']);
+  });
+
+  it('the control in spam at every seed twice flags the provider, and no seed is suspect', async () => {
+    const { deps, runs, land } = setUp();
+    for (let run = 0; run < 2; run++) {
+      land({ 'a@example.com': 'spam', 'b@example.com': 'spam', 'c@example.com': 'spam' });
+      await calibrate(deps);
+    }
+    expect(runs.map((run) => run.providerAstray)).toEqual([['outlook'], ['outlook']]);
+    expect(runs.at(-1)?.suspect).toEqual([]);
+  });
+
+  it('a seed whose logins fail is unreadable, never suspect for its missing controls', async () => {
+    const { deps, runs, land } = setUp();
+    for (let run = 0; run < 3; run++) {
+      land({ 'a@example.com': 'primary', 'b@example.com': 'primary' });
+      await calibrate(deps);
+    }
+    expect(runs.at(-1)?.unreachable).toEqual(['c@example.com']);
+    expect(runs.at(-1)?.suspect).toEqual([]);
+  });
+
+  it('calibrations a month apart still make a seed suspect, on a store that purges by TTL', async () => {
+    const { clock, deps, runs, land } = setUp();
+    const MONTH = 31 * 24 * 3_600_000;
+    for (const landing of ['primary', 'spam', 'spam'] as const) {
+      land({ 'a@example.com': landing, 'b@example.com': 'primary', 'c@example.com': 'primary' });
+      await calibrate(deps);
+      clock.advance(MONTH);
+    }
+    expect(runs.map((run) => run.everyMs)).toEqual([30 * 24 * 3_600_000, MONTH, MONTH]);
+    expect(runs.at(-1)?.suspect).toEqual(['a@example.com']);
+  });
+
+  it("takes the schedule's interval where a schedule runs it", async () => {
+    const { deps, runs, land } = setUp();
+    land({ 'a@example.com': 'primary' });
+    await calibrate({ ...deps, everyMs: 6 * 3_600_000 });
+    expect(runs[0]?.everyMs).toBe(6 * 3_600_000);
   });
 });

@@ -8,6 +8,9 @@ import { reportProblem } from '../../shared/client';
 import { authResults, HOSTILE_FOLDER, sampleReport } from '../support/placementReport';
 
 /** The sample report with the second Gmail copy's DKIM result and the reason its receiving side gave. */
+/** The control fields beside spam and missing: none elsewhere, none unreadable, the provider not flagged. */
+const OTHER_NONE = { other: 0, unreachable: 0, provider_astray: false };
+
 const withGmailDkim = (result: string, reason: string) => {
   const report = sampleReport();
   const gmail = report.accounts[1];
@@ -68,7 +71,16 @@ describe('placement report words', () => {
     const report = sampleReport();
     const gmail = report.summary.by_provider.gmail;
     if (!gmail || !report.accounts[2]) throw new Error('fixture');
-    gmail.control = { check_id: 'ctl', at: report.started_at, total: 3, inbox: 1, spam: 2, missing: 0 };
+    gmail.control = {
+      check_id: 'ctl',
+      at: report.started_at,
+      total: 3,
+      inbox: 1,
+      spam: 2,
+      missing: 0,
+      ...OTHER_NONE,
+      astray: 2,
+    };
     report.accounts[2].suspect = true;
     const table = reportTable(report);
     expect(table).toMatch(/^Gmail\s.*\s+inbox 1 of 3, spam 2$/m);

@@ -67,6 +67,10 @@ describe('reportOf', () => {
       inbox: 3,
       spam: 0,
       missing: 0,
+      other: 0,
+      astray: 0,
+      unreachable: 0,
+      provider_astray: false,
     };
     const report = reportOf(check, T0 + 1000, {
       suspect: new Set(['c@mail.test']),

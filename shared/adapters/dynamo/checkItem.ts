@@ -6,6 +6,7 @@ import { RETENTION_MS } from '../../domain/limits';
 import type { PlacementDetails, RecordedDetails } from '../../domain/ports';
 import { num, str } from './itemFields';
 import { checkKey, type Item, type ItemType, openCheckKey } from './keys';
+import { seedMarksFromItem } from './seedHistoryItem';
 
 export interface StoredResult extends RecordedDetails {
   category: Category;
@@ -48,6 +49,7 @@ export const checkToItem = (check: Check): Item => {
     ...(pending.length > 0 ? { pending: new Set(pending) } : {}),
     ...(check.providers ? { providers: check.providers } : {}),
     ...(check.callback ? { callback: check.callback } : {}),
+    ...(check.seedMarks ? { seedMarks: check.seedMarks } : {}),
   };
 };
 
@@ -83,6 +85,9 @@ export const checkFromItem = (item: Item): Check => {
       : {}),
     ...(item.callback && typeof item.callback === 'object'
       ? { callback: item.callback as CheckCallback }
+      : {}),
+    ...(item.seedMarks && typeof item.seedMarks === 'object'
+      ? { seedMarks: seedMarksFromItem(item.seedMarks) }
       : {}),
   };
 };

@@ -1,7 +1,9 @@
 // Owns the calibration's metrics on Lambda (CloudWatch EMF through Powertools, names from shared/telemetry/metrics.ts):
-// each control copy as 1 in the inbox or 0 by provider, whose Average is the control inbox rate, and the suspect count.
+// each control copy as 1 in the inbox or 0 by provider, whose Average is the control inbox rate; per provider 1 when
+// most of its seeds lost the control (ControlAstray, never per mailbox); and the suspect count.
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { ControlRun, SeedCalibration } from '../../domain/seedHealth';
+import type { ControlRun } from '../../domain/controlRun';
+import type { SeedCalibration } from '../../domain/seedHealth';
 import { METRICS } from '../../telemetry/metrics';
 
 export const emitCalibration = (
@@ -15,6 +17,13 @@ export const emitCalibration = (
         .singleMetric()
         .addDimension(inbox.dimension, entry.provider)
         .addMetric(inbox.name, MetricUnit.Count, entry.placement === 'inbox' ? 1 : 0);
+  const astray = METRICS.controlAstray;
+  for (const { run } of runs)
+    for (const provider of Object.keys(run.byProvider))
+      metrics
+        .singleMetric()
+        .addDimension(astray.dimension, provider)
+        .addMetric(astray.name, MetricUnit.Count, run.providerAstray.includes(provider) ? 1 : 0);
   const suspect = runs.reduce((sum, { run }) => sum + run.suspect.length, 0);
   metrics.singleMetric().addMetric(METRICS.suspectSeeds.name, MetricUnit.Count, suspect);
 };

@@ -10,9 +10,12 @@ const controlText = (summary: ProviderSummary): string => {
   if (!control) return 'no control yet (npm run admin -- calibrate)';
   const astray = [
     ...(control.spam > 0 ? [`spam ${control.spam}`] : []),
+    ...(control.other > 0 ? [`other ${control.other}`] : []),
     ...(control.missing > 0 ? [`missing ${control.missing}`] : []),
+    ...(control.unreachable > 0 ? [`${control.unreachable} of them unreadable: login failures`] : []),
   ];
-  return `control inbox ${control.inbox} of ${control.total}${astray.length > 0 ? ` (${astray.join(', ')})` : ''}`;
+  const flagged = control.provider_astray ? '; most seeds lost it: provider or control sender flagged' : '';
+  return `control inbox ${control.inbox} of ${control.total}${astray.length > 0 ? ` (${astray.join(', ')})` : ''}${flagged}`;
 };
 
 const messageText = (summary: ProviderSummary): string =>
@@ -31,9 +34,13 @@ const readingText = (reading: ProviderReading): string => {
   const seeds = reading.suspectSeeds.map((email) => printable(email, 80)).join(', ');
   switch (reading.because) {
     case 'control-inbox':
-      return `${name}: ${order}: the control landed in the inbox there, so those seeds take good mail.`;
+      return `${name}: ${order}: the control landed in the inbox at every seed read there, so those seeds take good mail.`;
     case 'control-astray':
-      return `${name}: ${order}: the control went to spam or missing there too.`;
+      return `${name}: ${order}: the control missed the inbox at ${reading.control?.astray} of ${reading.control?.total} seeds there too.`;
+    case 'provider-astray':
+      return `${name}: ${order}: the control missed the inbox at most seeds there too: the provider (or the control sender) is flagged, not the seeds, and they stay counted.`;
+    case 'control-unreachable':
+      return `${name}: ${order}: the control could not be read there (login failures): its seeds' health is unknown.`;
     case 'suspect-seeds':
       return `${name}: ${order}: every copy in spam came from a suspect seed (${seeds}).`;
     case 'no-control':
@@ -41,10 +48,20 @@ const readingText = (reading: ProviderReading): string => {
   }
 };
 
+/** Where the marks come from: the check's own start, so later calibrations do not change this report. */
+const marksLines = (report: PlacementReport): string[] => {
+  const marks = report.seed_marks;
+  if (!marks?.calibration) return [];
+  const from = `calibration ${printable(marks.calibration.check_id, 40)} of ${marks.calibration.at}`;
+  return marks.state === 'stale'
+    ? [`seed health unknown: the latest calibration (${from}) was too old when this check started`]
+    : [`seed marks as of this check's start (${from}); later calibrations do not change them`];
+};
+
 /** Empty until a calibration ran in the scope (no provider has a control): nothing to set beside. */
 export const controlLines = (report: PlacementReport): string[] => {
   const providers = Object.entries(report.summary.by_provider);
-  if (!providers.some(([, summary]) => summary.control)) return [];
+  if (!providers.some(([, summary]) => summary.control)) return marksLines(report);
   const suspect = report.accounts.filter((account) => account.suspect === true);
   const readings = lookFirst(report);
   return [
@@ -58,6 +75,7 @@ export const controlLines = (report: PlacementReport): string[] => {
           `suspect seeds (shown, left out of the rates): ${suspect.map((account) => printable(account.email, 80)).join(', ')}`,
         ]
       : []),
+    ...marksLines(report),
     ...(readings.length > 0
       ? ['look first:', ...readings.map((reading, index) => `  ${index + 1}. ${readingText(reading)}`)]
       : []),

@@ -20,7 +20,9 @@ export const controlText = (control: ControlPlacement | null | undefined): strin
   if (!control) return '-';
   const spam = control.spam > 0 ? `, spam ${control.spam}` : '';
   const missing = control.missing > 0 ? `, ${control.missing} missing` : '';
-  return `inbox ${control.inbox} of ${control.total}${spam}${missing}`;
+  const other = control.other > 0 ? `, other ${control.other}` : '';
+  const flagged = control.provider_astray ? ' (provider flagged)' : '';
+  return `inbox ${control.inbox} of ${control.total}${spam}${other}${missing}${flagged}`;
 };
 
 /** What the interval columns mean, printed once under them. */
