@@ -6,11 +6,11 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { composeCalibration } from '../composition/calibration';
 import type { CliSettings } from '../config';
 import { systemClock } from '../domain/clock';
-import type { ControlRun } from '../domain/controlRun';
 import { InvalidInputError } from '../domain/errors';
 import { latestCalibrations, seedRecordOf } from '../domain/seedHealth';
 import { createLogger } from '../log';
-import { calibrate, calibrateScope, type ScopeCalibration } from '../usecases/calibrate';
+import { calibrate, calibrateScope } from '../usecases/calibrate';
+import { runJson, runLines } from './calibrationRun';
 import { formatTable } from './table';
 
 export interface CalibrationContext {
@@ -22,33 +22,6 @@ export interface CalibrationContext {
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-
-const runLines = ({ run }: ScopeCalibration): string[] => [
-  `scope ${run.scope}: control check ${run.checkId}`,
-  ...Object.entries(run.byProvider).map(
-    ([provider, counts]) =>
-      `  ${provider}: inbox ${counts.inbox} of ${counts.total}, spam ${counts.spam}, missing ${counts.missing}, other ${counts.other}; astray ${counts.astray}${counts.unreachable > 0 ? `, unreadable ${counts.unreachable} (login failures)` : ''}`,
-  ),
-  ...run.providerAstray.map(
-    (provider) =>
-      `  ${provider}: most seeds lost the control: the provider (or the control sender) is flagged, not the seeds; they stay counted`,
-  ),
-  `  suspect seeds: ${run.suspect.length > 0 ? run.suspect.join(', ') : 'none'}`,
-  ...(run.unreachable.length > 0
-    ? [`  unreadable seeds (login failures, health unknown): ${run.unreachable.join(', ')}`]
-    : []),
-];
-
-const runJson = (run: ControlRun) => ({
-  scope: run.scope,
-  check_id: run.checkId,
-  at: iso(run.at),
-  every_ms: run.everyMs,
-  by_provider: run.byProvider,
-  provider_astray: run.providerAstray,
-  suspect: run.suspect,
-  unreachable: run.unreachable,
-});
 
 /**
  * On the local store this process also runs a scanner loop over the local config's mailboxes (npm start may not be

@@ -3,9 +3,12 @@
 // real waiting), and the run names the seeds suspect after it: relative to their provider (a control in Trash counts,
 // one lost at most seeds flags the provider instead), never for a seed that could not be read, and however far apart
 // the calibrations are, on a store that purges by the items' own TTL.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { seedCalibrationFromItem, seedCalibrationToItem } from '../../shared/adapters/dynamo/seedHistoryItem';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { emitCalibration } from '../../shared/adapters/telemetry/calibrationMetrics';
+import { createMetrics } from '../../shared/adapters/telemetry/powertools';
+import { runLines } from '../../shared/cli/calibrationRun';
 import type { RegisteredAccount } from '../../shared/domain/account';
 import type { Check } from '../../shared/domain/check';
 import { CONTROL_HEADER, type ControlMail } from '../../shared/domain/controlMessage';
@@ -92,6 +95,8 @@ const setUp = () => {
   return { clock, deps, sent, runs, land: (next: Landing) => (landing = next) };
 };
 
+afterEach(() => vi.restoreAllMocks());
+
 describe('calibrate', () => {
   it('sends the control once to every seed of each active scope, rested ones too, and keeps each placement', async () => {
     const { clock, deps, sent, land } = setUp();
@@ -154,6 +159,11 @@ describe('calibrate', () => {
     }
     expect(runs.map((run) => run.providerAstray)).toEqual([['outlook'], ['outlook']]);
     expect(runs.at(-1)?.suspect).toEqual([]);
+    const [run] = runs.slice(-1);
+    if (!run) throw new Error('no run');
+    expect(runLines({ run, entries: [] })).toContain(
+      '  outlook: most seeds lost the control: the provider (or the control sender) is flagged, not the seeds; they stay counted',
+    );
   });
 
   it('a seed whose logins fail is unreadable, never suspect for its missing controls', async () => {
@@ -164,6 +174,14 @@ describe('calibrate', () => {
     }
     expect(runs.at(-1)?.unreachable).toEqual(['c@example.com']);
     expect(runs.at(-1)?.suspect).toEqual([]);
+    const [run] = runs.slice(-1);
+    if (!run) throw new Error('no run');
+    expect(runLines({ run, entries: [] })).toEqual([
+      `scope default: control check ${run.checkId}`,
+      '  outlook: inbox 2 of 3, spam 0, missing 1, other 0; astray 0, unreadable 1 (login failures)',
+      '  suspect seeds: none',
+      '  unreadable seeds (login failures, health unknown): c@example.com',
+    ]);
   });
 
   it('calibrations a month apart still make a seed suspect, on a store that purges by TTL', async () => {
@@ -183,5 +201,28 @@ describe('calibrate', () => {
     land({ 'a@example.com': 'primary' });
     await calibrate({ ...deps, everyMs: 6 * 3_600_000 });
     expect(runs[0]?.everyMs).toBe(6 * 3_600_000);
+  });
+
+  it('emits ControlAstray per provider, 1 where most seeds lost the control, with no per-mailbox dimension', async () => {
+    const { deps, land } = setUp();
+    land({ 'a@example.com': 'spam', 'b@example.com': 'trash', 'c@example.com': 'primary' });
+    const outcome = await calibrate(deps);
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    emitCalibration(createMetrics('calibration'), outcome.calibrated);
+    const astray = lines
+      .flatMap((line) => line.split('\n'))
+      .filter((line) => line.includes('"ControlAstray"'))
+      .map(
+        (line) =>
+          JSON.parse(line) as Record<string, unknown> & {
+            _aws: { CloudWatchMetrics: { Dimensions: string[][] }[] };
+          },
+      );
+    expect(astray.map((record) => [record.Provider, record.ControlAstray])).toEqual([['outlook', 1]]);
+    expect(astray[0]?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'Provider']]);
   });
 });
