@@ -32,9 +32,12 @@ export const TABLE_KEYS = {
   none: { read: [], write: [] },
   /** The API key and the check; for its report, the seeds' calibration history and the webhook's deliveries. */
   get: { read: ['apiKey', 'check', 'seedHistory', 'controlRun', 'webhook'], write: [] },
-  /** The API key, the per-key limits and the layout read; the check, its shard entries and the limits written. */
+  /**
+   * The API key, the per-key limits, the layout and the scope's latest control run (its seed marks) read; the
+   * check, its shard entries and the limits written.
+   */
   start: {
-    read: ['apiKey', 'check', 'inFlight', 'scopeInFlight', 'layout'],
+    read: ['apiKey', 'check', 'inFlight', 'scopeInFlight', 'layout', 'controlRun'],
     write: ['check', 'starts', 'inFlight', 'scopeInFlight'],
   },
   /**

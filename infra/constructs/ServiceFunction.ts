@@ -62,10 +62,17 @@ export const TABLE_ACCESS = {
    * start: the API key, the in-flight list and the shard layout (GetItem), the check and a first in-flight list
    * (PutItem, putOnce), the check's shard entries under a layout of several shards (BatchWriteItem,
    * DynamoCheckStore.create), the per-minute count and the in-flight list (UpdateItem, DynamoKeyUsage), active
-   * accounts of the scope (Query on accountsByScope, DynamoAccountRegistry.activeInScope).
+   * accounts of the scope (Query on accountsByScope, DynamoAccountRegistry.activeInScope), the scope's latest
+   * control run kept with the check as its seed marks (Query, DynamoSeedHistory.latestRun).
    */
   start: {
-    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+    table: [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:Query',
+    ],
     indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query'] },
     keys: TABLE_KEYS.start,
   },

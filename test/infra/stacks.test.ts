@@ -240,7 +240,7 @@ describe('least privilege', () => {
     ]);
   });
 
-  it('lets start do what its code sends: Get/Put/Update/BatchWriteItem on the table, Query on accounts by scope only', () => {
+  it('lets start do what its code sends: Get/Put/Update/BatchWriteItem and Query (its seed marks) on the table, Query on accounts by scope', () => {
     expect(grantsOf(statementsOfFunction(functionIds().start)).filter((g) => !g.startsWith('logs:'))).toEqual(
       [
         // The check's shard entries (DynamoCheckStore.create).
@@ -248,6 +248,8 @@ describe('least privilege', () => {
         'dynamodb:GetItem on table',
         'dynamodb:PutItem on table',
         `dynamodb:Query on index ${accountsByScope.name}`,
+        // The scope's latest control run, kept with the check as its seed marks (DynamoSeedHistory.latestRun).
+        'dynamodb:Query on table',
         'dynamodb:UpdateItem on table',
       ],
     );
