@@ -4,7 +4,7 @@ import type { Category } from './categories';
 import { isInbox } from './categories';
 
 /** How long a calibration is kept at least (the TTL); longer where its interval is long (retentionMs). */
-export const SEED_HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const SEED_HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Where one control copy ended up at one seed: `missing` when the check closed without it. */
 export type SeedPlacement = 'inbox' | 'spam' | 'other' | 'missing';
@@ -44,7 +44,7 @@ export interface SeedCalibration {
 const SUSPECT_AFTER = 2;
 export const SUSPECT_WINDOW = 3;
 /** A seed whose latest calibration is older than this many intervals has no known health. */
-export const STALE_AFTER_INTERVALS = 3;
+const STALE_AFTER_INTERVALS = 3;
 /**
  * The interval assumed where none is known yet (a scope's first calibration, an entry kept before intervals were):
  * 30 days, so a first calibration is kept 120 days and the next one, however late, still meets it.
@@ -64,7 +64,7 @@ export const outcomeOf = (entry: Pick<SeedCalibration, 'category' | 'loginFailur
 };
 
 /** The control went astray at this seed while most of its provider's seeds got it: evidence against the seed. */
-export const againstSeed = (entry: SeedCalibration): boolean =>
+const againstSeed = (entry: SeedCalibration): boolean =>
   outcomeOf(entry) === 'astray' && entry.providerAstray !== true;
 
 /** The latest `SUSPECT_WINDOW` calibrations of a history, newest first, whatever order it came in. */

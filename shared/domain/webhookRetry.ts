@@ -9,12 +9,12 @@ export const RETRY_WINDOW_MS = 24 * HOUR;
 const FIRST_DELAY_MS = 5 * SECOND;
 const GROWTH = 3;
 /** No backoff wait is longer (a Retry-After may ask for more): a receiver back after an outage is reached within this. */
-export const MAX_DELAY_MS = 6 * HOUR;
+const MAX_DELAY_MS = 6 * HOUR;
 /**
  * Each wait is drawn uniformly from the upper quarter of its step, [¾, 1] of it: enough spread that receivers coming
  * back do not get every retry at once, and since ¾ × 3 > 1 a wait is never shorter than the one before.
  */
-export const JITTER_FLOOR = 0.75;
+const JITTER_FLOOR = 0.75;
 /** Attempts kept on record and shown in the report; the window ends long before. */
 const MAX_ATTEMPTS = 30;
 
