@@ -1,6 +1,6 @@
 // Owns what to look at first when a message went to spam somewhere: set beside the latest control message at the
 // same provider, the message (content, sending side) or the seeds. Read from the placement report alone.
-import type { PlacementReport, ProviderSummary } from './placementReport';
+import type { ControlPlacement, PlacementReport, ProviderSummary } from './placementReport';
 
 /** `message`: content and sending-side findings; `seed`: the seeds themselves, or the path to them. */
 export type Suspect = 'message' | 'seed';
@@ -26,6 +26,19 @@ export interface ProviderReading {
   suspectSeeds: string[];
 }
 
+/** A report saved from a server that predates outcomes: whatever is not in the inbox counts as astray there. */
+const controlOf = (summary: ProviderSummary): ControlPlacement | null => {
+  const control: Partial<ControlPlacement> | null | undefined = summary.control;
+  if (!control) return null;
+  const { total = 0, inbox = 0 } = control;
+  return {
+    ...(control as ControlPlacement),
+    astray: control.astray ?? total - inbox,
+    unreachable: control.unreachable ?? 0,
+    provider_astray: control.provider_astray ?? false,
+  };
+};
+
 const readingOf = (report: PlacementReport, provider: string, summary: ProviderSummary): ProviderReading => {
   const spamSeeds = report.accounts.filter(
     (account) => account.provider === provider && account.category === 'spam',
@@ -33,7 +46,7 @@ const readingOf = (report: PlacementReport, provider: string, summary: ProviderS
   const suspectSeeds = spamSeeds
     .filter((account) => account.suspect === true)
     .map((account) => account.email);
-  const control = summary.control ?? null;
+  const control = controlOf(summary);
   const base = {
     provider,
     spam: summary.spam,

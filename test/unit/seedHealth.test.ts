@@ -193,6 +193,14 @@ describe('what to look at first', () => {
     );
   });
 
+  it('a saved report from before outcomes: a control not in the inbox is read as astray', () => {
+    const report = sampleReport();
+    const older = { check_id: 'ctl', at: report.started_at, total: 3, inbox: 0, spam: 0, missing: 0 };
+    (report.summary.by_provider.imap as { control?: unknown }).control = older;
+    expect(lookFirst(report)[0]).toMatchObject({ because: 'control-astray', control: { astray: 3 } });
+    expect(controlLines(report).join('\n')).not.toContain('landed in the inbox');
+  });
+
   it('a control missing where logins failed is unreadable, not astray', () => {
     const report = sampleReport();
     (report.summary.by_provider.imap as { control?: unknown }).control = control(0, 0, 2, 0, 2);
