@@ -94,6 +94,24 @@ const dmarcCases: TestRecord[] = [
   [`_dmarc.notdmarc.${s}`, 'TXT', 'v=spf1 -all'],
 ];
 
+/** RFC 6376 section 3.6.1 key records, RFC 5321/7505 MX, generic reverse DNS and BIMI cases. */
+const keyS1 = () => dkimPublic('sender.test.s1.key');
+const otherCases = (): TestRecord[] => [
+  [`testing._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; t=y; p=${keyS1()}`],
+  [`sha1._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; h=sha1; p=${keyS1()}`],
+  [`other._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; s=other; p=${keyS1()}`],
+  [`dupp._domainkey.${s}`, 'TXT', `v=DKIM1; p=${keyS1()}; p=${keyS1()}`],
+  [`extra._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; p=${keyS1()}`],
+  [`extra._domainkey.${s}`, 'TXT', 'site-verification=0123456789'],
+  [`implicit.${s}`, 'A', '127.0.0.1'],
+  [`nullplus.${s}`, 'MX', '0 .'],
+  [`nullplus.${s}`, 'MX', `10 mx.${s}`],
+  ['5.0.0.127.in-addr.arpa', 'PTR', `127-0-0-5.dynamic.${s}`],
+  [`127-0-0-5.dynamic.${s}`, 'A', '127.0.0.5'],
+  ['default._bimi.decline.offsite.test', 'TXT', 'v=BIMI1; l=;'],
+  ['default._bimi.spaced.offsite.test', 'TXT', 'v = BIMI1; l=https://offsite.test/logo.svg'],
+];
+
 const senders: TestRecord[] = [
   [s, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
   [s, 'MX', `10 mx.${s}`],
@@ -107,6 +125,7 @@ const senders: TestRecord[] = [
   ...deepSpf,
   ...spfTree,
   ...dmarcCases,
+  ...otherCases(),
   // Three names that do not exist: RFC 7208 allows two such void lookups.
   [`void.${s}`, 'TXT', `v=spf1 a:gone1.${s} a:gone2.${s} a:gone3.${s} ip4:127.0.0.1 -all`],
   [`plusall.${s}`, 'TXT', 'v=spf1 +all'],
