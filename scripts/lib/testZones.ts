@@ -56,7 +56,7 @@ const deepSpf: TestRecord[] = [
   ...[1, 2, 3].map((i): TestRecord => [`h${i}.${s}`, 'A', `127.0.0.${10 + i}`]),
 ];
 
-/** Issue 42's SPF defects: what the audit's own walk must judge (mailauth judges the sending IP, not these). */
+/** SPF record defects the audit's own walk must judge (mailauth judges the sending IP, not these). */
 const spfTree: TestRecord[] = [
   // Two includes of one record are no loop, nor is one record reached through a CNAME alias.
   [`twoinc.${s}`, 'TXT', `v=spf1 include:inca.${s} include:incb.${s} -all`],

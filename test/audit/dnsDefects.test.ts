@@ -1,4 +1,4 @@
-// Issue 42's DKIM key, MX, reverse DNS and BIMI defects as tables against the loopback DNS server: each row failed
+// DKIM key, MX, reverse DNS and BIMI defects as tables against the loopback DNS server: each row failed
 // on the audit before, and each DKIM key row is also asked of mailauth's key reader (its getPublicKey, what its DKIM
 // verifier uses), whose answer the row records where it differs from RFC 6376 section 3.6.1 (docs/audit.md).
 import { createRequire } from 'node:module';

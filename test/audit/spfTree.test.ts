@@ -1,4 +1,4 @@
-// The SPF audit's own walk (what mailauth does not judge) against the loopback DNS server: issue 42's defects as a
+// The SPF audit's own walk (what mailauth does not judge) against the loopback DNS server: its defects as a
 // table (two includes of one record, a CNAME alias, +all behind include and redirect, void exists:, syntax mailauth
 // reads past, an mx naming 11 hosts), and the sending IP's verdict taken from mailauth.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
