@@ -162,7 +162,8 @@ const senders: TestRecord[] = [
   ['mailer.offsite.test', 'TXT', `v=spf1 ip4:${AUDIT_SENDING_IPS.clean} -all`],
   ['s1._domainkey.mailer.offsite.test', 'TXT', `v=DKIM1; k=rsa; p=${dkimPublic('sender.test.s1.key')}`],
   ['offsite.test', 'TXT', 'v=spf1 ip4:192.0.2.1 -all'],
-  ['_dmarc.offsite.test', 'TXT', 'v=DMARC1; p=reject'],
+  // np=none (DMARCbis): a subdomain that does not exist gets no enforcement; those that exist get p=reject.
+  ['_dmarc.offsite.test', 'TXT', 'v=DMARC1; p=reject; np=none'],
 ];
 
 /** IPv4 as a DNSBL query prefix: octets reversed. */

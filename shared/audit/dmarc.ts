@@ -123,6 +123,20 @@ const shortfalls = (record: DmarcRecord, policy: DmarcPolicy): string[] => {
   return problems;
 };
 
+/** DMARCbis: a name for which A, AAAA and MX all answer NXDOMAIN does not exist. */
+const nonexistent = async (dns: CheckDns, domain: string) =>
+  (await Promise.all((['A', 'AAAA', 'MX'] as const).map((type) => dns.lookup(domain, type)))).every(
+    (answer) => answer.kind === 'none' && answer.reason === 'nxdomain',
+  );
+
+/** The policy for the From domain: its own p=; a subdomain without a record gets sp= (or p=), np= if it does not exist. */
+const policyFor = async (dns: CheckDns, domain: string, record: DmarcRecord): Promise<DmarcPolicy> => {
+  if (record.at === domain) return record.policy;
+  if (record.nonexistentPolicy !== undefined && (await nonexistent(dns, domain)))
+    return record.nonexistentPolicy;
+  return record.subdomainPolicy ?? record.policy;
+};
+
 /** The DMARC audit of the From domain: published at enforcement on every message, or what falls short. */
 export const auditDmarc = async (dns: CheckDns, fromDomain: string): Promise<DmarcAudit> => {
   const domain = fromDomain.toLowerCase().replace(/\.$/, '');
@@ -134,8 +148,7 @@ export const auditDmarc = async (dns: CheckDns, fromDomain: string): Promise<Dma
     return fail(`_dmarc.${found.at} holds ${found.texts.length} DMARC records, so receivers apply no DMARC`);
   const record = parseDmarc(found.texts[0] ?? '', found.at);
   if ('invalid' in record) return fail(record.invalid);
-  // A subdomain without a record of its own gets the organizational record's sp= (or its p=).
-  const policy = record.at !== domain ? (record.subdomainPolicy ?? record.policy) : record.policy;
+  const policy = await policyFor(dns, domain, record);
   const problems = shortfalls(record, policy);
   const rua = record.rua.length > 0 ? '' : ' (no rua=: no aggregate reports)';
   if (problems.length > 0) return fail(`DMARC of ${domain}: ${problems.join('; ')}${rua}`, record);

@@ -57,6 +57,8 @@ describe('DMARC discovery (RFC 7489 section 6.6.3, DMARCbis)', () => {
       'reject',
     ],
     ['notdmarc.sender.test', 'pass', { record: { at: 'sender.test' } }, 'reject'],
+    ['mailer.offsite.test', 'pass', { reason: 'p=reject' }, 'reject'],
+    ['ghost.offsite.test', 'fail', { reason: 'p=none', record: { nonexistentPolicy: 'none' } }, 'reject'],
   ] as const)('%s: the audit says %s, %j; mailauth finds %s', async (domain, judgement, says, byMailauth) => {
     const audit = await auditDmarc(checkDns(), domain);
     expect(audit.judgement).toBe(judgement);
