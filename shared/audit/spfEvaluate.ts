@@ -1,6 +1,6 @@
 // Owns the SPF verdict for one sending IP (RFC 7208 check_host): mailauth evaluates it over the check's DNS, and
 // the audit's syntax lint (spfSyntax.ts) turns a record mailauth would read past into the permerror the RFC gives.
-import { spf } from 'mailauth';
+import { spf } from 'mailauth/lib/spf';
 import { type CheckDns, dnsName } from './checkDns';
 import { mailauthResolver } from './mailauthDns';
 import { spfSyntaxError } from './spfSyntax';
