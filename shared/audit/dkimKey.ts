@@ -29,18 +29,19 @@ const rsaBits = (der: Buffer): number | undefined => {
   return undefined;
 };
 
-/** The first tag named twice, if any. */
+/** The first tag named twice, if any (one pass: the record is the sender's to write). */
 const repeatedTag = (text: string): string | undefined => {
-  const names = text
-    .split(';')
-    .map((part) =>
-      part
-        .slice(0, Math.max(0, part.indexOf('=')))
-        .trim()
-        .toLowerCase(),
-    )
-    .filter((name) => name !== '');
-  return names.find((name, at) => names.indexOf(name) !== at);
+  const seen = new Set<string>();
+  for (const part of text.split(';')) {
+    const name = part
+      .slice(0, Math.max(0, part.indexOf('=')))
+      .trim()
+      .toLowerCase();
+    if (name === '') continue;
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
 };
 
 /** A colon-separated list tag (t=, h=, s=), lower-cased. */
