@@ -19,7 +19,15 @@ export interface DnsServer {
   stop(): Promise<void>;
 }
 
-const knotConfig = (dir: string, port: number, origins: string[]) =>
+/** What one server serves: zone files by origin, origins configured without a file (knotd answers SERVFAIL for
+ * them: how a test makes a name fail as a timeout would), and a name whose SOA says it is serving. */
+export interface ServedZones {
+  files: ReadonlyMap<string, string>;
+  failing?: readonly string[];
+  probe?: string;
+}
+
+const knotConfig = (dir: string, port: number, origins: string[], failing: readonly string[]) =>
   [
     'server:',
     `    rundir: "${dir}"`,
@@ -38,19 +46,29 @@ const knotConfig = (dir: string, port: number, origins: string[]) =>
     '    journal-content: none',
     '    zonefile-sync: -1',
     'zone:',
-    ...origins.map((origin) => `  - domain: ${origin}\n    file: ${origin}.zone`),
+    ...origins.map((origin) => `  - domain: ${origin}\n    file: ${fileOf(origin)}`),
+    ...failing.map((origin) => `  - domain: ${origin}\n    file: absent-${fileOf(origin)}`),
     '',
   ].join('\n');
 
+/** A zone file's name: the root zone's origin is `.`. */
+const fileOf = (origin: string) => `${origin === '.' ? 'root' : origin}.zone`;
+
 /** Resolves once the server answers for the first zone, or rejects after `ms` with what knotd printed. */
-const waitUntilServing = async (port: number, child: ChildProcess, output: () => string, ms = 10_000) => {
+const waitUntilServing = async (
+  port: number,
+  child: ChildProcess,
+  output: () => string,
+  probe: string,
+  ms = 10_000,
+) => {
   const resolver = new Resolver({ timeout: 200, tries: 1 });
   resolver.setServers([`127.0.0.1:${port}`]);
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (child.exitCode !== null) break;
     try {
-      await resolver.resolveTxt('sender.test');
+      await resolver.resolveSoa(probe);
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -59,15 +77,17 @@ const waitUntilServing = async (port: number, child: ChildProcess, output: () =>
   throw new Error(`knotd did not start serving the test zones:\n${output().slice(-2000)}`);
 };
 
-/** Starts knotd on the test zones; `stop` ends it and removes its folder. */
-export const startDnsServer = async (): Promise<DnsServer> => {
+/** Starts knotd on the test zones (or the zones given); `stop` ends it and removes its folder. */
+export const startDnsServer = async (
+  zones: ServedZones = { files: zoneFiles(), probe: 'sender.test' },
+): Promise<DnsServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'test-dns-'));
   mkdirSync(join(dir, 'zones'));
-  const files = zoneFiles();
-  for (const [origin, text] of files) writeFileSync(join(dir, 'zones', `${origin}.zone`), text);
+  const { files, failing = [] } = zones;
+  for (const [origin, text] of files) writeFileSync(join(dir, 'zones', fileOf(origin)), text);
   const port = await freePort();
   const config = join(dir, 'knot.conf');
-  writeFileSync(config, knotConfig(dir, port, [...files.keys()]));
+  writeFileSync(config, knotConfig(dir, port, [...files.keys()], failing));
   const child = spawn(KNOTD_PATH, ['-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout?.on('data', (chunk) => (text += chunk));
@@ -80,7 +100,7 @@ export const startDnsServer = async (): Promise<DnsServer> => {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntilServing(port, child, () => text);
+    await waitUntilServing(port, child, () => text, zones.probe ?? [...files.keys()][0] ?? '.');
   } catch (error) {
     await stop();
     throw error;

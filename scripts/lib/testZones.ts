@@ -6,7 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One resource record: owner name (no trailing dot), type, value in zone-file order (TXT unquoted, whole). */
-export type TestRecord = readonly [name: string, type: 'A' | 'AAAA' | 'TXT' | 'MX' | 'PTR', value: string];
+export type TestRecord = readonly [
+  name: string,
+  type: 'A' | 'AAAA' | 'TXT' | 'MX' | 'PTR' | 'CNAME',
+  value: string,
+];
 
 const fixtures = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'dkim');
 /** The p= of a DKIM record: the public half of a fixture's private key, DER (SPKI) in base64. */
@@ -52,6 +56,62 @@ const deepSpf: TestRecord[] = [
   ...[1, 2, 3].map((i): TestRecord => [`h${i}.${s}`, 'A', `127.0.0.${10 + i}`]),
 ];
 
+/** SPF record defects the audit's own walk must judge (mailauth judges the sending IP, not these). */
+const spfTree: TestRecord[] = [
+  // Two includes of one record are no loop, nor is one record reached through a CNAME alias.
+  [`twoinc.${s}`, 'TXT', `v=spf1 include:inca.${s} include:incb.${s} -all`],
+  [`inca.${s}`, 'TXT', `v=spf1 include:incc.${s} -all`],
+  [`incb.${s}`, 'TXT', `v=spf1 include:incc.${s} -all`],
+  [`incc.${s}`, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
+  [`alias.${s}`, 'CNAME', `inca.${s}`],
+  [`aliased.${s}`, 'TXT', `v=spf1 include:inca.${s} include:alias.${s} -all`],
+  [`selfloop.${s}`, 'TXT', `v=spf1 include:selfloop.${s} -all`],
+  // +all behind an include and behind a redirect; behind ?include it passes no one.
+  [`plusinc.${s}`, 'TXT', `v=spf1 include:plusall.${s} -all`],
+  [`plusredir.${s}`, 'TXT', `v=spf1 redirect=plusall.${s}`],
+  [`neutralinc.${s}`, 'TXT', `v=spf1 ?include:plusall.${s} -all`],
+  // exists: targets are lookups that can be void.
+  [`voidexists.${s}`, 'TXT', `v=spf1 exists:gone1.${s} exists:gone2.${s} exists:gone3.${s} -all`],
+  // Syntax mailauth reads past.
+  [`badcidr.${s}`, 'TXT', 'v=spf1 ip4:192.0.2.1/33 -all'],
+  [`badterm.${s}`, 'TXT', 'v=spf1 foo:bar -all'],
+  [`baddot.${s}`, 'TXT', 'v=spf1 ip4:127.0.0.1 -all.'],
+  // An mx that names 11 hosts (section 4.6.4 allows 10).
+  [`manymx.${s}`, 'TXT', 'v=spf1 mx -all'],
+  ...Array.from({ length: 11 }, (_, i): TestRecord => [`manymx.${s}`, 'MX', `${i} mx.${s}`]),
+];
+
+/** RFC 7489 section 6.6.3 and DMARCbis cases under sender.test, whose own record is p=reject. */
+const dmarcCases: TestRecord[] = [
+  [`_dmarc.twodmarc.${s}`, 'TXT', 'v=DMARC1; p=none'],
+  [`_dmarc.twodmarc.${s}`, 'TXT', 'v=DMARC1; p=reject'],
+  [`_dmarc.bogusp.${s}`, 'TXT', 'v=DMARC1; p=bogus'],
+  [`_dmarc.ruaonly.${s}`, 'TXT', `v=DMARC1; rua=mailto:dmarc@${s}`],
+  [`_dmarc.bogussp.${s}`, 'TXT', 'v=DMARC1; p=reject; sp=bogus'],
+  [`_dmarc.bogussprua.${s}`, 'TXT', `v=DMARC1; p=reject; sp=bogus; rua=mailto:dmarc@${s}`],
+  [`_dmarc.testing.${s}`, 'TXT', `v=DMARC1; p=reject; t=y; rua=mailto:dmarc@${s}`],
+  [`_dmarc.npsd.${s}`, 'TXT', `v=DMARC1; p=reject; sp=quarantine; np=reject; psd=n; rua=mailto:dmarc@${s}`],
+  [`_dmarc.notdmarc.${s}`, 'TXT', 'v=spf1 -all'],
+];
+
+/** RFC 6376 section 3.6.1 key records, RFC 5321/7505 MX, generic reverse DNS and BIMI cases. */
+const keyS1 = () => dkimPublic('sender.test.s1.key');
+const otherCases = (): TestRecord[] => [
+  [`testing._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; t=y; p=${keyS1()}`],
+  [`sha1._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; h=sha1; p=${keyS1()}`],
+  [`other._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; s=other; p=${keyS1()}`],
+  [`dupp._domainkey.${s}`, 'TXT', `v=DKIM1; p=${keyS1()}; p=${keyS1()}`],
+  [`extra._domainkey.${s}`, 'TXT', `v=DKIM1; k=rsa; p=${keyS1()}`],
+  [`extra._domainkey.${s}`, 'TXT', 'site-verification=0123456789'],
+  [`implicit.${s}`, 'A', '127.0.0.1'],
+  [`nullplus.${s}`, 'MX', '0 .'],
+  [`nullplus.${s}`, 'MX', `10 mx.${s}`],
+  ['5.0.0.127.in-addr.arpa', 'PTR', `127-0-0-5.dynamic.${s}`],
+  [`127-0-0-5.dynamic.${s}`, 'A', '127.0.0.5'],
+  ['default._bimi.decline.offsite.test', 'TXT', 'v=BIMI1; l=;'],
+  ['default._bimi.spaced.offsite.test', 'TXT', 'v = BIMI1; l=https://offsite.test/logo.svg'],
+];
+
 const senders: TestRecord[] = [
   [s, 'TXT', 'v=spf1 ip4:127.0.0.1 -all'],
   [s, 'MX', `10 mx.${s}`],
@@ -63,6 +123,9 @@ const senders: TestRecord[] = [
   [`revoked._domainkey.${s}`, 'TXT', 'v=DKIM1; k=rsa; p='],
   [`default._bimi.${s}`, 'TXT', `v=BIMI1; l=https://${s}/logo.svg; a=https://${s}/vmc.pem`],
   ...deepSpf,
+  ...spfTree,
+  ...dmarcCases,
+  ...otherCases(),
   // Three names that do not exist: RFC 7208 allows two such void lookups.
   [`void.${s}`, 'TXT', `v=spf1 a:gone1.${s} a:gone2.${s} a:gone3.${s} ip4:127.0.0.1 -all`],
   [`plusall.${s}`, 'TXT', 'v=spf1 +all'],
@@ -99,7 +162,8 @@ const senders: TestRecord[] = [
   ['mailer.offsite.test', 'TXT', `v=spf1 ip4:${AUDIT_SENDING_IPS.clean} -all`],
   ['s1._domainkey.mailer.offsite.test', 'TXT', `v=DKIM1; k=rsa; p=${dkimPublic('sender.test.s1.key')}`],
   ['offsite.test', 'TXT', 'v=spf1 ip4:192.0.2.1 -all'],
-  ['_dmarc.offsite.test', 'TXT', 'v=DMARC1; p=reject'],
+  // np=none (DMARCbis): a subdomain that does not exist gets no enforcement; those that exist get p=reject.
+  ['_dmarc.offsite.test', 'TXT', 'v=DMARC1; p=reject; np=none'],
 ];
 
 /** IPv4 as a DNSBL query prefix: octets reversed. */

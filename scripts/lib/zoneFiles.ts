@@ -21,7 +21,7 @@ const rdata = ([, type, value]: TestRecord) => {
   if (type === 'TXT') return txtStrings(value);
   // Host names in MX and PTR are absolute.
   if (type === 'MX') return value.endsWith('.') ? value : `${value}.`;
-  if (type === 'PTR') return `${value}.`;
+  if (type === 'PTR' || type === 'CNAME') return `${value}.`;
   return value;
 };
 

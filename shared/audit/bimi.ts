@@ -1,11 +1,13 @@
-// Owns the BIMI record audit (the AuthIndicators working group's BIMI draft, section 4): default._bimi at the From
-// domain or its organizational domain, v=BIMI1 with an https logo (l=) and optionally a mark certificate (a=).
+// Owns the BIMI record audit (the AuthIndicators working group's BIMI draft, sections 4 and 7): default._bimi at the
+// From domain or its organizational domain, v=BIMI1 (spaces around "=" allowed, as in any tag-list) with an https
+// logo (l=) and optionally a mark certificate (a=); an empty l= and a= decline BIMI on purpose. Receivers show a logo
+// only when DMARC is at enforcement (p=quarantine or reject, on all mail), so without it the record does nothing.
 // Optional for delivery: the verdict weighs it as such.
 import type { CheckDns } from './checkDns';
-import { organizationalDomain } from './dmarc';
+import { type DmarcAudit, organizationalDomain } from './dmarc';
 import { type DnsJudgement, MAX_RECORD_CHARS, recordsOf, tagList } from './dnsJudgement';
 
-const SOURCE = 'draft-brand-indicators-for-message-identification (BIMI), section 4';
+const SOURCE = 'draft-brand-indicators-for-message-identification (BIMI), sections 4 and 7';
 
 export interface BimiAudit extends DnsJudgement {
   logo: string | undefined;
@@ -17,11 +19,17 @@ const recordAt = async (dns: CheckDns, domain: string) => {
   if (answer.kind === 'unknown') return answer;
   return {
     kind: 'found' as const,
-    records: (recordsOf(answer) ?? []).filter((text) => /^v=BIMI1(;|$)/i.test(text)),
+    records: (recordsOf(answer) ?? []).filter((text) => /^v\s*=\s*BIMI1\s*(;|$)/i.test(text)),
   };
 };
 
-export const auditBimi = async (dns: CheckDns, fromDomain: string): Promise<BimiAudit> => {
+/** Why a logo would not be shown for want of DMARC at enforcement; undefined when DMARC is there. */
+const dmarcShortfall = (dmarc: DmarcAudit): string | undefined => {
+  if (dmarc.judgement === 'pass') return undefined;
+  return `receivers show no BIMI logo without DMARC at enforcement (${dmarc.reason})`;
+};
+
+export const auditBimi = async (dns: CheckDns, fromDomain: string, dmarc: DmarcAudit): Promise<BimiAudit> => {
   const none = { logo: undefined, certificate: undefined, source: SOURCE };
   let found = await recordAt(dns, fromDomain);
   const org = organizationalDomain(fromDomain);
@@ -37,8 +45,14 @@ export const auditBimi = async (dns: CheckDns, fromDomain: string): Promise<Bimi
   const tags = tagList((found.records[0] ?? '').slice(0, MAX_RECORD_CHARS));
   const logo = tags.get('l') || undefined;
   const certificate = tags.get('a') || undefined;
+  if (logo === undefined && certificate === undefined)
+    return { ...none, judgement: 'pass', reason: `${fromDomain} declines BIMI on purpose (empty l=)` };
   if (!logo?.startsWith('https://'))
     return { ...none, certificate, judgement: 'fail', reason: 'the BIMI record has no https logo (l=)' };
+  if (dmarc.judgement === 'unknown') return { ...none, judgement: 'unknown', reason: dmarc.reason };
+  const shortfall = dmarcShortfall(dmarc);
+  if (shortfall !== undefined)
+    return { logo, certificate, source: SOURCE, judgement: 'fail', reason: shortfall };
   const mark = certificate ? ' with a mark certificate' : ', without a mark certificate (a=)';
   return { logo, certificate, source: SOURCE, judgement: 'pass', reason: `BIMI logo ${logo}${mark}` };
 };

@@ -11,7 +11,12 @@ import {
 } from './dnsPort';
 
 export interface CheckDns {
-  lookup<T extends DnsType>(name: string, type: T): Promise<DnsAnswer<DnsRecordTypes[T]>>;
+  /** `anyOctets`: the name may hold any printable ASCII in a label (an SPF macro's expansion, RFC 7208 section 7). */
+  lookup<T extends DnsType>(
+    name: string,
+    type: T,
+    options?: { anyOctets?: boolean },
+  ): Promise<DnsAnswer<DnsRecordTypes[T]>>;
   /** Ends the budget early and releases its timer: the check's audit is done. */
   close(): void;
 }
@@ -21,13 +26,19 @@ export const MAX_LOOKUPS_PER_CHECK = 200;
 
 const MAX_NAME_LENGTH = 253;
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+/** Any printable ASCII but the dot: DNS carries any octet (RFC 2181 section 11), and SPF's names may hold these. */
+const ANY_LABEL = /^[\x20-\x2d\x2f-\x7e]{1,63}$/;
 
-/** A name as DNS takes it (RFC 1035 lengths; letters, digits, hyphen and underscore): lower-case, no trailing dot. */
-export const dnsName = (name: string): string | undefined => {
+/**
+ * A name as DNS takes it (RFC 1035 lengths; letters, digits, hyphen and underscore, or with `anyOctets` any printable
+ * ASCII): lower-case, no trailing dot.
+ */
+export const dnsName = (name: string, anyOctets = false): string | undefined => {
   if (name.length > MAX_NAME_LENGTH + 1) return undefined;
   const plain = name.toLowerCase().replace(/\.$/, '');
   if (plain === '' || plain.length > MAX_NAME_LENGTH) return undefined;
-  return plain.split('.').every((label) => LABEL.test(label)) ? plain : undefined;
+  const label = anyOctets ? ANY_LABEL : LABEL;
+  return plain.split('.').every((part) => label.test(part)) ? plain : undefined;
 };
 
 export const createCheckDns = (resolver: DnsResolverPort, clock: Clock, budgetMs: number): CheckDns => {
@@ -39,8 +50,12 @@ export const createCheckDns = (resolver: DnsResolverPort, clock: Clock, budgetMs
     controller.abort();
     return unknownAnswer(`DNS unknown: lookups did not finish within ${budgetMs} ms`);
   });
-  const lookup = <T extends DnsType>(name: string, type: T): Promise<DnsAnswer<DnsRecordTypes[T]>> => {
-    const plain = dnsName(name);
+  const lookup = <T extends DnsType>(
+    name: string,
+    type: T,
+    options: { anyOctets?: boolean } = {},
+  ): Promise<DnsAnswer<DnsRecordTypes[T]>> => {
+    const plain = dnsName(name, options.anyOctets);
     if (plain === undefined) return Promise.resolve(unknownAnswer('not a valid DNS name'));
     const key = `${type} ${plain}`;
     const known = cache.get(key);

@@ -107,62 +107,77 @@ const blocklistOutcome = (outcome: Outcome, results: BlocklistResult[]) => {
 const severity = (spfOrDmarc: DnsJudgement, severe: Severity, mild: Severity) =>
   /no (SPF|DMARC) record|permerror|\+all/.test(spfOrDmarc.reason) ? severe : mild;
 
-/** Runs every DNS check of one copy at once; nothing here throws, every failure is a finding or a "not checked". */
-export const auditDns = async (
-  dns: CheckDns,
-  subjects: DnsSubjects,
-  options: DnsAuditOptions = {},
-): Promise<DnsResults> => {
-  const settings = (list: DnsBlocklist): ListZoneSettings => ({
-    zone: options.zones?.[list.id],
-    spamhausDqsKey: options.spamhausDqsKey,
-  });
-  const from = subjects.fromDomain;
-  const spfDomain = subjects.returnPathDomain ?? from;
-  const signatures = subjects.dkim.slice(0, MAX_DKIM_SIGNATURES);
-  const listDomains = [
+/** The org domains the domain lists are asked about: From, Return-Path, DKIM d= and link domains, the first 10. */
+const listDomainsOf = (subjects: DnsSubjects, signatures: DnsSubjects['dkim']) =>
+  [
     ...new Set(
-      [from, subjects.returnPathDomain, ...signatures.map((s) => s.domain), ...subjects.linkDomains]
+      [
+        subjects.fromDomain,
+        subjects.returnPathDomain,
+        ...signatures.map((s) => s.domain),
+        ...subjects.linkDomains,
+      ]
         .filter((domain): domain is string => domain !== undefined)
         .map(organizationalDomain),
     ),
   ].slice(0, MAX_LIST_DOMAINS);
+
+/** Every blocklist asked at once: the sending IP of the IP lists, each domain of the domain lists. */
+const askBlocklists = async (
+  dns: CheckDns,
+  subjects: DnsSubjects,
+  domains: string[],
+  options: DnsAuditOptions,
+) => {
+  const settings = (list: DnsBlocklist): ListZoneSettings => ({
+    zone: options.zones?.[list.id],
+    spamhausDqsKey: options.spamhausDqsKey,
+  });
   const ip = subjects.sendingIp;
-  const [spf, dmarc, mx, bimi, ptr, keys, ipListings, domainListings] = await Promise.all([
-    spfDomain ? auditSpf(dns, spfDomain) : undefined,
-    from ? auditDmarc(dns, from) : undefined,
-    from ? auditMx(dns, from) : undefined,
-    from ? auditBimi(dns, from) : undefined,
-    ip ? auditPtr(dns, ip) : undefined,
-    Promise.all(signatures.map((s) => auditDkimKey(dns, s.domain, s.selector))),
+  const [ipListings, domainListings] = await Promise.all([
     ip
       ? Promise.all(
           (options.ipLists ?? IP_BLOCKLISTS).map((list) => checkBlocklist(dns, list, ip, settings(list))),
         )
       : [],
     Promise.all(
-      listDomains.flatMap((domain) =>
+      domains.flatMap((domain) =>
         (options.domainLists ?? DOMAIN_BLOCKLISTS).map((list) =>
           checkBlocklist(dns, list, domain, settings(list)),
         ),
       ),
     ),
   ]);
-  const alignment =
-    from && dmarc && dmarc.judgement !== 'unknown'
-      ? auditAlignment(
-          {
-            fromDomain: from,
-            spfDomain: subjects.returnPathDomain,
-            dkimDomains: signatures.map((s) => s.domain),
-          },
-          dmarc.record,
-        )
-      : undefined;
-  const outcome: Outcome = { findings: [], notChecked: [] };
-  if (!from) outcome.notChecked.push({ id: 'dns.from', why: 'no single From domain to look up' });
-  if (!ip) outcome.notChecked.push({ id: 'dns.ptr', why: "the receiver's Received names no sending IP" });
-  const all = 'all' as const;
+  return [...ipListings, ...domainListings];
+};
+
+/** The record audits at once; BIMI waits for DMARC, which it needs at enforcement. */
+const auditRecords = async (dns: CheckDns, subjects: DnsSubjects, signatures: DnsSubjects['dkim']) => {
+  const { fromDomain: from, sendingIp: ip } = subjects;
+  const spfDomain = subjects.returnPathDomain ?? from;
+  const dmarcRun = from ? auditDmarc(dns, from) : undefined;
+  const [spf, dmarc, mx, bimi, ptr, keys] = await Promise.all([
+    spfDomain ? auditSpf(dns, spfDomain, ip) : undefined,
+    dmarcRun,
+    from ? auditMx(dns, from) : undefined,
+    from && dmarcRun ? dmarcRun.then((result) => auditBimi(dns, from, result)) : undefined,
+    ip ? auditPtr(dns, ip) : undefined,
+    Promise.all(signatures.map((s) => auditDkimKey(dns, s.domain, s.selector))),
+  ]);
+  return { spf, dmarc, mx, bimi, ptr, keys };
+};
+
+type Records = Awaited<ReturnType<typeof auditRecords>>;
+const all = 'all' as const;
+
+/** Each record audit's finding or "not checked", under the ids the findings have always had. */
+const recordOutcome = (
+  outcome: Outcome,
+  records: Records,
+  from: string | undefined,
+  ip: string | undefined,
+) => {
+  const { spf, dmarc, mx, bimi, ptr } = records;
   if (spf)
     judged(outcome, 'dns.spf', spf, {
       severity: severity(spf, 'high', 'medium'),
@@ -173,18 +188,6 @@ export const auditDns = async (
     judged(outcome, 'dns.dmarc', dmarc, {
       severity: severity(dmarc, 'high', 'medium'),
       fix: `Publish a DMARC record at _dmarc.${from} and move to p=quarantine or p=reject once its reports show your mail aligned.`,
-      mattersFor: all,
-    });
-  if (alignment)
-    judged(outcome, 'dns.dmarc-alignment', alignment, {
-      severity: 'high',
-      fix: `Sign with DKIM d=${from} or send with a Return-Path in ${from}, so DMARC can pass.`,
-      mattersFor: all,
-    });
-  for (const [at, key] of keys.entries())
-    judged(outcome, `dns.dkim-key.${signatures[at]?.selector}.${signatures[at]?.domain}`, key, {
-      severity: key.bits !== undefined && key.bits >= 1024 ? 'medium' : 'high',
-      fix: 'Publish a 2048-bit RSA key under a new selector and sign with it.',
       mattersFor: all,
     });
   if (mx)
@@ -202,11 +205,57 @@ export const auditDns = async (
   if (ptr)
     judged(outcome, 'dns.ptr', ptr, {
       severity: 'high',
-      fix: `Have the owner of ${ip} set a PTR naming a host that resolves back to ${ip}.`,
+      fix: `Have the owner of ${ip} set a PTR naming a host of yours that resolves back to ${ip}.`,
       mattersFor: all,
     });
-  blocklistOutcome(outcome, [...ipListings, ...domainListings]);
+};
+
+const keyOutcome = (outcome: Outcome, keys: Records['keys'], signatures: DnsSubjects['dkim']) => {
+  for (const [at, key] of keys.entries())
+    judged(outcome, `dns.dkim-key.${signatures[at]?.selector}.${signatures[at]?.domain}`, key, {
+      severity: key.bits !== undefined && key.bits >= 1024 ? 'medium' : 'high',
+      fix: 'Publish a 2048-bit RSA key under a new selector and sign with it.',
+      mattersFor: all,
+    });
+};
+
+/** Runs every DNS check of one copy at once; nothing here throws, every failure is a finding or a "not checked". */
+export const auditDns = async (
+  dns: CheckDns,
+  subjects: DnsSubjects,
+  options: DnsAuditOptions = {},
+): Promise<DnsResults> => {
+  const { fromDomain: from, sendingIp: ip } = subjects;
+  const signatures = subjects.dkim.slice(0, MAX_DKIM_SIGNATURES);
+  const [records, listings] = await Promise.all([
+    auditRecords(dns, subjects, signatures),
+    askBlocklists(dns, subjects, listDomainsOf(subjects, signatures), options),
+  ]);
+  const { dmarc, ptr } = records;
+  const alignment =
+    from && dmarc && dmarc.judgement !== 'unknown'
+      ? auditAlignment(
+          {
+            fromDomain: from,
+            spfDomain: subjects.returnPathDomain,
+            dkimDomains: signatures.map((s) => s.domain),
+          },
+          dmarc.record,
+        )
+      : undefined;
+  const outcome: Outcome = { findings: [], notChecked: [] };
   const noFrom = 'no single From domain to look up';
+  if (!from) outcome.notChecked.push({ id: 'dns.from', why: noFrom });
+  if (!ip) outcome.notChecked.push({ id: 'dns.ptr', why: "the receiver's Received names no sending IP" });
+  recordOutcome(outcome, records, from, ip);
+  if (alignment)
+    judged(outcome, 'dns.dmarc-alignment', alignment, {
+      severity: 'high',
+      fix: `Sign with DKIM d=${from} or send with a Return-Path in ${from}, so DMARC can pass.`,
+      mattersFor: all,
+    });
+  keyOutcome(outcome, records.keys, signatures);
+  blocklistOutcome(outcome, listings);
   return {
     ...outcome,
     dmarcPublished:

@@ -132,12 +132,14 @@ describe('MX, BIMI, reverse DNS', () => {
   });
 
   it('BIMI: an https logo, from the organizational domain too; none elsewhere', async () => {
-    expect(await auditBimi(checkDns(), 'sender.test')).toMatchObject({
+    const bimi = async (domain: string) =>
+      auditBimi(checkDns(), domain, await auditDmarc(checkDns(), domain));
+    expect(await bimi('sender.test')).toMatchObject({
       judgement: 'pass',
       logo: 'https://sender.test/logo.svg',
     });
-    expect((await auditBimi(checkDns(), 'none.sender.test')).judgement).toBe('pass');
-    expect((await auditBimi(checkDns(), 'offsite.test')).judgement).toBe('fail');
+    expect((await bimi('sub.sender.test')).judgement).toBe('pass');
+    expect((await bimi('offsite.test')).judgement).toBe('fail');
   });
 
   it('PTR: forward-confirmed, not confirmed, missing', async () => {

@@ -47,7 +47,7 @@ describe('the DNS side of the audit', () => {
     expect(results.fcrdns).toEqual({ state: 'known', value: true });
   });
 
-  it('finds p=none, a 1024-bit key, a PBL sending IP without PTR and a listed link domain', async () => {
+  it('finds p=none (so BIMI does nothing), a 1024-bit key, a PBL sending IP without PTR and a listed link domain', async () => {
     const results = await audit({
       fromDomain: 'none.sender.test',
       returnPathDomain: 'deep.sender.test',
@@ -59,11 +59,15 @@ describe('the DNS side of the audit', () => {
     expect([...byId.keys()].sort()).toEqual([
       'blocklist.spamhaus-dbl.dbl-listed.test',
       'blocklist.spamhaus-zen.127.0.0.10',
+      'dns.bimi',
       'dns.dkim-key.s1024.sender.test',
       'dns.dmarc',
       'dns.ptr',
       'dns.spf',
     ]);
+    expect(byId.get('dns.bimi')?.title).toContain('without DMARC at enforcement');
+    // mailauth's check_host for the sending IP, beside the record's own problems.
+    expect(byId.get('dns.spf')?.title).toContain('gives permerror for the sending IP 127.0.0.10');
     expect(byId.get('blocklist.spamhaus-zen.127.0.0.10')).toMatchObject({
       severity: 'high',
       fix: expect.stringMatching(/end-user/),

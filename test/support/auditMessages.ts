@@ -106,14 +106,15 @@ export const AUDIT_CASES = {
     { dkim: { domain: SENDER, selector: 's1024', keyFile: 'weak.sender.test.s1024.key' } },
     [`dns.dkim-key.s1024.${SENDER}`],
   ),
-  // Signed and SPF-authenticated by a domain of its own, outside the From domain's: DMARC cannot pass, p=none.
+  // Signed and SPF-authenticated by a domain of its own, outside the From domain's: DMARC cannot pass, p=none, so
+  // the organizational domain's BIMI record would show no logo either.
   dmarcNoneMisaligned: change(
     {
       from: `News <news@none.${SENDER}>`,
       returnPath: 'bounces@mailer.offsite.test',
       dkim: { domain: 'mailer.offsite.test', selector: 's1', keyFile: 'sender.test.s1.key' },
     },
-    ['dns.dmarc', 'dns.dmarc-alignment', 'rules.dmarc-aligned'],
+    ['dns.dmarc', 'dns.dmarc-alignment', 'rules.dmarc-aligned', 'dns.bimi'],
   ),
   noOneClick: change({ unsubscribe: 'link-only' }, ['rules.one-click-unsubscribe']),
   pblIp: change({ ip: AUDIT_SENDING_IPS.pbl }, [`blocklist.spamhaus-zen.${AUDIT_SENDING_IPS.pbl}`]),

@@ -3,6 +3,7 @@
 // a spent budget cancels that check's queries and no other's.
 import { Resolver } from 'node:dns/promises';
 import type { DnsAnswer, DnsRecordTypes, DnsResolverPort, DnsType } from '../../audit/dnsPort';
+import { rawDnsQuery } from './rawDnsQuery';
 
 export interface NodeDnsOptions {
   /** `ip` or `ip:port`; unset means the system's resolver. */
@@ -48,6 +49,12 @@ export const nodeDnsResolver = (options: NodeDnsOptions = {}): DnsResolverPort =
         return { kind: 'records', records } satisfies DnsAnswer<DnsRecordTypes[T]>;
       } catch (error) {
         const code = (error as { code?: unknown }).code;
+        // c-ares sends only host-name characters; DNS carries any (an SPF macro's name): ask without it.
+        if (code === 'EBADNAME') {
+          const servers = channelFor(signal).getServers();
+          const raw = await rawDnsQuery(name, type, servers, options.timeoutMs ?? 1000, signal);
+          return raw as DnsAnswer<DnsRecordTypes[T]>;
+        }
         const none = typeof code === 'string' ? noneCodes[code] : undefined;
         if (none) return { kind: 'none', reason: none };
         return {
