@@ -37,7 +37,10 @@ const densityOf = (s: Stratum): { low: number; density: number[] } => {
   const logs: number[] = [];
   for (let x = low; x <= high; x++)
     logs.push(
-      -logFactorial(x) - logFactorial(s.ofA - x) - logFactorial(successes - x) - logFactorial(s.ofB - successes + x),
+      -logFactorial(x) -
+        logFactorial(s.ofA - x) -
+        logFactorial(successes - x) -
+        logFactorial(s.ofB - successes + x),
     );
   const top = Math.max(...logs);
   return { low, density: logs.map((value) => Math.exp(value - top)) };
@@ -60,9 +63,10 @@ export const exactConditionalTest = (strata: readonly Stratum[]): number => {
     work += distribution.length * density.length;
     if (work > MAX_WORK) throw new RangeError('too many copies to test exactly');
     const next = new Array<number>(distribution.length + density.length - 1).fill(0);
-    for (const [i, di] of distribution.entries()) for (const [j, dj] of density.entries()) next[i + j] += di * dj;
+    for (const [i, di] of distribution.entries())
+      for (const [j, dj] of density.entries()) next[i + j] = (next[i + j] as number) + di * dj;
     // Scaled back so the largest is 1: the far tails may underflow to 0, never the values that decide p.
-    const top = Math.max(...next);
+    const top = next.reduce((max, value) => (value > max ? value : max), 0);
     distribution = next.map((value) => value / top);
   }
   const threshold = (distribution[observed] as number) * (1 + RELATIVE_TOLERANCE);
