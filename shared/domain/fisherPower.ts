@@ -21,11 +21,23 @@ const rejectedGiven = (n: number, total: number): { low: number; rejected: boole
   for (let x = low; x <= high; x++) logs.push(logChoose(n, x) + logChoose(n, total - x));
   const top = Math.max(...logs);
   const density = logs.map((value) => Math.exp(value - top));
-  const sum = density.reduce((acc, value) => acc + value, 0);
+  // Sorted with running sums, so each count's p-value is one binary search, not a pass over every table.
+  const sorted = [...density].sort((x, y) => x - y);
+  const running: number[] = [];
+  let sum = 0;
+  for (const value of sorted) {
+    sum += value;
+    running.push(sum);
+  }
   const rejected = density.map((dx) => {
     const threshold = dx * (1 + RELATIVE_TOLERANCE);
-    const p = density.reduce((acc, value) => (value <= threshold ? acc + value : acc), 0) / sum;
-    return p < ALPHA;
+    let [lo, hi] = [0, sorted.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sorted[mid] as number) <= threshold) lo = mid + 1;
+      else hi = mid;
+    }
+    return (lo === 0 ? 0 : (running[lo - 1] as number)) / sum < ALPHA;
   });
   return { low, rejected };
 };
@@ -46,8 +58,15 @@ export const fisherPower = (n: number, from: number, to: number): number => {
 /** Past this many seeds a side the answer is "more than this": enumeration grows with the cube of the seeds. */
 export const MAX_POWER_SEEDS = 300;
 
-/** The fewest seeds a side for 80 % power to tell `from` from `to`; undefined past MAX_POWER_SEEDS. */
+const known = new Map<string, number | undefined>();
+
+/** The fewest seeds a side for `power` to tell `from` from `to`; undefined past MAX_POWER_SEEDS. Kept once found. */
 export const seedsForPower = (from: number, to: number, power = 0.8): number | undefined => {
-  for (let n = 1; n <= MAX_POWER_SEEDS; n++) if (fisherPower(n, from, to) >= power) return n;
-  return undefined;
+  const key = `${from} ${to} ${power}`;
+  if (known.has(key)) return known.get(key);
+  let found: number | undefined;
+  for (let n = 1; n <= MAX_POWER_SEEDS && found === undefined; n++)
+    if (fisherPower(n, from, to) >= power) found = n;
+  known.set(key, found);
+  return found;
 };
