@@ -22,21 +22,22 @@ export const archiveDepsOf = (
   retentionMs: retentionDays * DAY_MS,
 });
 
-/** `checks` whose settle also archives what it settled (none when the retention is 0). */
+/** `checks` whose settle also archives what it settled (`checks` itself when the retention is 0). */
 export const archivingSettle = <T extends Pick<ActiveChecks, 'settle'>>(
   checks: T,
   deps: ArchiveDeps,
   log: Logger,
 ): T => {
   if (deps.retentionMs <= 0) return checks;
-  const settle = checks.settle.bind(checks);
-  checks.settle = async (now) => {
-    const settled = await settle(now);
+  // Everything else of `checks` reached through the prototype, so the scanner's other calls reach the store alone.
+  const archiving = Object.create(checks) as T;
+  archiving.settle = async (now) => {
+    const settled = await checks.settle(now);
     const ids = settled.map((check) => check.checkId);
     await archiveReports(deps, ids, now).catch((error: unknown) =>
       log.warn('reports not archived', { check_ids: ids, error }),
     );
     return settled;
   };
-  return checks;
+  return archiving;
 };
