@@ -4,8 +4,8 @@ import { MAX_POWER_SEEDS, seedsForPower } from './fisherPower';
 import type { RateInterval } from './placementReport';
 
 /** The change a sender would not want to miss, in points of inbox rate. */
-export const DETECTABLE_CHANGE = 0.2;
-export const TARGET_POWER = 0.8;
+const DETECTABLE_CHANGE = 0.2;
+const TARGET_POWER = 0.8;
 
 export interface PowerLine {
   /** A's overall inbox rate, and the rate 20 points from it (lower, unless A's is under 20 %). */

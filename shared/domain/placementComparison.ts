@@ -17,7 +17,7 @@ import { holmAdjust, type Interval, newcombeInterval, rateOf } from './statistic
 import { exactConditionalTest, type Stratum, smallestPossibleP } from './stratifiedTest';
 
 /** Below this p-value a difference is called larger than chance gives; the conventional two-sided 5 %. */
-export const SIGNIFICANCE_LEVEL = 0.05;
+const SIGNIFICANCE_LEVEL = 0.05;
 
 export const READINGS = {
   nothing: 'nothing to compare: one side has no seed counted here',
@@ -60,7 +60,7 @@ export interface ComparedCheck {
   inbox: RateInterval;
 }
 
-export const BASE_NOTE =
+const BASE_NOTE =
   'rates are over every seed of each check (of_total): a copy that never arrived counts as not in the inbox and not in spam; seeds marked suspect are left out';
 
 export interface PlacementComparison {
@@ -85,7 +85,7 @@ const pooledRate = (seeds: readonly PooledSeed[], side: 'a' | 'b', kind: RateKin
   );
 
 /** The reading of a tested difference: never "within chance" where no outcome of these seeds could be otherwise. */
-export const readingOf = (p: number | null, minP: number | null): string => {
+const readingOf = (p: number | null, minP: number | null): string => {
   if (p === null || minP === null) return READINGS.nothing;
   if (minP > SIGNIFICANCE_LEVEL) return READINGS.tooFew;
   return p < SIGNIFICANCE_LEVEL ? READINGS.real : READINGS.chance;

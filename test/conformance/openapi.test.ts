@@ -10,6 +10,7 @@ import {
   StoreUnavailableError,
 } from '../../shared/domain/errors';
 import { CompareQueryError } from '../../shared/http/compareRequest';
+import { HistoryQueryError } from '../../shared/http/historyRequest';
 import {
   MethodNotAllowedError,
   PayloadTooLargeError,
@@ -90,6 +91,9 @@ describe('openapi.yaml: the document', () => {
   it('has exactly the two paths of docs/contract.md and the report, compare and history additions, no version segment', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([COMPARE, GET, HISTORY, REPORT, START].sort());
     expect(operation(HISTORY, 'get')['x-addition']).toBe(true);
+    expect(JSON.stringify(responseOf(operation(HISTORY, 'get').responses, 400))).toContain(
+      new HistoryQueryError().detail,
+    );
     expect(operation(REPORT, 'get')['x-addition']).toBe(true);
     expect(operation(COMPARE, 'get')['x-addition']).toBe(true);
     expect(detailOf(responseOf(operation(COMPARE, 'get').responses, 400))).toBe(

@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { fisherPower, seedsForPower } from '../../shared/domain/fisherPower';
 import { fisherExact, holmAdjust, newcombeInterval, rateOf } from '../../shared/domain/statistics';
 import { exactConditionalTest, type Stratum, smallestPossibleP } from '../../shared/domain/stratifiedTest';
-import { EXACT_CONDITIONAL_CASES, HOLM_CASE, NEWCOMBE_PUBLISHED, POWER_CASE } from './statisticsCases';
+import {
+  EXACT_CONDITIONAL_CASES,
+  HOLM_CASE,
+  NEWCOMBE_PUBLISHED,
+  NEWCOMBE_SOURCE,
+  POWER_CASE,
+} from './statisticsCases';
 
 const stratum = ([countA, ofA, countB, ofB]: readonly number[]): Stratum => ({
   countA: countA as number,
@@ -106,7 +112,7 @@ describe('smallestPossibleP', () => {
   });
 });
 
-describe('newcombeInterval', () => {
+describe(`newcombeInterval (${NEWCOMBE_SOURCE})`, () => {
   it.each(NEWCOMBE_PUBLISHED)(
     '%i/%i - %i/%i: [%f, %f] as Newcombe 1998 prints it',
     (a, n, b, m, low, high) => {

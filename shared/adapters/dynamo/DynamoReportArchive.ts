@@ -5,9 +5,9 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import type { PlacementReport } from '../../domain/placementReport';
 import {
   type ArchivedReport,
+  HistoryCursorError,
   type HistoryEntry,
   type HistoryPage,
-  HistoryCursorError,
   historyEntryOf,
   type ReportArchive,
 } from '../../domain/reportArchive';

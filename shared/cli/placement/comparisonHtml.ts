@@ -11,7 +11,7 @@ import { rateText } from './rates';
 const text = (value: string, max = 200) => escapeHtml(printable(value, max));
 
 /** Every check of A, then of B, oldest first within each, then both sides pooled: one bar and whisker each. */
-export const seriesChart = (comparison: PlacementComparison): string => {
+const seriesChart = (comparison: PlacementComparison): string => {
   const rows: Row[] = [];
   for (const [name, side] of [
     ['A', comparison.a],

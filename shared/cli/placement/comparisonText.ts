@@ -15,7 +15,7 @@ export const differenceText = (compared: ComparedRate): string =>
 
 export const pText = (p: number | null): string => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
-export const TEST_NAMES: Record<ComparisonTest, string> = {
+const TEST_NAMES: Record<ComparisonTest, string> = {
   mcnemar_exact: 'exact McNemar test on the seeds that differ',
   exact_conditional_by_seed: 'exact conditional test, stratified by seed',
   fisher_exact: "Fisher's exact test",
