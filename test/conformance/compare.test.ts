@@ -2,6 +2,9 @@
 // intervals, the difference with its interval and the exact McNemar p-value of the same seeds; the scope rule, the 400
 // and 404 answers and the read limit, each live check counting as one read. Every response is checked against openapi.yaml by the test service. Then the CLI's
 // `compare A B` through the typed client against the same server: the table and --json.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompare } from '../../shared/cli/placement/compare';
 import { READINGS } from '../../shared/domain/placementComparison';
@@ -164,6 +167,14 @@ describe('GET /api/spam-check/compare', () => {
       a: { checks: [{ check_id: a }] },
       b: { checks: [{ check_id: b }] },
     });
+    const dir = mkdtempSync(join(tmpdir(), 'compare-html-'));
+    const page = join(dir, 'compare.html');
+    expect((await run(`${a},${a}`, b, '--html', page)).code).toBe(0);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('<svg id="series-chart"');
+    expect(html).toContain('B pooled');
+    rmSync(dir, { recursive: true, force: true });
+    expect((await run(`${a},`, b)).code).toBe(2);
     const gone = await run(a, 'abcdefghijklmnopqrst');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('a check is gone (Check not found or expired)');
