@@ -89,6 +89,7 @@ describe('settings in the templates', () => {
       throttleBurst: 9,
       alarmEmail: 'alarms@example.com',
       scanIntervalMs: 1500,
+      reportRetentionDays: 0,
       logRetentionDays: 14,
       logLevel: 'debug',
       startRateLimitPerMinute: 0,
@@ -192,11 +193,13 @@ describe('settings in the templates', () => {
     }
   });
 
-  it('passes scanIntervalMs and logLevel to the functions, and keeps every log group logRetentionDays', () => {
+  it('passes scanIntervalMs, reportRetentionDays and logLevel to the functions, and keeps log groups logRetentionDays', () => {
     const scanner = resourcesOf(custom.serviceTemplate)[logicalIdOf(custom.service.scanner)];
     expect(scanner?.Properties?.Environment).toMatchObject({
-      Variables: { SCAN_INTERVAL_MS: '1500', LOG_LEVEL: 'debug' },
+      Variables: { SCAN_INTERVAL_MS: '1500', REPORT_RETENTION_DAYS: '0', LOG_LEVEL: 'debug' },
     });
+    const byDefault = resourcesOf(defaults.serviceTemplate)[logicalIdOf(defaults.service.scanner)];
+    expect(byDefault?.Properties?.Environment).toMatchObject({ Variables: { REPORT_RETENTION_DAYS: '30' } });
     const retentions = Object.values(resourcesOf(custom.serviceTemplate, 'AWS::Logs::LogGroup')).map(
       (logGroup) => logGroup.Properties?.RetentionInDays,
     );
