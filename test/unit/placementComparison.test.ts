@@ -1,5 +1,7 @@
 // Series of reports compared (shared/domain/placementComparison.ts) on the cases of issue 43, and the client's check of
 // the answer (shared/client/compareResponse.ts): each case's numbers worked by hand or by test/unit/statisticsReference.py.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { comparisonProblem } from '../../shared/client';
 import { compareReports, compareSeries, READINGS } from '../../shared/domain/placementComparison';
@@ -150,5 +152,16 @@ describe('comparisonProblem', () => {
     const badCount = good();
     badCount.by_provider.gmail.spam.a.count = -1;
     expect(comparisonProblem(badCount)).toBe('by_provider.gmail.spam.a.count or .of is not a count');
+  });
+});
+
+describe('the readings in the docs', () => {
+  it('are word for word the ones the API, the CLI and the HTML page print', () => {
+    const page = (name: string) =>
+      readFileSync(join(import.meta.dirname, '../../docs', name), 'utf8').replace(/\s+/g, ' ');
+    for (const reading of Object.values(READINGS)) {
+      expect(page('statistics.md'), reading).toContain(`\`${reading}\``);
+      expect(page('contract.md'), reading).toContain(`\`${reading}\``);
+    }
   });
 });
