@@ -10,6 +10,7 @@ export const NEEDS_A_REAL_PEER: Record<string, string> = {
   'test/adapters/checkStore.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/dynamoLocal.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/reportStore.test.ts': "AWS's DynamoDB Local, on Java",
+  'test/adapters/reportArchive.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/shardListing.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/wakeUp.test.ts': "AWS's DynamoDB Local, on Java",
   'test/adapters/itemCredentials.test.ts': "AWS's DynamoDB Local, on Java",

@@ -6,6 +6,7 @@ import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/domain/
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
 import { ACTIVE_MS } from '../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
+import { DEFAULT_REPORT_RETENTION_DAYS, MAX_REPORT_RETENTION_DAYS } from '../shared/domain/reportArchive';
 import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
 import { DEFAULT_SCANNER_MEMORY_MB } from './scannerMemory';
@@ -21,6 +22,8 @@ export interface Settings {
   scanShardSize: number;
   /** How long a loop holds a check's accounts after its start or last copy (the scanner's SCAN_PATIENCE_MS). */
   scanPatienceMs: number;
+  /** Days each ended check's report is archived for history and compare (the scanner's REPORT_RETENTION_DAYS). */
+  reportRetentionDays: number;
   /** API steady-state requests per second, for the whole stage. */
   throttleRate: number;
   /** API burst of requests above the rate. */
@@ -67,6 +70,7 @@ export const DEFAULT_SETTINGS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
   scanIntervalMs: DEFAULT_SCAN_INTERVAL_MS,
   scanPatienceMs: DEFAULT_SCAN_PATIENCE_MS,
+  reportRetentionDays: DEFAULT_REPORT_RETENTION_DAYS,
   // As many accounts as the scanner's memory and Lambda's descriptors allow a shard (shared/domain/shardBudget.ts).
   scanShardSize: maxAccountsPerShard(DEFAULT_SCANNER_MEMORY_MB),
   throttleRate: 50,
@@ -241,6 +245,13 @@ export const readSettings = (read: ReadContext): Settings => ({
   // The same bounds as SCAN_INTERVAL_MS in shared/config.ts, so a value the scanner would refuse fails here first.
   scanIntervalMs: integerIn(read, 'scanIntervalMs', DEFAULT_SETTINGS.scanIntervalMs, 250, 60_000),
   scanPatienceMs: integerIn(read, 'scanPatienceMs', DEFAULT_SETTINGS.scanPatienceMs, 0, ACTIVE_MS),
+  reportRetentionDays: integerIn(
+    read,
+    'reportRetentionDays',
+    DEFAULT_SETTINGS.reportRetentionDays,
+    0,
+    MAX_REPORT_RETENTION_DAYS,
+  ),
   ...scannerSize(read),
   throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),

@@ -134,6 +134,7 @@ export class ServiceStack extends Stack {
       environment: {
         SCAN_INTERVAL_MS: String(settings.scanIntervalMs),
         SCAN_PATIENCE_MS: String(settings.scanPatienceMs),
+        REPORT_RETENTION_DAYS: String(settings.reportRetentionDays),
         SCAN_SHARD_SIZE: String(settings.scanShardSize),
       },
       // Overlapping loops of one shard are prevented by the lease item in the table (a conditional write renewed

@@ -25,6 +25,7 @@ import {
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../../shared/domain/keyLimits';
 import { ACTIVE_MS, RETENTION_MS } from '../../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_BUCKETS } from '../../shared/domain/readLimits';
+import { DEFAULT_REPORT_RETENTION_DAYS } from '../../shared/domain/reportArchive';
 import {
   BUDGET_SHARE,
   HELD_ACCOUNT_COST,
@@ -77,6 +78,21 @@ describe('the README and the docs pages state the defaults the code has', () => 
     [SCANNER, 'tab grace', `\`GMAIL_TAB_GRACE_MS\` (default ${DEFAULT_TAB_GRACE_MS})`],
     [SCANNER, 'patience', `\`SCAN_PATIENCE_MS\` (default ${DEFAULT_SCAN_PATIENCE_MS})`],
     [OPERATING, 'patience (deploy)', `\`scanPatienceMs\` (default ${DEFAULT_SCAN_PATIENCE_MS}`],
+    [
+      OPERATING,
+      'report retention',
+      `\`REPORT_RETENTION_DAYS\` (scanner and \`npm start\`; default ${DEFAULT_REPORT_RETENTION_DAYS}`,
+    ],
+    [
+      OPERATING,
+      'report retention (deploy)',
+      `\`reportRetentionDays\` (default ${DEFAULT_REPORT_RETENTION_DAYS}`,
+    ],
+    [
+      'docs/contract.md',
+      'report retention (contract)',
+      `(default ${DEFAULT_REPORT_RETENTION_DAYS}; \`0\` keeps none`,
+    ],
     [SCANNER, 'tab grace margin', `still unresolved ${TIMEOUT_MARGIN_MS / 1000} s`],
     [
       OPERATING,

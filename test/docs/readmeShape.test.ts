@@ -21,6 +21,7 @@ const PAGES = [
   'ci',
   'webhooks',
   'audit',
+  'statistics',
 ];
 
 /** A calendar date or a clock time of day: what a run stamps on what it measured. */

@@ -89,6 +89,7 @@ describe('settings in the templates', () => {
       throttleBurst: 9,
       alarmEmail: 'alarms@example.com',
       scanIntervalMs: 1500,
+      reportRetentionDays: 0,
       logRetentionDays: 14,
       logLevel: 'debug',
       startRateLimitPerMinute: 0,
@@ -166,7 +167,7 @@ describe('settings in the templates', () => {
     }
   });
 
-  it('gives each route a throttle of its own: start its own, get, the report and compare the read one each', () => {
+  it('gives each route a throttle of its own: start its own, get, the report, compare and history the read one each', () => {
     const throttle = (rate: number, burst: number) => ({
       ThrottlingRateLimit: rate,
       ThrottlingBurstLimit: burst,
@@ -181,21 +182,24 @@ describe('settings in the templates', () => {
         'GET /api/spam-check/{check_id}': read,
         'GET /api/spam-check/{check_id}/report': read,
         'GET /api/spam-check/compare': read,
+        'GET /api/spam-check/history': read,
       });
       // A route setting may only name a route that exists when the stage is deployed.
       const routes = Object.entries(resourcesOf(app.serviceTemplate, 'AWS::ApiGatewayV2::Route'))
         .filter(([, route]) => route.Properties?.RouteKey !== '$default')
         .map(([id]) => id);
-      expect(routes).toHaveLength(4);
+      expect(routes).toHaveLength(5);
       expect(stage?.DependsOn).toEqual(expect.arrayContaining(routes));
     }
   });
 
-  it('passes scanIntervalMs and logLevel to the functions, and keeps every log group logRetentionDays', () => {
+  it('passes scanIntervalMs, reportRetentionDays and logLevel to the functions, and keeps log groups logRetentionDays', () => {
     const scanner = resourcesOf(custom.serviceTemplate)[logicalIdOf(custom.service.scanner)];
     expect(scanner?.Properties?.Environment).toMatchObject({
-      Variables: { SCAN_INTERVAL_MS: '1500', LOG_LEVEL: 'debug' },
+      Variables: { SCAN_INTERVAL_MS: '1500', REPORT_RETENTION_DAYS: '0', LOG_LEVEL: 'debug' },
     });
+    const byDefault = resourcesOf(defaults.serviceTemplate)[logicalIdOf(defaults.service.scanner)];
+    expect(byDefault?.Properties?.Environment).toMatchObject({ Variables: { REPORT_RETENTION_DAYS: '30' } });
     const retentions = Object.values(resourcesOf(custom.serviceTemplate, 'AWS::Logs::LogGroup')).map(
       (logGroup) => logGroup.Properties?.RetentionInDays,
     );
