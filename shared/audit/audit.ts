@@ -4,6 +4,7 @@ import { headerBlockOf } from '../scanner/headers';
 import { CONTENT_CHECKS } from './content/contentChecks';
 import { contentFactsOf } from './contentFacts';
 import { headerFactsOf } from './headerFacts';
+import { withReceiverVerdicts } from './receiverVerdicts';
 import { judgeRuleSets } from './rules/ruleSets';
 import { sendingHostOf } from './sendingHost';
 import type { AuditInput, AuditReport, CopyFacts, Finding, NotChecked } from './types';
@@ -12,11 +13,16 @@ import { verdictOf } from './verdict';
 /**
  * One copy's facts: `source` is the copy's source as fetched (capped by the fetch; contentFacts.ts caps it again),
  * or its header block alone when no source was fetched (then content is not judged). `auth` is the receiver's own
- * Authentication-Results as the scanner reads them for the account's trust.
+ * Authentication-Results as the scanner reads them for the account's trust, `verified` the domains it verified there.
  */
 export const copyFactsOf = async (
   source: Buffer,
-  { provider, auth, headersOnly }: Pick<CopyFacts, 'provider' | 'auth'> & { headersOnly: boolean },
+  {
+    provider,
+    auth,
+    verified,
+    headersOnly,
+  }: Pick<CopyFacts, 'provider' | 'auth' | 'verified'> & { headersOnly: boolean },
 ): Promise<CopyFacts | undefined> => {
   const block = headerBlockOf(source.length > 1024 * 1024 ? source.subarray(0, 1024 * 1024) : source);
   if (block === undefined) return undefined;
@@ -24,6 +30,7 @@ export const copyFactsOf = async (
     provider,
     sendingHost: sendingHostOf(block, provider),
     auth,
+    verified,
     headers: headerFactsOf(block),
     content: headersOnly ? undefined : await contentFactsOf(source),
   };
@@ -61,8 +68,13 @@ export const judgeCopy = ({ copy, dns }: Omit<AuditInput, 'placements'>): Judged
     copy.sendingHost === undefined
       ? [{ id: 'sending-host', why: "the receiver's own Received headers name no sending host" }]
       : [];
+  // The DNS side's alignment is the rule item's own fact: once it fails there, it is one finding (or folded into
+  // its root cause), never a second.
+  const dnsFindings = (dns?.findings ?? []).filter(
+    (f) => !(f.id === 'dns.dmarc-alignment' && rules.failedItems.has('dmarc-aligned')),
+  );
   return {
-    findings: [...content.findings, ...rules.findings, ...(dns?.findings ?? [])],
+    findings: withReceiverVerdicts([...content.findings, ...rules.findings, ...dnsFindings], copy),
     notChecked: [...hostNotChecked, ...content.notChecked, ...rules.notChecked, ...dnsNotChecked],
     checklists: rules.checklists,
   };

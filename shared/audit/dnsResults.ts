@@ -16,7 +16,7 @@ import type { DnsJudgement } from './dnsJudgement';
 import { auditMx } from './mx';
 import { auditPtr } from './ptr';
 import { auditSpf } from './spf';
-import type { DnsFact, DnsResults, Finding, NotChecked, Severity } from './types';
+import type { DnsFact, DnsResults, Finding, NotChecked, Severity, VerifiedDomains } from './types';
 
 /** What the DNS side asks about, all read from the receiver's side of one copy or its headers. */
 export interface DnsSubjects {
@@ -28,6 +28,8 @@ export interface DnsSubjects {
   linkDomains: readonly string[];
   /** The IP that handed the message to the receiver, from the receiver's own Received. */
   sendingIp: string | undefined;
+  /** The domains the receiver verified (CopyFacts.verified): alignment rests on these alone; null: none written. */
+  verified?: VerifiedDomains | null | undefined;
 }
 
 export interface DnsAuditOptions {
@@ -148,20 +150,27 @@ export const auditDns = async (
       ),
     ),
   ]);
+  // Only what the receiver verified aligns: a DKIM-Signature it did not pass, or a Return-Path SPF did not pass for,
+  // proves nothing (RFC 7489 section 3.1 aligns authenticated identifiers).
+  const verified = subjects.verified ?? null;
   const alignment =
-    from && dmarc && dmarc.judgement !== 'unknown'
+    from && dmarc && dmarc.judgement !== 'unknown' && verified
       ? auditAlignment(
           {
             fromDomain: from,
-            spfDomain: subjects.returnPathDomain,
-            dkimDomains: signatures.map((s) => s.domain),
+            spfDomain: verified.spf[0],
+            dkimDomains: verified.dkim.slice(0, MAX_DKIM_SIGNATURES),
           },
           dmarc.record,
         )
       : undefined;
+  const unverified =
+    'the receiver wrote no Authentication-Results it is trusted for: alignment rests on those alone';
   const outcome: Outcome = { findings: [], notChecked: [] };
   if (!from) outcome.notChecked.push({ id: 'dns.from', why: 'no single From domain to look up' });
   if (!ip) outcome.notChecked.push({ id: 'dns.ptr', why: "the receiver's Received names no sending IP" });
+  if (from && dmarc && dmarc.judgement !== 'unknown' && !verified)
+    outcome.notChecked.push({ id: 'dns.dmarc-alignment', why: unverified });
   const all = 'all' as const;
   if (spf)
     judged(outcome, 'dns.spf', spf, {
@@ -215,7 +224,10 @@ export const auditDns = async (
         : dmarc
           ? { state: 'known', value: dmarc.record !== undefined }
           : factOf(undefined, noFrom),
-    dmarcAligned: factOf(alignment, dmarc?.judgement === 'unknown' ? dmarc.reason : noFrom),
+    dmarcAligned: factOf(
+      alignment,
+      dmarc?.judgement === 'unknown' ? dmarc.reason : from ? unverified : noFrom,
+    ),
     fcrdns: factOf(ptr, "the receiver's Received names no sending IP"),
   };
 };

@@ -21,6 +21,7 @@ export const dnsSubjectsOf = (copy: CopyFacts): DnsSubjects => {
       selector === undefined ? [] : [{ domain, selector }],
     ),
     linkDomains: [...linkDomains],
+    verified: copy.verified,
     sendingIp: copy.sendingHost?.ip,
   };
 };
