@@ -4,6 +4,7 @@ import { headerBlockOf } from '../scanner/headers';
 import { CONTENT_CHECKS } from './content/contentChecks';
 import { contentFactsOf } from './contentFacts';
 import { headerFactsOf } from './headerFacts';
+import { MAX_LINKS } from './htmlScan';
 import { withReceiverVerdicts } from './receiverVerdicts';
 import { judgeRuleSets } from './rules/ruleSets';
 import { sendingHostOf } from './sendingHost';
@@ -47,6 +48,11 @@ const contentOutcome = (copy: CopyFacts): { findings: Finding[]; notChecked: Not
       why: 'the source is larger than the cap read: parts past it were not seen',
     });
   if (content.parseProblem) notChecked.push({ id: 'content.parse', why: content.parseProblem });
+  if (content.linksOverCap > 0)
+    notChecked.push({
+      id: 'content.links-over-cap',
+      why: `${content.linksOverCap} link(s) past the first ${MAX_LINKS} were counted, not read`,
+    });
   return { findings: CONTENT_CHECKS.flatMap((check) => check.run(content)), notChecked };
 };
 
@@ -68,6 +74,12 @@ export const judgeCopy = ({ copy, dns }: Omit<AuditInput, 'placements'>): Judged
     copy.sendingHost === undefined
       ? [{ id: 'sending-host', why: "the receiver's own Received headers name no sending host" }]
       : [];
+  const signaturesOver = copy.headers.dkimSignaturesOverCap ?? 0;
+  if (signaturesOver > 0)
+    hostNotChecked.push({
+      id: 'headers.dkim-signatures',
+      why: `${signaturesOver} DKIM-Signature field(s) past the first few were not read`,
+    });
   // The DNS side's alignment is the rule item's own fact: once it fails there, it is one finding (or folded into
   // its root cause), never a second.
   const dnsFindings = (dns?.findings ?? []).filter(

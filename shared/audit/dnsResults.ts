@@ -28,6 +28,8 @@ export interface DnsSubjects {
   linkDomains: readonly string[];
   /** The IP that handed the message to the receiver, from the receiver's own Received. */
   sendingIp: string | undefined;
+  /** Distinct link domains past the cap of those handed over: not asked of the domain lists. */
+  linkDomainsOverCap?: number | undefined;
   /** The domains the receiver verified (CopyFacts.verified): alignment rests on these alone; null: none written. */
   verified?: VerifiedDomains | null | undefined;
 }
@@ -81,6 +83,19 @@ const listingFinding = (result: BlocklistResult): Omit<Finding, 'id' | 'title' |
       fix: `Find and clean the compromised host sending from ${result.subject}, then request removal from the list.`,
       mattersFor,
     };
+  // Spamhaus's abused-legit codes list a good site someone broke into: the fix is cleaning it, not leaving it.
+  if (result.families.length > 0 && result.families.every((family) => family === 'dbl-abused'))
+    return {
+      severity: 'high',
+      fix: `Have the compromised site at ${result.subject} cleaned (its owner or host), then request removal from the list.`,
+      mattersFor,
+    };
+  if (result.families.length > 0 && result.families.every((family) => family === 'uribl-grey'))
+    return {
+      severity: 'low',
+      fix: `Check that ${result.subject} sends only mail recipients asked for; URIBL grey lists bulk senders, not spam domains.`,
+      mattersFor,
+    };
   if (result.families.some((family) => family === 'dbl' || family === 'surbl' || family === 'uribl'))
     return {
       severity: 'high',
@@ -109,6 +124,23 @@ const blocklistOutcome = (outcome: Outcome, results: BlocklistResult[]) => {
 const severity = (spfOrDmarc: DnsJudgement, severe: Severity, mild: Severity) =>
   /no (SPF|DMARC) record|permerror|\+all/.test(spfOrDmarc.reason) ? severe : mild;
 
+/** What a cap left out: each is a "not checked", so the score says it is partial (never 10/10 of a part). */
+const capsSkipped = (subjects: DnsSubjects, domainsOver: number): NotChecked[] => {
+  const skipped: NotChecked[] = [];
+  const over = domainsOver + (subjects.linkDomainsOverCap ?? 0);
+  if (over > 0)
+    skipped.push({
+      id: 'dns.list-domains',
+      why: `${over} more domain(s) past the cap of ${MAX_LIST_DOMAINS} were not asked of the domain lists`,
+    });
+  if (subjects.dkim.length > MAX_DKIM_SIGNATURES)
+    skipped.push({
+      id: 'dns.dkim-signatures',
+      why: `${subjects.dkim.length - MAX_DKIM_SIGNATURES} DKIM key(s) past the first ${MAX_DKIM_SIGNATURES} were not looked up`,
+    });
+  return skipped;
+};
+
 /** Runs every DNS check of one copy at once; nothing here throws, every failure is a finding or a "not checked". */
 export const auditDns = async (
   dns: CheckDns,
@@ -122,13 +154,14 @@ export const auditDns = async (
   const from = subjects.fromDomain;
   const spfDomain = subjects.returnPathDomain ?? from;
   const signatures = subjects.dkim.slice(0, MAX_DKIM_SIGNATURES);
-  const listDomains = [
+  const allListDomains = [
     ...new Set(
       [from, subjects.returnPathDomain, ...signatures.map((s) => s.domain), ...subjects.linkDomains]
         .filter((domain): domain is string => domain !== undefined)
         .map(organizationalDomain),
     ),
-  ].slice(0, MAX_LIST_DOMAINS);
+  ];
+  const listDomains = allListDomains.slice(0, MAX_LIST_DOMAINS);
   const ip = subjects.sendingIp;
   const [spf, dmarc, mx, bimi, ptr, keys, ipListings, domainListings] = await Promise.all([
     spfDomain ? auditSpf(dns, spfDomain) : undefined,
@@ -169,6 +202,7 @@ export const auditDns = async (
   const outcome: Outcome = { findings: [], notChecked: [] };
   if (!from) outcome.notChecked.push({ id: 'dns.from', why: 'no single From domain to look up' });
   if (!ip) outcome.notChecked.push({ id: 'dns.ptr', why: "the receiver's Received names no sending IP" });
+  outcome.notChecked.push(...capsSkipped(subjects, allListDomains.length - listDomains.length));
   if (from && dmarc && dmarc.judgement !== 'unknown' && !verified)
     outcome.notChecked.push({ id: 'dns.dmarc-alignment', why: unverified });
   const all = 'all' as const;

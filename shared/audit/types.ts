@@ -62,6 +62,8 @@ export interface HeaderFacts {
   oneClickPost: boolean;
   /** The topmost Return-Path's domain (the receiver's delivery agent writes it from MAIL FROM), lower-cased. */
   returnPathDomain: string | undefined;
+  /** DKIM-Signature fields past the few read (absent in facts stored before it was counted). */
+  dkimSignaturesOverCap?: number | undefined;
   /** Header names (lower-cased) covered by each DKIM-Signature's h= tag, with its d= and s=. */
   dkimSignatures: readonly {
     domain: string;

@@ -88,6 +88,7 @@ describe('what the DNS side is asked about', () => {
       dkim: [{ domain: 'shop.example.com', selector: 's1' }],
       linkDomains: ['example.com'],
       sendingIp: '192.0.2.7',
+      linkDomainsOverCap: 0,
       verified: null,
     });
   });
