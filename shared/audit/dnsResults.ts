@@ -2,16 +2,11 @@
 // DNS, blocklists) run at once over the check's DNS, and what they found turned into findings, what they could not
 // judge into "not checked", and the facts the bulk-sender rule sets read.
 import { auditBimi } from './bimi';
-import {
-  type BlocklistResult,
-  checkBlocklist,
-  type DnsBlocklist,
-  type ListZoneSettings,
-} from './blocklists/blocklist';
-import { DOMAIN_BLOCKLISTS, IP_BLOCKLISTS } from './blocklists/defaultBlocklists';
+import type { DnsBlocklist } from './blocklists/blocklist';
+import { blocklistOutcome, type ListOptions, listingsOf, MAX_LIST_DOMAINS } from './blocklists/listings';
 import type { CheckDns } from './checkDns';
 import { auditDkimKey } from './dkimKey';
-import { auditAlignment, auditDmarc, organizationalDomain } from './dmarc';
+import { auditAlignment, auditDmarc } from './dmarc';
 import type { DnsJudgement } from './dnsJudgement';
 import { auditMx } from './mx';
 import { auditPtr } from './ptr';
@@ -34,17 +29,10 @@ export interface DnsSubjects {
   verified?: VerifiedDomains | null | undefined;
 }
 
-export interface DnsAuditOptions {
-  ipLists?: readonly DnsBlocklist[];
-  domainLists?: readonly DnsBlocklist[];
-  /** Per list id: another zone (a mirror; the test zones). */
-  zones?: Readonly<Record<string, string>>;
-  spamhausDqsKey?: string | undefined;
-}
+export type DnsAuditOptions = ListOptions;
 
 /** Bounds on what one copy may make the audit ask: its headers and links are the sender's to write. */
 const MAX_DKIM_SIGNATURES = 4;
-const MAX_LIST_DOMAINS = 10;
 
 interface Outcome {
   findings: Finding[];
@@ -68,59 +56,6 @@ const factOf = (result: DnsJudgement | undefined, missing: string): DnsFact => {
   return { state: 'known', value: result.judgement === 'pass' };
 };
 
-/** What a listing asks the sender to do: a dynamic range (PBL), a spam source or hijacked host, or a listed domain. */
-const listingFinding = (result: BlocklistResult): Omit<Finding, 'id' | 'title' | 'source'> => {
-  const mattersFor = 'all' as const;
-  if (result.families.includes('pbl') && result.families.length === 1)
-    return {
-      severity: 'high',
-      fix: `Send through your provider's mail servers instead of directly from ${result.subject}, an end-user address range.`,
-      mattersFor,
-    };
-  if (result.families.includes('xbl'))
-    return {
-      severity: 'critical',
-      fix: `Find and clean the compromised host sending from ${result.subject}, then request removal from the list.`,
-      mattersFor,
-    };
-  // Spamhaus's abused-legit codes list a good site someone broke into: the fix is cleaning it, not leaving it.
-  if (result.families.length > 0 && result.families.every((family) => family === 'dbl-abused'))
-    return {
-      severity: 'high',
-      fix: `Have the compromised site at ${result.subject} cleaned (its owner or host), then request removal from the list.`,
-      mattersFor,
-    };
-  if (result.families.length > 0 && result.families.every((family) => family === 'uribl-grey'))
-    return {
-      severity: 'low',
-      fix: `Check that ${result.subject} sends only mail recipients asked for; URIBL grey lists bulk senders, not spam domains.`,
-      mattersFor,
-    };
-  if (result.families.some((family) => family === 'dbl' || family === 'surbl' || family === 'uribl'))
-    return {
-      severity: 'high',
-      fix: `Stop linking to ${result.subject} (or get it cleaned up and delisted): receivers judge mail by its domains.`,
-      mattersFor,
-    };
-  return {
-    severity: 'critical',
-    fix: `Stop the spam coming from ${result.subject} and request removal from the list once it has stopped.`,
-    mattersFor,
-  };
-};
-
-/** What every blocklist finding's id starts with: a listing is a finding, a refusal or timeout a "not checked". */
-export const LISTING_ID_PREFIX = 'blocklist.';
-
-const blocklistOutcome = (outcome: Outcome, results: BlocklistResult[]) => {
-  for (const result of results) {
-    const id = `${LISTING_ID_PREFIX}${result.list}.${result.subject}`;
-    if (result.judgement === 'fail')
-      outcome.findings.push({ id, title: result.reason, source: result.source, ...listingFinding(result) });
-    if (result.judgement === 'unknown') outcome.notChecked.push({ id, why: result.reason });
-  }
-};
-
 const severity = (spfOrDmarc: DnsJudgement, severe: Severity, mild: Severity) =>
   /no (SPF|DMARC) record|permerror|\+all/.test(spfOrDmarc.reason) ? severe : mild;
 
@@ -141,114 +76,125 @@ const capsSkipped = (subjects: DnsSubjects, domainsOver: number): NotChecked[] =
   return skipped;
 };
 
+const UNVERIFIED =
+  'the receiver wrote no Authentication-Results it is trusted for: alignment rests on those alone';
+
+/**
+ * Only what the receiver verified aligns: a DKIM-Signature it did not pass, or a Return-Path SPF did not pass for,
+ * proves nothing (RFC 7489 section 3.1 aligns authenticated identifiers). Undefined where it cannot be judged.
+ */
+const alignmentOf = (subjects: DnsSubjects, dmarc: Awaited<ReturnType<typeof auditDmarc>> | undefined) => {
+  const verified = subjects.verified ?? null;
+  const from = subjects.fromDomain;
+  if (!from || !dmarc || dmarc.judgement === 'unknown' || !verified) return undefined;
+  return auditAlignment(
+    {
+      fromDomain: from,
+      spfDomain: verified.spf[0],
+      dkimDomains: verified.dkim.slice(0, MAX_DKIM_SIGNATURES),
+    },
+    dmarc.record,
+  );
+};
+
+type Judged = {
+  spf: DnsJudgement | undefined;
+  dmarc: Awaited<ReturnType<typeof auditDmarc>> | undefined;
+  alignment: DnsJudgement | undefined;
+  keys: Awaited<ReturnType<typeof auditDkimKey>>[];
+  mx: DnsJudgement | undefined;
+  bimi: DnsJudgement | undefined;
+  ptr: DnsJudgement | undefined;
+};
+
+/** Each module's judgement as a finding (with its severity and fix) or a "not checked". */
+const recordJudged = (
+  outcome: Outcome,
+  subjects: DnsSubjects,
+  signatures: DnsSubjects['dkim'],
+  j: Judged,
+) => {
+  const { fromDomain: from, sendingIp: ip } = subjects;
+  const all = 'all' as const;
+  if (j.spf)
+    judged(outcome, 'dns.spf', j.spf, {
+      severity: severity(j.spf, 'high', 'medium'),
+      fix: 'Publish one SPF record listing your senders, within 10 DNS lookups and 2 void lookups, ending in ~all or -all.',
+      mattersFor: all,
+    });
+  if (j.dmarc)
+    judged(outcome, 'dns.dmarc', j.dmarc, {
+      severity: severity(j.dmarc, 'high', 'medium'),
+      fix: `Publish a DMARC record at _dmarc.${from} and move to p=quarantine or p=reject once its reports show your mail aligned.`,
+      mattersFor: all,
+    });
+  if (j.alignment)
+    judged(outcome, 'dns.dmarc-alignment', j.alignment, {
+      severity: 'high',
+      fix: `Sign with DKIM d=${from} or send with a Return-Path in ${from}, so DMARC can pass.`,
+      mattersFor: all,
+    });
+  for (const [at, key] of j.keys.entries())
+    judged(outcome, `dns.dkim-key.${signatures[at]?.selector}.${signatures[at]?.domain}`, key, {
+      severity: key.bits !== undefined && key.bits >= 1024 ? 'medium' : 'high',
+      fix: 'Publish a 2048-bit RSA key under a new selector and sign with it.',
+      mattersFor: all,
+    });
+  if (j.mx)
+    judged(outcome, 'dns.mx', j.mx, {
+      severity: 'low',
+      fix: `Publish an MX record for ${from} so replies and bounces reach you.`,
+      mattersFor: all,
+    });
+  if (j.bimi)
+    judged(outcome, 'dns.bimi', j.bimi, {
+      severity: 'info',
+      fix: `Publish a BIMI record at default._bimi.${from} with an https SVG logo, once DMARC is at enforcement.`,
+      mattersFor: ['gmail', 'yahoo', 'aol', 'icloud'],
+    });
+  if (j.ptr)
+    judged(outcome, 'dns.ptr', j.ptr, {
+      severity: 'high',
+      fix: `Have the owner of ${ip} set a PTR naming a host that resolves back to ${ip}.`,
+      mattersFor: all,
+    });
+};
+
+export { LISTING_ID_PREFIX } from './blocklists/listings';
+
 /** Runs every DNS check of one copy at once; nothing here throws, every failure is a finding or a "not checked". */
 export const auditDns = async (
   dns: CheckDns,
   subjects: DnsSubjects,
   options: DnsAuditOptions = {},
 ): Promise<DnsResults> => {
-  const settings = (list: DnsBlocklist): ListZoneSettings => ({
-    zone: options.zones?.[list.id],
-    spamhausDqsKey: options.spamhausDqsKey,
-  });
   const from = subjects.fromDomain;
   const spfDomain = subjects.returnPathDomain ?? from;
   const signatures = subjects.dkim.slice(0, MAX_DKIM_SIGNATURES);
-  const allListDomains = [
-    ...new Set(
-      [from, subjects.returnPathDomain, ...signatures.map((s) => s.domain), ...subjects.linkDomains]
-        .filter((domain): domain is string => domain !== undefined)
-        .map(organizationalDomain),
-    ),
-  ];
-  const listDomains = allListDomains.slice(0, MAX_LIST_DOMAINS);
   const ip = subjects.sendingIp;
-  const [spf, dmarc, mx, bimi, ptr, keys, ipListings, domainListings] = await Promise.all([
+  const [spf, dmarc, mx, bimi, ptr, keys, listings] = await Promise.all([
     spfDomain ? auditSpf(dns, spfDomain) : undefined,
     from ? auditDmarc(dns, from) : undefined,
     from ? auditMx(dns, from) : undefined,
     from ? auditBimi(dns, from) : undefined,
     ip ? auditPtr(dns, ip) : undefined,
     Promise.all(signatures.map((s) => auditDkimKey(dns, s.domain, s.selector))),
-    ip
-      ? Promise.all(
-          (options.ipLists ?? IP_BLOCKLISTS).map((list) => checkBlocklist(dns, list, ip, settings(list))),
-        )
-      : [],
-    Promise.all(
-      listDomains.flatMap((domain) =>
-        (options.domainLists ?? DOMAIN_BLOCKLISTS).map((list) =>
-          checkBlocklist(dns, list, domain, settings(list)),
-        ),
-      ),
+    listingsOf(
+      dns,
+      ip,
+      [from, subjects.returnPathDomain, ...signatures.map((s) => s.domain), ...subjects.linkDomains],
+      options,
     ),
   ]);
-  // Only what the receiver verified aligns: a DKIM-Signature it did not pass, or a Return-Path SPF did not pass for,
-  // proves nothing (RFC 7489 section 3.1 aligns authenticated identifiers).
-  const verified = subjects.verified ?? null;
-  const alignment =
-    from && dmarc && dmarc.judgement !== 'unknown' && verified
-      ? auditAlignment(
-          {
-            fromDomain: from,
-            spfDomain: verified.spf[0],
-            dkimDomains: verified.dkim.slice(0, MAX_DKIM_SIGNATURES),
-          },
-          dmarc.record,
-        )
-      : undefined;
-  const unverified =
-    'the receiver wrote no Authentication-Results it is trusted for: alignment rests on those alone';
+  const alignment = alignmentOf(subjects, dmarc);
   const outcome: Outcome = { findings: [], notChecked: [] };
   if (!from) outcome.notChecked.push({ id: 'dns.from', why: 'no single From domain to look up' });
   if (!ip) outcome.notChecked.push({ id: 'dns.ptr', why: "the receiver's Received names no sending IP" });
-  outcome.notChecked.push(...capsSkipped(subjects, allListDomains.length - listDomains.length));
-  if (from && dmarc && dmarc.judgement !== 'unknown' && !verified)
-    outcome.notChecked.push({ id: 'dns.dmarc-alignment', why: unverified });
-  const all = 'all' as const;
-  if (spf)
-    judged(outcome, 'dns.spf', spf, {
-      severity: severity(spf, 'high', 'medium'),
-      fix: 'Publish one SPF record listing your senders, within 10 DNS lookups and 2 void lookups, ending in ~all or -all.',
-      mattersFor: all,
-    });
-  if (dmarc)
-    judged(outcome, 'dns.dmarc', dmarc, {
-      severity: severity(dmarc, 'high', 'medium'),
-      fix: `Publish a DMARC record at _dmarc.${from} and move to p=quarantine or p=reject once its reports show your mail aligned.`,
-      mattersFor: all,
-    });
-  if (alignment)
-    judged(outcome, 'dns.dmarc-alignment', alignment, {
-      severity: 'high',
-      fix: `Sign with DKIM d=${from} or send with a Return-Path in ${from}, so DMARC can pass.`,
-      mattersFor: all,
-    });
-  for (const [at, key] of keys.entries())
-    judged(outcome, `dns.dkim-key.${signatures[at]?.selector}.${signatures[at]?.domain}`, key, {
-      severity: key.bits !== undefined && key.bits >= 1024 ? 'medium' : 'high',
-      fix: 'Publish a 2048-bit RSA key under a new selector and sign with it.',
-      mattersFor: all,
-    });
-  if (mx)
-    judged(outcome, 'dns.mx', mx, {
-      severity: 'low',
-      fix: `Publish an MX record for ${from} so replies and bounces reach you.`,
-      mattersFor: all,
-    });
-  if (bimi)
-    judged(outcome, 'dns.bimi', bimi, {
-      severity: 'info',
-      fix: `Publish a BIMI record at default._bimi.${from} with an https SVG logo, once DMARC is at enforcement.`,
-      mattersFor: ['gmail', 'yahoo', 'aol', 'icloud'],
-    });
-  if (ptr)
-    judged(outcome, 'dns.ptr', ptr, {
-      severity: 'high',
-      fix: `Have the owner of ${ip} set a PTR naming a host that resolves back to ${ip}.`,
-      mattersFor: all,
-    });
-  blocklistOutcome(outcome, [...ipListings, ...domainListings]);
+  outcome.notChecked.push(...capsSkipped(subjects, listings.domainsOver));
+  if (from && dmarc && dmarc.judgement !== 'unknown' && !subjects.verified)
+    outcome.notChecked.push({ id: 'dns.dmarc-alignment', why: UNVERIFIED });
+  recordJudged(outcome, subjects, signatures, { spf, dmarc, alignment, keys, mx, bimi, ptr });
+  blocklistOutcome(outcome, listings.results);
   const noFrom = 'no single From domain to look up';
   return {
     ...outcome,
@@ -260,7 +206,7 @@ export const auditDns = async (
           : factOf(undefined, noFrom),
     dmarcAligned: factOf(
       alignment,
-      dmarc?.judgement === 'unknown' ? dmarc.reason : from ? unverified : noFrom,
+      dmarc?.judgement === 'unknown' ? dmarc.reason : from ? UNVERIFIED : noFrom,
     ),
     fcrdns: factOf(ptr, "the receiver's Received names no sending IP"),
   };
