@@ -2,7 +2,6 @@
 // DNS, blocklists) run at once over the check's DNS, and what they found turned into findings, what they could not
 // judge into "not checked", and the facts the bulk-sender rule sets read.
 import { auditBimi } from './bimi';
-import type { DnsBlocklist } from './blocklists/blocklist';
 import { blocklistOutcome, type ListOptions, listingsOf, MAX_LIST_DOMAINS } from './blocklists/listings';
 import type { CheckDns } from './checkDns';
 import { auditDkimKey } from './dkimKey';
