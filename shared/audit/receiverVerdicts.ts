@@ -6,7 +6,7 @@ import type { CopyFacts, Finding } from './types';
 type Method = 'spf' | 'dkim' | 'dmarc';
 
 /** Finding ids (the prefix itself, or under it after `.` or `-`) and the method and RFC they answer to. */
-export const RECEIVER_METHODS: readonly { prefix: string; method: Method; rfc: string }[] = [
+const RECEIVER_METHODS: readonly { prefix: string; method: Method; rfc: string }[] = [
   { prefix: 'dns.spf', method: 'spf', rfc: 'RFC 7208' },
   { prefix: 'dns.dkim-key', method: 'dkim', rfc: 'RFC 6376 section 3.6.1' },
   { prefix: 'dns.dmarc', method: 'dmarc', rfc: 'RFC 7489' },
