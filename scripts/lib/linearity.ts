@@ -1,9 +1,11 @@
 // Owns the hostile inputs of the linear-time checks and how growth is measured on them: every function that reads
 // text a sender (a header block) or an API client (a path, a header) controls, fed runs of blanks, colons, `=?`,
-// nested comments, one long line and many short lines, each timed at sizes growing about eightfold.
+// nested comments, one long line and many short lines, and an HTML part's `&`, `<`, `"`, unterminated comments and
+// CDATA, each timed at sizes growing about eightfold.
 // test/unit/linearity.test.ts asserts the growth; bench/linearParsing.ts reports the worst case at the largest size.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { tagList } from '../../shared/audit/dnsJudgement';
 import { headerFactsOf } from '../../shared/audit/headerFacts';
 import { scanHtml } from '../../shared/audit/htmlScan';
 import { sendingHostOf } from '../../shared/audit/sendingHost';
@@ -47,6 +49,12 @@ export const PAYLOADS: Readonly<Record<string, (bytes: number, field: string) =>
   'one long line': (bytes) => fill('for <a=b;c:d@e> (f) reason="g" ', bytes),
   'short lines': (bytes) => fill('\n a=b; c:d', bytes),
   'short fields': (bytes, field) => fill(`\n${field}: a`, bytes),
+  // What an HTML part's reader meets: entity starts, tag starts, quotes, and constructs opened and never closed.
+  ampersands: (bytes) => fill('&', bytes),
+  'angle brackets': (bytes) => fill('<', bytes),
+  quotes: (bytes) => fill('"', bytes),
+  'unterminated comments': (bytes) => fill('<!--', bytes),
+  'unterminated CDATA': (bytes) => fill('<![CDATA[', bytes),
   'spaced tags': (bytes) => {
     // Under the tag-candidate cap, so every tag is read, with the rest of the line between them.
     const tags = 900;
@@ -168,6 +176,18 @@ export const SUBJECTS: readonly Subject[] = [
     field: 'html',
     input: (payload) => `<a href="${payload}">${payload}</a><img ${payload}`,
     run: (input) => scanHtml(input as string),
+  },
+  {
+    name: 'scanHtml (text of a part)',
+    field: 'html',
+    input: (payload) => `<p>${payload}</p>`,
+    run: (input) => scanHtml(input as string),
+  },
+  {
+    name: 'tagList (a DNS record)',
+    field: 'txt',
+    input: (payload) => `v=DMARC1; p=${payload}; rua=${payload}`,
+    run: (input) => tagList(input as string),
   },
   {
     name: 'findRoute and allowedMethods (path)',

@@ -141,6 +141,19 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
     );
   };
 
+  /** RFC822.SIZE and a partial BODY.PEEK[]<start.length> (the sender audit's read) of the whole message. */
+  const wholeMessageItems = (message: ScriptedMessage, text: string): string => {
+    const whole = Buffer.from(`${message.headers}\r\n${message.body ?? ''}`, 'latin1');
+    let items = /RFC822\.SIZE/i.test(text) ? ` RFC822.SIZE ${whole.length}` : '';
+    const partial = /BODY\.PEEK\[\]<(\d+)\.(\d+)>/i.exec(text);
+    if (partial) {
+      const start = Number(partial[1]);
+      const data = whole.subarray(start, start + Number(partial[2])).toString('latin1');
+      items += ` BODY[]<${start}> {${data.length}}\r\n${data}`;
+    }
+    return items;
+  };
+
   const fetch = (tag: string, text: string, args: string[]) => {
     const mailbox = session.selected as ScriptedFolder;
     const wanted = inSet(args[0] ?? '', uidNextOf(mailbox) - 1);
@@ -157,6 +170,7 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
         items += ` X-GM-MSGID 17900000000000${10_000 + message.uid}`;
       const head = fields === undefined ? undefined : headerFields(message.headers, fields.split(' '));
       if (head) items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
+      items += wholeMessageItems(message, text);
       send(`* ${index + 1} FETCH (${items})`);
     });
     return send(`${tag} OK FETCH completed.`);

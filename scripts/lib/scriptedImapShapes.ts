@@ -8,6 +8,8 @@ export interface ScriptedMessage {
   internalDate: number;
   /** The raw header block, lines separated by CRLF. */
   headers: string;
+  /** The body after the blank line (a whole-message fetch reads headers, blank line, body); empty when absent. */
+  body?: string | undefined;
   /** Only with X-GM-EXT-1: the INBOX tab `X-GM-RAW "category:<tab>"` matches; none when absent. */
   category?: ScriptedTab | undefined;
 }

@@ -196,6 +196,11 @@ const lists: TestRecord[] = [
   [`dbl-refused.test.${dbl}`, 'A', '127.255.255.254'],
   [`dbl-excess.test.${dbl}`, 'A', '127.255.255.255'],
   [`dbl-ipquery.test.${dbl}`, 'A', '127.0.1.255'],
+  // Each domain list's own listed test name (RFC 5782 section 5; `invalid` is on none): a list that does not answer
+  // them is not checked. The IP lists' 127.0.0.2 is listed above and below, 127.0.0.1 on none.
+  [`dbltest.com.${dbl}`, 'A', '127.0.1.2'],
+  [`test.surbl.org.${surbl}`, 'A', '127.0.0.88'],
+  [`test.uribl.com.${uribl}`, 'A', '127.0.0.14'],
   [`${v4('127.0.0.2')}.${spamcop}`, 'A', '127.0.0.2'],
   [`${v4('127.0.0.2')}.${barracuda}`, 'A', '127.0.0.2'],
   // SURBL multi: a bitmask in the last octet (8 PH, 16 MW, 64 ABUSE, 128 CR); 127.0.0.1 means the querier is blocked.

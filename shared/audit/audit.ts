@@ -4,6 +4,8 @@ import { headerBlockOf } from '../scanner/headers';
 import { CONTENT_CHECKS } from './content/contentChecks';
 import { contentFactsOf } from './contentFacts';
 import { headerFactsOf } from './headerFacts';
+import { MAX_LINKS } from './htmlScan';
+import { withReceiverVerdicts } from './receiverVerdicts';
 import { judgeRuleSets } from './rules/ruleSets';
 import { sendingHostOf } from './sendingHost';
 import type { AuditInput, AuditReport, CopyFacts, Finding, NotChecked } from './types';
@@ -12,11 +14,16 @@ import { verdictOf } from './verdict';
 /**
  * One copy's facts: `source` is the copy's source as fetched (capped by the fetch; contentFacts.ts caps it again),
  * or its header block alone when no source was fetched (then content is not judged). `auth` is the receiver's own
- * Authentication-Results as the scanner reads them for the account's trust.
+ * Authentication-Results as the scanner reads them for the account's trust, `verified` the domains it verified there.
  */
 export const copyFactsOf = async (
   source: Buffer,
-  { provider, auth, headersOnly }: Pick<CopyFacts, 'provider' | 'auth'> & { headersOnly: boolean },
+  {
+    provider,
+    auth,
+    verified,
+    headersOnly,
+  }: Pick<CopyFacts, 'provider' | 'auth' | 'verified'> & { headersOnly: boolean },
 ): Promise<CopyFacts | undefined> => {
   const block = headerBlockOf(source.length > 1024 * 1024 ? source.subarray(0, 1024 * 1024) : source);
   if (block === undefined) return undefined;
@@ -24,6 +31,7 @@ export const copyFactsOf = async (
     provider,
     sendingHost: sendingHostOf(block, provider),
     auth,
+    verified,
     headers: headerFactsOf(block),
     content: headersOnly ? undefined : await contentFactsOf(source),
   };
@@ -40,6 +48,11 @@ const contentOutcome = (copy: CopyFacts): { findings: Finding[]; notChecked: Not
       why: 'the source is larger than the cap read: parts past it were not seen',
     });
   if (content.parseProblem) notChecked.push({ id: 'content.parse', why: content.parseProblem });
+  if (content.linksOverCap > 0)
+    notChecked.push({
+      id: 'content.links-over-cap',
+      why: `${content.linksOverCap} link(s) past the first ${MAX_LINKS} were counted, not read`,
+    });
   return { findings: CONTENT_CHECKS.flatMap((check) => check.run(content)), notChecked };
 };
 
@@ -61,8 +74,19 @@ export const judgeCopy = ({ copy, dns }: Omit<AuditInput, 'placements'>): Judged
     copy.sendingHost === undefined
       ? [{ id: 'sending-host', why: "the receiver's own Received headers name no sending host" }]
       : [];
+  const signaturesOver = copy.headers.dkimSignaturesOverCap ?? 0;
+  if (signaturesOver > 0)
+    hostNotChecked.push({
+      id: 'headers.dkim-signatures',
+      why: `${signaturesOver} DKIM-Signature field(s) past the first few were not read`,
+    });
+  // The DNS side's alignment is the rule item's own fact: once it fails there, it is one finding (or folded into
+  // its root cause), never a second.
+  const dnsFindings = (dns?.findings ?? []).filter(
+    (f) => !(f.id === 'dns.dmarc-alignment' && rules.failedItems.has('dmarc-aligned')),
+  );
   return {
-    findings: [...content.findings, ...rules.findings, ...(dns?.findings ?? [])],
+    findings: withReceiverVerdicts([...content.findings, ...rules.findings, ...dnsFindings], copy),
     notChecked: [...hostNotChecked, ...content.notChecked, ...rules.notChecked, ...dnsNotChecked],
     checklists: rules.checklists,
   };

@@ -3,7 +3,7 @@
 // audited checks. Every dimension value is one of the code's own names (a preset, a rule item), never sender text.
 import { isProvider, type Provider } from '../providers/presets';
 import { LISTING_ID_PREFIX } from './dnsResults';
-import type { RuleItemId } from './rules/ruleItems';
+import { ITEM_TEXT, type RuleItemId } from './rules/ruleItems';
 import { RULE_SETS } from './rules/ruleSets';
 import type { AuditReport } from './types';
 
@@ -18,7 +18,9 @@ export const ruleItemsByProvider = (): ReadonlyMap<Provider, readonly RuleItemId
     for (const provider of set.providers) {
       if (!isProvider(provider)) continue;
       const items = byProvider.get(provider) ?? [];
-      for (const item of set.items) if (!items.includes(item)) items.push(item);
+      // An item no message can show is never failed: a series of zeros would cost a metric for nothing.
+      for (const item of set.items)
+        if (!items.includes(item) && ITEM_TEXT[item].outOfReach === undefined) items.push(item);
       byProvider.set(provider, items);
     }
   return byProvider;

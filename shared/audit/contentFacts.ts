@@ -30,6 +30,7 @@ const emptyFacts = (truncated: boolean): ContentFacts => ({
   images: { remote: 0, embedded: 0, trackingPixels: 0 },
   links: [],
   linksOverCap: 0,
+  unsubscribeLink: false,
   scripts: 0,
   forms: 0,
   attachments: [],
@@ -133,6 +134,18 @@ const partsOf = (source: Buffer): Promise<Parts> =>
     parser.end(source);
   });
 
+/** Words of an unsubscribe link, in its address or its visible text; a fixed alternation, no backtracking. */
+const UNSUBSCRIBE = /unsubscribe|unsub|opt[-_ ]?out|abmelden|d[eé]sabonne|desuscrib|darse de baja|afmelden/i;
+/** Characters of the text part searched for an unsubscribe URL: where footers sit, near the end, is read. */
+const MAX_TEXT_SEARCH = 64 * 1024;
+
+const hasUnsubscribeLink = (links: readonly { href: string; text: string }[], text: string): boolean =>
+  links.some((link) => UNSUBSCRIBE.test(link.href) || UNSUBSCRIBE.test(link.text)) ||
+  text
+    .slice(-MAX_TEXT_SEARCH)
+    .split(/\s+/)
+    .some((word) => /^https?:\/\//i.test(word) && UNSUBSCRIBE.test(word));
+
 /** The content facts of a copy's source, read up to MAX_SOURCE_BYTES (more is reported as truncated). */
 export const contentFactsOf = async (source: Buffer): Promise<ContentFacts> => {
   const truncated = source.length > MAX_SOURCE_BYTES;
@@ -153,6 +166,7 @@ export const contentFactsOf = async (source: Buffer): Promise<ContentFacts> => {
     },
     links: scan.links.map((link) => linkFactOf(link.href, link.text)),
     linksOverCap: scan.linksOverCap,
+    unsubscribeLink: hasUnsubscribeLink(scan.links, parts.text),
     scripts: scan.scripts,
     forms: scan.forms,
     attachments: attachments.map(({ contentType, filename, bytes }) => ({ contentType, filename, bytes })),

@@ -2,21 +2,15 @@
 // DNS, blocklists) run at once over the check's DNS, and what they found turned into findings, what they could not
 // judge into "not checked", and the facts the bulk-sender rule sets read.
 import { auditBimi } from './bimi';
-import {
-  type BlocklistResult,
-  checkBlocklist,
-  type DnsBlocklist,
-  type ListZoneSettings,
-} from './blocklists/blocklist';
-import { DOMAIN_BLOCKLISTS, IP_BLOCKLISTS } from './blocklists/defaultBlocklists';
+import { blocklistOutcome, type ListOptions, listingsOf, MAX_LIST_DOMAINS } from './blocklists/listings';
 import type { CheckDns } from './checkDns';
 import { auditDkimKey } from './dkimKey';
-import { auditAlignment, auditDmarc, organizationalDomain } from './dmarc';
+import { auditAlignment, auditDmarc } from './dmarc';
 import type { DnsJudgement } from './dnsJudgement';
 import { auditMx } from './mx';
 import { auditPtr } from './ptr';
 import { auditSpf } from './spf';
-import type { DnsFact, DnsResults, Finding, NotChecked, Severity } from './types';
+import type { DnsFact, DnsResults, Finding, NotChecked, Severity, VerifiedDomains } from './types';
 
 /** What the DNS side asks about, all read from the receiver's side of one copy or its headers. */
 export interface DnsSubjects {
@@ -28,19 +22,16 @@ export interface DnsSubjects {
   linkDomains: readonly string[];
   /** The IP that handed the message to the receiver, from the receiver's own Received. */
   sendingIp: string | undefined;
+  /** Distinct link domains past the cap of those handed over: not asked of the domain lists. */
+  linkDomainsOverCap?: number | undefined;
+  /** The domains the receiver verified (CopyFacts.verified): alignment rests on these alone; null: none written. */
+  verified?: VerifiedDomains | null | undefined;
 }
 
-export interface DnsAuditOptions {
-  ipLists?: readonly DnsBlocklist[];
-  domainLists?: readonly DnsBlocklist[];
-  /** Per list id: another zone (a mirror; the test zones). */
-  zones?: Readonly<Record<string, string>>;
-  spamhausDqsKey?: string | undefined;
-}
+export type DnsAuditOptions = ListOptions;
 
 /** Bounds on what one copy may make the audit ask: its headers and links are the sender's to write. */
 const MAX_DKIM_SIGNATURES = 4;
-const MAX_LIST_DOMAINS = 10;
 
 interface Outcome {
   findings: Finding[];
@@ -64,91 +55,45 @@ const factOf = (result: DnsJudgement | undefined, missing: string): DnsFact => {
   return { state: 'known', value: result.judgement === 'pass' };
 };
 
-/** What a listing asks the sender to do: a dynamic range (PBL), a spam source or hijacked host, or a listed domain. */
-const listingFinding = (result: BlocklistResult): Omit<Finding, 'id' | 'title' | 'source'> => {
-  const mattersFor = 'all' as const;
-  if (result.families.includes('pbl') && result.families.length === 1)
-    return {
-      severity: 'high',
-      fix: `Send through your provider's mail servers instead of directly from ${result.subject}, an end-user address range.`,
-      mattersFor,
-    };
-  if (result.families.includes('xbl'))
-    return {
-      severity: 'critical',
-      fix: `Find and clean the compromised host sending from ${result.subject}, then request removal from the list.`,
-      mattersFor,
-    };
-  if (result.families.some((family) => family === 'dbl' || family === 'surbl' || family === 'uribl'))
-    return {
-      severity: 'high',
-      fix: `Stop linking to ${result.subject} (or get it cleaned up and delisted): receivers judge mail by its domains.`,
-      mattersFor,
-    };
-  return {
-    severity: 'critical',
-    fix: `Stop the spam coming from ${result.subject} and request removal from the list once it has stopped.`,
-    mattersFor,
-  };
-};
-
-/** What every blocklist finding's id starts with: a listing is a finding, a refusal or timeout a "not checked". */
-export const LISTING_ID_PREFIX = 'blocklist.';
-
-const blocklistOutcome = (outcome: Outcome, results: BlocklistResult[]) => {
-  for (const result of results) {
-    const id = `${LISTING_ID_PREFIX}${result.list}.${result.subject}`;
-    if (result.judgement === 'fail')
-      outcome.findings.push({ id, title: result.reason, source: result.source, ...listingFinding(result) });
-    if (result.judgement === 'unknown') outcome.notChecked.push({ id, why: result.reason });
-  }
-};
-
 const severity = (spfOrDmarc: DnsJudgement, severe: Severity, mild: Severity) =>
   /no (SPF|DMARC) record|permerror|\+all/.test(spfOrDmarc.reason) ? severe : mild;
 
-/** The org domains the domain lists are asked about: From, Return-Path, DKIM d= and link domains, the first 10. */
-const listDomainsOf = (subjects: DnsSubjects, signatures: DnsSubjects['dkim']) =>
-  [
-    ...new Set(
-      [
-        subjects.fromDomain,
-        subjects.returnPathDomain,
-        ...signatures.map((s) => s.domain),
-        ...subjects.linkDomains,
-      ]
-        .filter((domain): domain is string => domain !== undefined)
-        .map(organizationalDomain),
-    ),
-  ].slice(0, MAX_LIST_DOMAINS);
+/** What a cap left out: each is a "not checked", so the score says it is partial (never 10/10 of a part). */
+const capsSkipped = (subjects: DnsSubjects, domainsOver: number): NotChecked[] => {
+  const skipped: NotChecked[] = [];
+  const over = domainsOver + (subjects.linkDomainsOverCap ?? 0);
+  if (over > 0)
+    skipped.push({
+      id: 'dns.list-domains',
+      why: `${over} more domain(s) past the cap of ${MAX_LIST_DOMAINS} were not asked of the domain lists`,
+    });
+  if (subjects.dkim.length > MAX_DKIM_SIGNATURES)
+    skipped.push({
+      id: 'dns.dkim-signatures',
+      why: `${subjects.dkim.length - MAX_DKIM_SIGNATURES} DKIM key(s) past the first ${MAX_DKIM_SIGNATURES} were not looked up`,
+    });
+  return skipped;
+};
 
-/** Every blocklist asked at once: the sending IP of the IP lists, each domain of the domain lists. */
-const askBlocklists = async (
-  dns: CheckDns,
-  subjects: DnsSubjects,
-  domains: string[],
-  options: DnsAuditOptions,
-) => {
-  const settings = (list: DnsBlocklist): ListZoneSettings => ({
-    zone: options.zones?.[list.id],
-    spamhausDqsKey: options.spamhausDqsKey,
-  });
-  const ip = subjects.sendingIp;
-  const [ipListings, domainListings] = await Promise.all([
-    ip
-      ? Promise.all(
-          (options.ipLists ?? IP_BLOCKLISTS).map((list) => checkBlocklist(dns, list, ip, settings(list))),
-        )
-      : [],
-    Promise.all(
-      domains.flatMap((domain) =>
-        (options.domainLists ?? DOMAIN_BLOCKLISTS).map((list) =>
-          checkBlocklist(dns, list, domain, settings(list)),
-        ),
-      ),
-    ),
-  ]);
-  return [...ipListings, ...domainListings];
+const UNVERIFIED =
+  'the receiver wrote no Authentication-Results it is trusted for: alignment rests on those alone';
+
+/**
+ * Only what the receiver verified aligns: a DKIM-Signature it did not pass, or a Return-Path SPF did not pass for,
+ * proves nothing (RFC 7489 section 3.1 aligns authenticated identifiers). Undefined where it cannot be judged.
+ */
+const alignmentOf = (subjects: DnsSubjects, dmarc: Awaited<ReturnType<typeof auditDmarc>> | undefined) => {
+  const verified = subjects.verified ?? null;
+  const from = subjects.fromDomain;
+  if (!from || !dmarc || dmarc.judgement === 'unknown' || !verified) return undefined;
+  return auditAlignment(
+    {
+      fromDomain: from,
+      spfDomain: verified.spf[0],
+      dkimDomains: verified.dkim.slice(0, MAX_DKIM_SIGNATURES),
+    },
+    dmarc.record,
+  );
 };
 
 /** The record audits at once; BIMI waits for DMARC, which it needs at enforcement. */
@@ -219,6 +164,8 @@ const keyOutcome = (outcome: Outcome, keys: Records['keys'], signatures: DnsSubj
     });
 };
 
+export { LISTING_ID_PREFIX } from './blocklists/listings';
+
 /** Runs every DNS check of one copy at once; nothing here throws, every failure is a finding or a "not checked". */
 export const auditDns = async (
   dns: CheckDns,
@@ -229,24 +176,21 @@ export const auditDns = async (
   const signatures = subjects.dkim.slice(0, MAX_DKIM_SIGNATURES);
   const [records, listings] = await Promise.all([
     auditRecords(dns, subjects, signatures),
-    askBlocklists(dns, subjects, listDomainsOf(subjects, signatures), options),
+    listingsOf(
+      dns,
+      ip,
+      [from, subjects.returnPathDomain, ...signatures.map((s) => s.domain), ...subjects.linkDomains],
+      options,
+    ),
   ]);
   const { dmarc, ptr } = records;
-  const alignment =
-    from && dmarc && dmarc.judgement !== 'unknown'
-      ? auditAlignment(
-          {
-            fromDomain: from,
-            spfDomain: subjects.returnPathDomain,
-            dkimDomains: signatures.map((s) => s.domain),
-          },
-          dmarc.record,
-        )
-      : undefined;
+  const alignment = alignmentOf(subjects, dmarc);
   const outcome: Outcome = { findings: [], notChecked: [] };
-  const noFrom = 'no single From domain to look up';
-  if (!from) outcome.notChecked.push({ id: 'dns.from', why: noFrom });
+  if (!from) outcome.notChecked.push({ id: 'dns.from', why: 'no single From domain to look up' });
   if (!ip) outcome.notChecked.push({ id: 'dns.ptr', why: "the receiver's Received names no sending IP" });
+  outcome.notChecked.push(...capsSkipped(subjects, listings.domainsOver));
+  if (from && dmarc && dmarc.judgement !== 'unknown' && !subjects.verified)
+    outcome.notChecked.push({ id: 'dns.dmarc-alignment', why: UNVERIFIED });
   recordOutcome(outcome, records, from, ip);
   if (alignment)
     judged(outcome, 'dns.dmarc-alignment', alignment, {
@@ -255,7 +199,8 @@ export const auditDns = async (
       mattersFor: all,
     });
   keyOutcome(outcome, records.keys, signatures);
-  blocklistOutcome(outcome, listings);
+  blocklistOutcome(outcome, listings.results);
+  const noFrom = 'no single From domain to look up';
   return {
     ...outcome,
     dmarcPublished:
@@ -264,7 +209,10 @@ export const auditDns = async (
         : dmarc
           ? { state: 'known', value: dmarc.record !== undefined }
           : factOf(undefined, noFrom),
-    dmarcAligned: factOf(alignment, dmarc?.judgement === 'unknown' ? dmarc.reason : noFrom),
+    dmarcAligned: factOf(
+      alignment,
+      dmarc?.judgement === 'unknown' ? dmarc.reason : from ? UNVERIFIED : noFrom,
+    ),
     fcrdns: factOf(ptr, "the receiver's Received names no sending IP"),
   };
 };

@@ -9,10 +9,13 @@ const MAX_LINK_DOMAINS = 10;
 
 export const dnsSubjectsOf = (copy: CopyFacts): DnsSubjects => {
   const linkDomains = new Set<string>();
+  const over = new Set<string>();
   for (const link of copy.content?.links ?? []) {
-    if (linkDomains.size >= MAX_LINK_DOMAINS) break;
     const domain = link.host === undefined ? undefined : parse(link.host).domain;
-    if (domain) linkDomains.add(domain);
+    if (!domain || linkDomains.has(domain)) continue;
+    // Past the cap the rest are only counted (a bounded set: the links themselves are capped by the HTML scan).
+    if (linkDomains.size < MAX_LINK_DOMAINS) linkDomains.add(domain);
+    else over.add(domain);
   }
   return {
     fromDomain: copy.headers.fromDomain,
@@ -21,6 +24,8 @@ export const dnsSubjectsOf = (copy: CopyFacts): DnsSubjects => {
       selector === undefined ? [] : [{ domain, selector }],
     ),
     linkDomains: [...linkDomains],
+    linkDomainsOverCap: over.size,
+    verified: copy.verified,
     sendingIp: copy.sendingHost?.ip,
   };
 };

@@ -74,7 +74,12 @@ export const headerFactsOf = (whole: string): HeaderFacts => {
   const unsubscribe = fieldValues(block, 'list-unsubscribe', 1, LINE_CAP).values[0];
   const post = fieldValues(block, 'list-unsubscribe-post', 2, LINE_CAP);
   const uris = unsubscribe === undefined ? [] : unsubscribeUris(unsubscribe);
-  const signatures = fieldValues(block, 'dkim-signature', MAX_SIGNATURES, DKIM_CAP).values;
+  const { values: signatures, count: signatureCount } = fieldValues(
+    block,
+    'dkim-signature',
+    MAX_SIGNATURES,
+    DKIM_CAP,
+  );
   return {
     fromCount: Math.min(from.count, MAX_COUNTED),
     fromDomain:
@@ -85,6 +90,7 @@ export const headerFactsOf = (whole: string): HeaderFacts => {
     unsubscribeHttps: uris.filter((uri) => uri.toLowerCase().startsWith('https://')),
     unsubscribeMailto: uris.some((uri) => uri.toLowerCase().startsWith('mailto:')),
     oneClickPost: post.count === 1 && post.values[0] === 'List-Unsubscribe=One-Click',
+    dkimSignaturesOverCap: Math.min(signatureCount, MAX_COUNTED) - signatures.length,
     dkimSignatures: signatures.flatMap((value) => signatureOf(value) ?? []),
   };
 };

@@ -9,6 +9,8 @@ const MAX_ATTRIBUTES = 32;
 const MAX_VALUE = 2048;
 /** Characters of a link's visible text kept to look for a domain it names. */
 const MAX_LINK_TEXT = 256;
+/** Characters after `&` searched for the `;` that ends an entity (`&thetasym;` is the longest common name). */
+const MAX_ENTITY = 10;
 
 export interface HtmlImage {
   src: string;
@@ -102,8 +104,10 @@ const visibleChars = (text: string): number => {
     }
     space = false;
     if (code === 0x26) {
-      const semi = text.indexOf(';', i);
-      if (semi !== -1 && semi - i <= 10) i = semi;
+      // Only as far as the longest entity worth counting as one: a search to the end of the text after every `&`
+      // made a part of ampersands quadratic.
+      const semi = text.slice(i + 1, i + 1 + MAX_ENTITY).indexOf(';');
+      if (semi !== -1) i += semi + 1;
     }
     count++;
   }

@@ -2,6 +2,7 @@
 // results, where the check's copies landed per provider) and what it says (findings, fix-first, score, not checked).
 import type { Finding, NotChecked, ProviderName } from '../domain/auditReport';
 import type { AuthVerdict } from '../domain/placement';
+import type { VerifiedDomains } from '../scanner/authResults';
 
 export type {
   AuditReport,
@@ -13,6 +14,7 @@ export type {
   RuleChecklist,
   Severity,
 } from '../domain/auditReport';
+export type { VerifiedDomains } from '../scanner/authResults';
 
 /** What one check module concludes: its findings, or that it could not judge. */
 export interface CheckOutcome {
@@ -60,6 +62,8 @@ export interface HeaderFacts {
   oneClickPost: boolean;
   /** The topmost Return-Path's domain (the receiver's delivery agent writes it from MAIL FROM), lower-cased. */
   returnPathDomain: string | undefined;
+  /** DKIM-Signature fields past the few read (absent in facts stored before it was counted). */
+  dkimSignaturesOverCap?: number | undefined;
   /** Header names (lower-cased) covered by each DKIM-Signature's h= tag, with its d= and s=. */
   dkimSignatures: readonly {
     domain: string;
@@ -93,6 +97,8 @@ export interface ContentFacts {
   links: readonly LinkFact[];
   /** Links seen beyond those kept (the HTML had more than the kept cap). */
   linksOverCap: number;
+  /** A link of the HTML, or a URL of the text part, that says unsubscribe or opt out (its address or its text). */
+  unsubscribeLink: boolean;
   scripts: number;
   forms: number;
   attachments: readonly { contentType: string; filename: string | undefined; bytes: number }[];
@@ -108,6 +114,11 @@ export interface CopyFacts {
   sendingHost: SendingHost | undefined;
   /** The receiver's own Authentication-Results, as the scanner keeps them; null where it wrote none it is trusted for. */
   auth: AuthVerdict | null;
+  /**
+   * The domains the receiver verified in that same header (dkim=pass header.d, spf=pass smtp.mailfrom); null where
+   * it wrote none it is trusted for. Alignment and whatever rests on a signature read these alone.
+   */
+  verified: VerifiedDomains | null;
   headers: HeaderFacts;
   content: ContentFacts | undefined;
 }

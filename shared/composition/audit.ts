@@ -1,15 +1,14 @@
 // Owns building the sender audit from its settings, the same for the scan Lambda and npm start: its store beside
-// the checks, a connector of its own for the one source fetch per check, DNS per check; and the scanner's events
-// that hand it each recorded copy.
+// the checks, the one source fetch per check over the scanners' held sessions (never a login of its own), DNS per
+// check; and the scanner's events that hand it each recorded copy.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAuditStore } from '../adapters/dynamo/DynamoAuditStore';
-import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
 import type { AuditSettings } from '../config';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
-import type { AccessTokens, CredentialSource } from '../scanner/ports';
+import type { CredentialSource, MailboxSession } from '../scanner/ports';
 import type { ScanEvents } from '../scanner/Scanner';
-import { CheckAuditor } from '../usecases/auditCheck';
+import { CheckAuditor, type CopySource } from '../usecases/auditCheck';
 import { composeAuditDns } from './auditDns';
 
 /** How long a closing loop waits for the audits it started: a fetch's bound and the DNS budget, with room. */
@@ -18,16 +17,27 @@ export const AUDIT_DRAIN_MS = 15_000;
 export interface AuditParts {
   client: DynamoDBDocumentClient;
   tableName: string;
+  /** Read for each account's receiving trust (whose Authentication-Results are its own). */
   credentials: CredentialSource;
-  tokens?: AccessTokens;
+  /** The scanners whose held sessions the copies are read over. */
+  sessions: () => Iterable<{ heldSession(email: string): MailboxSession | undefined }>;
   clock: Clock;
   log: Logger;
   settings: AuditSettings;
   /** Per blocklist id, another zone to ask (the test zones); the lists' own zones otherwise. */
   listZones?: Readonly<Record<string, string>>;
-  /** IMAP_CA_FILE's certificates, as the scanner's connections trust them. */
-  trustedCa?: string;
 }
+
+/** A copy's source over the session a scanner holds for its account; undefined where none holds one. */
+export const heldSessionSource = (sessions: AuditParts['sessions']): CopySource => ({
+  sourceOf: async (email, path, uid, maxBytes) => {
+    for (const scanner of sessions()) {
+      const session = scanner.heldSession(email);
+      if (session?.sourceOf) return session.sourceOf(path, uid, maxBytes);
+    }
+    return undefined;
+  },
+});
 
 /** Undefined when AUDIT=off. */
 export const composeAuditor = (parts: AuditParts): CheckAuditor | undefined => {
@@ -35,7 +45,7 @@ export const composeAuditor = (parts: AuditParts): CheckAuditor | undefined => {
   const dns = composeAuditDns(parts.settings.dns, parts.clock);
   return new CheckAuditor({
     store: new DynamoAuditStore(parts.client, parts.tableName),
-    source: new ImapConnector(parts.log, DEFAULT_IMAP_TIMEOUTS, undefined, parts.tokens, parts.trustedCa),
+    source: heldSessionSource(parts.sessions),
     credentials: parts.credentials,
     dns: parts.listZones ? { ...dns, options: { ...dns.options, zones: parts.listZones } } : dns,
     clock: parts.clock,

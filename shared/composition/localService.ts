@@ -17,6 +17,7 @@ import { LocalWebhookSender } from '../local/LocalWebhookSender';
 import { LOCAL_REGION, LOCAL_TABLE, type LocalStore } from '../local/localStore';
 import type { LocalServiceParts } from '../local/serviceHooks';
 import { createLogger, type Logger } from '../log';
+import type { Scanner } from '../scanner/Scanner';
 import { shardCountFor } from '../scanner/shards';
 import { calibrate } from '../usecases/calibrate';
 import { buildApiDeps } from './apiDeps';
@@ -77,16 +78,17 @@ export const composeLocalService = async ({
   const count = shardCountFor(accounts, settings.SCAN_SHARD_SIZE);
   await new DynamoShardLayout(store.client, LOCAL_TABLE).publish(count, systemClock.now());
   const timing = loopTiming(settings.SCAN_INTERVAL_MS, 0);
+  /** Every loop's scanner: the audit reads each copy over the session one of them holds for its account. */
+  const scanners: Scanner[] = [];
   // One audit runner for every loop of the process: its claim keeps one audit per check whichever loop records.
   const auditor = composeAuditor({
     client: store.client,
     tableName: LOCAL_TABLE,
     credentials,
-    tokens,
+    sessions: () => scanners,
     clock: systemClock,
     log: createLogger('audit', settings.LOG_LEVEL),
     settings: settings.audit,
-    trustedCa: settings.imapTrustedCa,
     ...(auditListZones ? { listZones: auditListZones } : {}),
   });
   const loops = Array.from({ length: count }, (_, index) => {
@@ -106,6 +108,7 @@ export const composeLocalService = async ({
       onWebhookQueued: (checkId) => webhooks.kick(checkId),
       events: withAudit(undefined, auditor),
     });
+    scanners.push(scanner);
     return new LocalScanRunner({ scanner, lease, clock: systemClock, log }, timing);
   });
   const trigger = {

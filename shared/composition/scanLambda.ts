@@ -55,16 +55,17 @@ export const composeScanLambda = (config: ScanConfig) => {
     onConsentRequired: metrics.consentRequired,
   });
   const layout = new DynamoShardLayout(client, config.TABLE_NAME);
+  /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
+  const scanners = new Map<string, ReturnType<typeof createScanner>>();
   // The sender audit beside detection, over the function's own resolver; the item sits beside the check it audits.
   const auditor = composeAuditor({
     client,
     tableName: config.TABLE_NAME,
     credentials,
-    tokens,
+    sessions: () => [...scanners.values()].map(({ scanner }) => scanner),
     clock: systemClock,
     log,
     settings: loadAuditSettings(),
-    trustedCa: config.imapTrustedCa,
   });
   // Each stored audit's listings and rule items for the dashboard, for every provider its check had seeds at.
   const telemetry = auditTelemetry({
@@ -77,8 +78,6 @@ export const composeScanLambda = (config: ScanConfig) => {
       telemetry(checkId, { provider: facts.provider, ...judgeCopy({ copy: facts, dns }) }),
   });
   const events = withAudit(metrics, auditor);
-  /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
-  const scanners = new Map<string, ReturnType<typeof createScanner>>();
   const scannerFor = (shard: Shard) => {
     const key = `${shard.index}/${shard.count}`;
     const built =

@@ -15,6 +15,7 @@ import {
   SETTLE_EVERY_MS,
   waitingAccounts,
 } from './planning';
+import type { MailboxSession } from './ports';
 import {
   type AccountState,
   advanceCursors,
@@ -63,6 +64,12 @@ export class Scanner {
     this.record = new Recorder({ ...deps, awaited: (checkId) => this.plan.awaited(checkId) });
     this.tabs = new TabGrace(deps.tabGraceMs);
     this.watches = new Watches(deps, (email) => this.announced(email));
+  }
+
+  /** The session this scanner holds for `email` (in use or parked), for the audit's read of a copy: never a login. */
+  heldSession(email: string): MailboxSession | undefined {
+    const session = this.accounts.get(email)?.session;
+    return session && session.usable !== false ? session : this.parked.held(email);
   }
 
   /** Starts a sweep of every account a live check waits for that is due (`force`: all), waiting for none. */

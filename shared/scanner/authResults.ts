@@ -140,7 +140,40 @@ interface ParsedResults {
   results: Partial<Record<Method, string>>;
   /** The reason given with each result read, where one was given (see reasonOf). */
   reasons: Partial<Record<Method, string>>;
+  /** The domains the receiver verified: each `dkim=pass`'s header.d (or header.i), `spf=pass`'s smtp.mailfrom. */
+  passed: VerifiedDomains;
 }
+
+/** What the receiver verified, by domain (lower-cased): what alignment and signature checks may rest on. */
+export interface VerifiedDomains {
+  dkim: string[];
+  spf: string[];
+}
+
+/** Verified domains kept per method: a real header names a handful of signatures. */
+const MAX_PASSED = 8;
+const PROPERTY = /^(header\.d|header\.i|smtp\.mailfrom)=(\S{1,320})$/i;
+
+/** The domain a `pass` result vouches for: header.d, the domain of header.i or of smtp.mailfrom. */
+const passedDomainOf = (method: Method, text: string): string | undefined => {
+  for (const word of text.split(/\s+/).slice(0, 16)) {
+    const match = PROPERTY.exec(word);
+    if (!match) continue;
+    const property = (match[1] ?? '').toLowerCase();
+    if ((method === 'dkim') !== property.startsWith('header.')) continue;
+    const value = (match[2] ?? '').replace(/^"|"$/g, '');
+    const domain = value.slice(value.lastIndexOf('@') + 1).toLowerCase();
+    if (domain !== '' && !domain.includes('"')) return domain.replace(/\.$/, '');
+  }
+  return undefined;
+};
+
+const notePassed = (passed: VerifiedDomains, method: Method, result: string, text: string): void => {
+  if (result !== 'pass' || (method !== 'dkim' && method !== 'spf')) return;
+  const domain = passedDomainOf(method, text);
+  if (domain !== undefined && passed[method].length < MAX_PASSED && !passed[method].includes(domain))
+    passed[method].push(domain);
+};
 
 /**
  * One header value: its authserv-id and the result of each method it reports (DKIM: pass if any signature passed),
@@ -154,12 +187,14 @@ export const parseAuthResults = (value: string): ParsedResults => {
   const authservId = id && id.length <= MAX_AUTHSERV_ID ? id : undefined;
   const results: Partial<Record<Method, string>> = {};
   const reasons: Partial<Record<Method, string>> = {};
+  const passed: VerifiedDomains = { dkim: [], spf: [] };
   for (const segment of named || !head ? rest : [head, ...rest]) {
     const match = RESINFO.exec(segment.text);
     if (!match) continue;
     const method = (match[1] ?? '').toLowerCase() as Method;
     const result = (match[2] ?? '').toLowerCase();
     if (!METHODS.includes(method) || !RESULT.test(result)) continue;
+    notePassed(passed, method, result, segment.text);
     const seen = results[method];
     if (seen === undefined || (method === 'dkim' && result === 'pass' && seen !== 'pass')) {
       results[method] = result;
@@ -168,7 +203,7 @@ export const parseAuthResults = (value: string): ParsedResults => {
       else reasons[method] = reason;
     }
   }
-  return { authservId, results, reasons };
+  return { authservId, results, reasons, passed };
 };
 
 /**
@@ -177,29 +212,40 @@ export const parseAuthResults = (value: string): ParsedResults => {
  * the message. Results come from one header, never merged across headers or ids; by exact id, never a suffix.
  */
 export const authVerdictOf = (block: string, trust: AuthTrust | undefined): AuthVerdict | null => {
+  const own = receiverResultsOf(block, trust);
+  return own === null ? null : verdictOf(own, own.authservId ?? null);
+};
+
+/**
+ * The domains the receiving side itself verified (its own header, chosen as authVerdictOf chooses it), or null where
+ * it wrote none it is trusted for: a DKIM-Signature or Return-Path anywhere else in the block proves nothing.
+ */
+export const verifiedDomainsOf = (block: string, trust: AuthTrust | undefined): VerifiedDomains | null =>
+  receiverResultsOf(block, trust)?.passed ?? null;
+
+const receiverResultsOf = (block: string, trust: AuthTrust | undefined): ParsedResults | null => {
   if (!trust || (trust.ids.length === 0 && !trust.unnamedTopmost)) return null;
   const values = valuesInBlock(block, AUTH_RESULTS_HEADER, trust.methodIds ? MAX_AUTH_HEADERS : 1);
   const top = values[0] === undefined ? undefined : parseAuthResults(values[0]);
   if (!top) return null;
   if (trust.unnamedTopmost)
     // Exchange prepends its own above the message's headers; without its mark it took nothing in (receiverMarks.ts).
-    return top.authservId === undefined && microsoftMarkIn(block) !== -1 ? verdictOf(top, null) : null;
+    return top.authservId === undefined && microsoftMarkIn(block) !== -1 ? top : null;
   const order = trust.ids.map((id) => id.toLowerCase());
-  if (!trust.methodIds)
-    return top.authservId && order.includes(top.authservId) ? verdictOf(top, top.authservId) : null;
-  return perMethodVerdict(values, order, trust.methodIds);
+  if (!trust.methodIds) return top.authservId && order.includes(top.authservId) ? top : null;
+  return perMethodResults(values, order, trust.methodIds);
 };
 
 /**
  * One header per method, each with its own id (iCloud): read down the topmost run of the receiver's ids in the order
  * it writes them; an unknown, repeated or out-of-order id ends the run, and each method comes only from its own id.
  */
-const perMethodVerdict = (
+const perMethodResults = (
   values: readonly string[],
   order: readonly string[],
   methodIds: NonNullable<AuthTrust['methodIds']>,
-): AuthVerdict | null => {
-  const read: Omit<ParsedResults, 'authservId'> = { results: {}, reasons: {} };
+): ParsedResults | null => {
+  const read: Omit<ParsedResults, 'authservId'> = { results: {}, reasons: {}, passed: { dkim: [], spf: [] } };
   let authservId: string | undefined;
   let last = -1;
   for (const value of values) {
@@ -212,10 +258,11 @@ const perMethodVerdict = (
         continue;
       read.results[method] = parsed.results[method];
       read.reasons[method] = parsed.reasons[method];
+      if (method === 'dkim' || method === 'spf') read.passed[method] = parsed.passed[method];
       authservId ??= parsed.authservId;
     }
   }
-  return authservId === undefined ? null : verdictOf(read, authservId);
+  return authservId === undefined ? null : { ...read, authservId };
 };
 
 const verdictOf = (

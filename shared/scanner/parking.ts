@@ -28,6 +28,12 @@ export class ParkedSessions {
     } else parked?.session.close().catch(() => undefined);
   }
 
+  /** The session parked for `email`, while usable: the sender audit reads a copy over it rather than log in. */
+  held(email: string): MailboxSession | undefined {
+    const parked = this.parked.get(email)?.session;
+    return parked?.usable === false ? undefined : parked;
+  }
+
   /**
    * As a loop ends: parks the idle, usable sessions of the accounts in `waitedFor` (none when `keep` is false, the
    * process ending) and returns every other session to close, parked ones never taken up and too old included.

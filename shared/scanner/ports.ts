@@ -82,6 +82,12 @@ export interface MailboxSession {
    * undefined when opening it did not say those three (the caller lists every folder instead).
    */
   openFolder?(path: string, after: FolderCursor | undefined, most: number): Promise<OpenedFolder | undefined>;
+  /** The first `maxBytes` of one message's source by UID, with its whole size where told (the sender audit). */
+  sourceOf?(
+    path: string,
+    uid: number,
+    maxBytes: number,
+  ): Promise<{ source: Buffer; size: number | undefined }>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 // Owns taking each check's sender audit once, beside detection: on a check's first recorded copy, a detached task
-// (a few at a time) claims the audit, reads the copy's source once, asks DNS within the check's budget and stores
-// the facts. Recording never waits for it; a closing loop waits a bounded time for the audits it started.
+// (a few at a time) claims the audit, reads the copy's source once over the account's held session, asks DNS within
+// the check's budget and stores the facts. Recording never waits for it; a closing loop waits a bounded time for the audits it started.
 import { copyFactsOf, judgeCopy } from '../audit/audit';
 import type { CheckDns } from '../audit/checkDns';
 import { MAX_SOURCE_BYTES } from '../audit/contentFacts';
@@ -11,7 +11,9 @@ import type { Clock } from '../domain/clock';
 import { RETENTION_MS } from '../domain/limits';
 import type { AuthVerdict } from '../domain/placement';
 import type { Logger } from '../log';
-import type { CredentialSource, MailboxCredentials } from '../scanner/ports';
+import { verifiedDomainsOf } from '../scanner/authResults';
+import { headerBlockOf } from '../scanner/headers';
+import type { CredentialSource } from '../scanner/ports';
 import type { AuditStore } from './auditRecord';
 
 /** A copy the scanner has just recorded for a check (its first, or a later one: the audit takes one per check). */
@@ -28,17 +30,18 @@ export interface RecordedCopy {
 }
 
 /**
- * Reads the first `maxBytes` of one copy's source by UID, with the whole message's size where the server says it;
- * throws when it cannot; `signal` ends it.
+ * Reads the first `maxBytes` of one copy's source by UID, with the whole message's size where the server says it,
+ * over a session already held for the account (the scanner's): undefined when none is held, never a new login, as
+ * providers throttle logins per account. Throws when the read fails; past `signal` the audit stops waiting.
  */
 export interface CopySource {
   sourceOf(
-    credentials: MailboxCredentials,
+    email: string,
     path: string,
     uid: number,
     maxBytes: number,
     signal: AbortSignal,
-  ): Promise<{ source: Buffer; size: number | undefined }>;
+  ): Promise<{ source: Buffer; size: number | undefined } | undefined>;
 }
 
 /** One check's DNS (its own budget and cache) and the blocklists' settings. */
@@ -63,9 +66,9 @@ export interface CheckAuditorDeps {
   dns: AuditDnsPort;
   clock: Clock;
   log: Logger;
-  /** Audits running at once in this process (default 4): each holds an IMAP connection for its fetch. */
+  /** Audits running at once in this process (default 4): each reads one copy over a held session, then DNS. */
   maxRunning?: number;
-  /** The source fetch's bound, login included (default FETCH_MS); past it the audit reads the headers alone. */
+  /** The source fetch's bound (default FETCH_MS); past it the audit reads the headers alone. */
   fetchMs?: number;
   /** How long no copy must have been recorded before an audit starts (default QUIET_MS). */
   quietMs?: number;
@@ -163,9 +166,12 @@ export class CheckAuditor {
     if (!(await store.claim(copy.checkId, claimedAt, purgeAt))) return;
     const fetched = await this.fetch(copy);
     const source = fetched?.source ?? copy.headers;
+    // What the receiver verified, read from the header block the scanner judged, for the account's own trust.
+    const trust = (await this.deps.credentials.get(copy.email).catch(() => undefined))?.trust?.auth;
     const read = await copyFactsOf(source, {
       provider: copy.provider,
       auth: copy.auth ?? null,
+      verified: verifiedDomainsOf(headerBlockOf(copy.headers) ?? '', trust),
       headersOnly: fetched === undefined,
     });
     // The fetch stops at the cap: the message's own size says whether anything was left unread.
@@ -236,10 +242,8 @@ export class CheckAuditor {
     });
     try {
       for (const listener of this.listeners) listener.fetched?.(copy.checkId);
-      const credentials = await this.deps.credentials.get(copy.email);
-      if (!credentials) return undefined;
       const reading = this.deps.source
-        .sourceOf(credentials, copy.folder, copy.uid, MAX_SOURCE_BYTES, bound.signal)
+        .sourceOf(copy.email, copy.folder, copy.uid, MAX_SOURCE_BYTES, bound.signal)
         .catch((error: unknown) => {
           log.info('sender audit reads the headers alone: the source fetch failed', {
             check_id: copy.checkId,

@@ -35,6 +35,8 @@ const clean: DnsSubjects = {
   dkim: [{ domain: 'sender.test', selector: 's1' }],
   linkDomains: ['www.sender.test'],
   sendingIp: '127.0.0.1',
+  // What the receiver verified: alignment rests on these alone.
+  verified: { dkim: ['sender.test'], spf: ['sender.test'] },
 };
 
 describe('the DNS side of the audit', () => {
@@ -54,6 +56,7 @@ describe('the DNS side of the audit', () => {
       dkim: [{ domain: 'sender.test', selector: 's1024' }],
       linkDomains: ['go.dbl-listed.test', 'uribl-refused.test'],
       sendingIp: '127.0.0.10',
+      verified: { dkim: ['sender.test'], spf: ['deep.sender.test'] },
     });
     const byId = new Map(results.findings.map((finding) => [finding.id, finding]));
     expect([...byId.keys()].sort()).toEqual([
@@ -84,6 +87,7 @@ describe('the DNS side of the audit', () => {
       fromDomain: 'none.sender.test',
       returnPathDomain: 'offsite.test',
       dkim: [],
+      verified: { dkim: [], spf: ['offsite.test'] },
     });
     expect(results.findings.map((finding) => finding.id)).toContain('dns.dmarc-alignment');
     expect(results.dmarcAligned).toEqual({ state: 'known', value: false });
@@ -112,5 +116,39 @@ describe('the DNS side of the audit', () => {
     dns.close();
     expect(results.findings).toEqual([]);
     expect(results.fcrdns).toEqual({ state: 'known', value: true });
+  });
+});
+
+describe('nothing called clean that was not checked', () => {
+  it('a resolver that answers NXDOMAIN to everything leaves every list not checked: its test points went unanswered', async () => {
+    const nothing = createCheckDns(
+      { query: async () => ({ kind: 'none', reason: 'nxdomain' }) },
+      systemClock,
+      2000,
+    );
+    const results = await auditDns(nothing, clean, { zones });
+    const lists = results.notChecked.filter((item) => item.id.startsWith('blocklist.'));
+    // Three IP lists for the sending IP, three domain lists for sender.test: none may read "not listed".
+    expect(lists).toHaveLength(6);
+    for (const item of lists) expect(item.why).toMatch(/did not list its test point .*RFC 5782 section 5/);
+    expect(results.findings.filter((f) => f.id.startsWith('blocklist.'))).toEqual([]);
+  });
+
+  it('link domains past the cap of 10 are a "not checked", not skipped silently', async () => {
+    const links = Array.from({ length: 14 }, (_, i) => `link${i}.test`);
+    const results = await audit({ ...clean, linkDomains: links.slice(0, 10), linkDomainsOverCap: 4 });
+    expect(results.notChecked.find((item) => item.id === 'dns.list-domains')?.why).toMatch(
+      /^5 more domain\(s\) past the cap of 10/,
+    );
+  });
+
+  it('Spamhaus DBL abused-legit is its own finding (high, clean the site); URIBL grey is low', async () => {
+    const results = await audit({ ...clean, linkDomains: ['dbl-abused.test', 'uribl-grey.test'] });
+    const byId = new Map(results.findings.map((finding) => [finding.id, finding]));
+    expect(byId.get('blocklist.spamhaus-dbl.dbl-abused.test')).toMatchObject({
+      severity: 'high',
+      fix: expect.stringMatching(/^Have the compromised site at dbl-abused\.test cleaned/),
+    });
+    expect(byId.get('blocklist.uribl-multi.uribl-grey.test')?.severity).toBe('low');
   });
 });

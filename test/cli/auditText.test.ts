@@ -7,6 +7,7 @@ import { jsonReport } from '../../shared/cli/placement/output';
 import { reportTable } from '../../shared/cli/placement/reportTable';
 import type { CheckView, PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
+import { cleanDns } from '../support/auditMessage';
 import { sampleReport } from '../support/placementReport';
 import { readyAudit, timedOutDns, trippingParts, unjudgedReport } from '../support/reportAudits';
 
@@ -71,7 +72,12 @@ describe('the audit in the terminal', () => {
     const text = auditText(withAudit(await ready()));
     expect(text).toMatch(/^Sender audit: 10\/10 \(/);
     expect(text).toContain('\nFix first: nothing\n');
-    expect(text).not.toMatch(/fail:|unknown:/);
+    expect(text).not.toMatch(/fail:/);
+    // Unknown only what no message can show: the spam rate, honoured unsubscribes, Yahoo's feedback loop.
+    for (const line of text.split('\n').filter((l) => l.includes('unknown:')))
+      expect(line.replace(/^.*unknown: /, '')).toMatch(
+        /^(?:(?:Spam rate|Unsubscribe requests|Complaints|Lists kept)[^,]*(?:, |$))+$/,
+      );
   });
 
   it('a partial audit says how much it left out of the score, and names each thing not checked', async () => {
@@ -227,5 +233,26 @@ describe('the page markup', () => {
     expect(page).toContain(`<section id="audit" data-state="${state}">`);
     expect(page).toContain('so the sender&#39;s side was not checked');
     expect(page).not.toContain('<copy>');
+  });
+});
+
+describe('"everything checked" only where nothing was left out', () => {
+  const EVERYTHING = 'Everything the audit looks at was checked';
+
+  it('says it of a clean audit (partial false), and not of one whose link domains passed the cap', async () => {
+    const clean = await ready();
+    expect(clean.score.partial).toBe(false);
+    expect(renderHtmlReport(withAudit(clean))).toContain(EVERYTHING);
+    const capped = await ready({
+      dns: {
+        ...cleanDns(),
+        notChecked: [{ id: 'dns.list-domains', why: '3 more domain(s) past the cap of 10 were not asked' }],
+      },
+    });
+    expect(capped.score.partial).toBe(true);
+    const html = renderHtmlReport(withAudit(capped));
+    expect(html).not.toContain(EVERYTHING);
+    expect(html).toContain('past the cap of 10');
+    expect(auditText(withAudit(capped))).toMatch(/partial: 1 thing not checked/);
   });
 });

@@ -13,7 +13,7 @@ import { auditDns } from '../../shared/audit/dnsResults';
 import { dnsSubjectsOf } from '../../shared/audit/dnsSubjects';
 import type { AuditReport, CopyFacts } from '../../shared/audit/types';
 import { systemClock } from '../../shared/domain/clock';
-import { authVerdictOf } from '../../shared/scanner/authResults';
+import { authVerdictOf, verifiedDomainsOf } from '../../shared/scanner/authResults';
 import { headerBlockOf } from '../../shared/scanner/headers';
 import { AUDIT_CASES, type AuditCaseName, sendAuditMessage } from '../support/auditMessages';
 import { connectStackAccount, stackAccount } from '../support/mailStack';
@@ -71,7 +71,8 @@ beforeAll(async () => {
     const source = sources.get(subjects.get(name) ?? '');
     if (!source) throw new Error(`the ${name} message never arrived`);
     const auth = authVerdictOf(headerBlockOf(source) ?? '', { ids: ['mail.test'] });
-    const facts = await copyFactsOf(source, { provider: 'imap', auth, headersOnly: false });
+    const verified = verifiedDomainsOf(headerBlockOf(source) ?? '', { ids: ['mail.test'] });
+    const facts = await copyFactsOf(source, { provider: 'imap', auth, verified, headersOnly: false });
     if (!facts) throw new Error(`the ${name} copy has no header block`);
     const checkDns = createCheckDns(resolver, systemClock, 2000);
     const results = await auditDns(checkDns, dnsSubjectsOf(facts), { zones: ZONES });

@@ -212,6 +212,7 @@ describe('RFC 8601 forms', () => {
       authservId: 'example.org',
       results: {},
       reasons: {},
+      passed: { dkim: [], spf: [] },
     });
     expect(
       parseAuthResults(
@@ -222,6 +223,8 @@ describe('RFC 8601 forms', () => {
       results: { spf: 'pass', dkim: 'pass' },
       // spf's comment stands after a property, not after its result: no reason. DKIM's with the passing signature.
       reasons: { dkim: 'good "sig"' },
+      // What passed, by domain: the passing signature's header.i, SPF's smtp.mailfrom; never the failing one.
+      passed: { dkim: ['mail-router.example.net'], spf: ['example.net'] },
     });
     expect(parseAuthResults('"quoted.example" ; spf/1 = softfail').results).toEqual({ spf: 'softfail' });
   });

@@ -1,7 +1,7 @@
 // Builds real message sources for the sender audit's tests: a clean bulk message as Gmail would hand it over, and the
 // parts to change in it, so each test states only what it trips.
 
-import type { DnsResults } from '../../shared/audit/types';
+import type { DnsResults, VerifiedDomains } from '../../shared/audit/types';
 import type { AuthVerdict } from '../../shared/domain/placement';
 
 export interface MessageParts {
@@ -93,6 +93,12 @@ export const passingAuth = (): AuthVerdict => ({
   arc: null,
   authserv_id: 'mx.google.com',
   reasons: { spf: null, dkim: null, dmarc: null, arc: null },
+});
+
+/** What the receiver verified for the clean message: its DKIM d= and its Return-Path's domain. */
+export const passingVerified = (): VerifiedDomains => ({
+  dkim: ['shop.example.com'],
+  spf: ['mail.shop.example.com'],
 });
 
 export const cleanDns = (): DnsResults => ({

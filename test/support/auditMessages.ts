@@ -114,7 +114,8 @@ export const AUDIT_CASES = {
       returnPath: 'bounces@mailer.offsite.test',
       dkim: { domain: 'mailer.offsite.test', selector: 's1', keyFile: 'sender.test.s1.key' },
     },
-    ['dns.dmarc', 'dns.dmarc-alignment', 'rules.dmarc-aligned', 'dns.bimi'],
+    // The DNS side's alignment is the rule item's own fact: one finding (CHANGELOG.md).
+    ['dns.dmarc', 'rules.dmarc-aligned', 'dns.bimi'],
   ),
   noOneClick: change({ unsubscribe: 'link-only' }, ['rules.one-click-unsubscribe']),
   pblIp: change({ ip: AUDIT_SENDING_IPS.pbl }, [`blocklist.spamhaus-zen.${AUDIT_SENDING_IPS.pbl}`]),
@@ -141,7 +142,8 @@ export const AUDIT_CASES = {
         `Authentication-Results: mx.google.com; spf=pass smtp.mailfrom=${SENDER}; dkim=pass header.d=${SENDER}; dmarc=pass header.from=${SENDER}`,
       ],
     },
-    ['rules.dkim-pass', 'rules.one-click-unsubscribe'],
+    // Unsigned: one-click fails only for want of a signature, folded into the one DKIM finding.
+    ['rules.dkim-pass'],
   ),
 } satisfies Record<string, AuditCase>;
 

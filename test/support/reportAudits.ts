@@ -5,7 +5,15 @@ import type { DnsResults, ProviderPlacement } from '../../shared/audit/types';
 import type { PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
 import type { AuthVerdict } from '../../shared/domain/placement';
-import { cleanDns, cleanHeaders, cleanParts, type MessageParts, passingAuth, sourceOf } from './auditMessage';
+import {
+  cleanDns,
+  cleanHeaders,
+  cleanParts,
+  type MessageParts,
+  passingAuth,
+  passingVerified,
+  sourceOf,
+} from './auditMessage';
 import { sampleReport } from './placementReport';
 
 const AUDITED_AT = '2026-11-25T09:00:03.000Z';
@@ -25,6 +33,7 @@ export const readyAudit = async (c: Audited = {}): Promise<ReportAudit> => {
   const copy = await copyFactsOf(source, {
     provider,
     auth: c.auth === undefined ? passingAuth() : c.auth,
+    verified: c.auth === null ? null : passingVerified(),
     headersOnly: false,
   });
   if (!copy) throw new Error('no header block');

@@ -86,8 +86,8 @@ const copyOf = (email: string, uid = 1): RecordedCopy => ({
 const countingSource = (answer: () => Promise<Buffer> = async () => source) => {
   const fetched: { email: string; uid: number }[] = [];
   const copySource: CopySource = {
-    sourceOf: async (credentials, _path, uid) => {
-      fetched.push({ email: credentials.email, uid });
+    sourceOf: async (email, _path, uid) => {
+      fetched.push({ email, uid });
       return { source: await answer(), size: undefined };
     },
   };

@@ -21,6 +21,7 @@ const ready = (claimedAt: number): Extract<StoredAudit, { state: 'ready' }> => (
     provider: 'imap',
     sendingHost: { ip: '127.0.0.30', tls: true },
     auth: null,
+    verified: null,
     headers: {
       fromCount: 1,
       fromDomain: 'sender.test',

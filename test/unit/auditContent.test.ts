@@ -12,6 +12,7 @@ import {
   inboxEverywhere,
   type MessageParts,
   passingAuth,
+  passingVerified,
   sourceOf,
 } from '../support/auditMessage';
 
@@ -19,6 +20,7 @@ const audit = async (parts: MessageParts): Promise<AuditReport> => {
   const copy = await copyFactsOf(sourceOf(parts), {
     provider: 'gmail',
     auth: passingAuth(),
+    verified: passingVerified(),
     headersOnly: false,
   });
   if (!copy) throw new Error('no header block');
@@ -116,6 +118,7 @@ describe('content checks', () => {
     const copy = await copyFactsOf(sourceOf(cleanParts()), {
       provider: 'gmail',
       auth: passingAuth(),
+      verified: passingVerified(),
       headersOnly: true,
     });
     if (!copy) throw new Error('no header block');

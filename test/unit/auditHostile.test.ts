@@ -8,7 +8,7 @@ import { contentFactsOf, MAX_SOURCE_BYTES } from '../../shared/audit/contentFact
 import { headerFactsOf } from '../../shared/audit/headerFacts';
 import { MAX_LINKS, scanHtml } from '../../shared/audit/htmlScan';
 import { sendingHostOf } from '../../shared/audit/sendingHost';
-import { cleanParts, GMAIL_RECEIVED, passingAuth, sourceOf } from '../support/auditMessage';
+import { cleanParts, GMAIL_RECEIVED, passingAuth, passingVerified, sourceOf } from '../support/auditMessage';
 
 /**
  * The full size once against eight runs at an eighth of it: the same work when linear (a ratio near 1), eight times
@@ -94,6 +94,7 @@ describe('the audit on hostile input', () => {
         copyFactsOf(Buffer.from(headers[scale === 1 ? 0 : 1] ?? ''), {
           provider: 'gmail',
           auth: passingAuth(),
+          verified: passingVerified(),
           headersOnly: true,
         }),
       ),

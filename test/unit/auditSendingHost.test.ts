@@ -79,6 +79,7 @@ describe('what the DNS side is asked about', () => {
     const copy = await copyFactsOf(sourceOf(cleanParts()), {
       provider: 'gmail',
       auth: null,
+      verified: null,
       headersOnly: false,
     });
     expect(copy && dnsSubjectsOf(copy)).toEqual({
@@ -87,6 +88,8 @@ describe('what the DNS side is asked about', () => {
       dkim: [{ domain: 'shop.example.com', selector: 's1' }],
       linkDomains: ['example.com'],
       sendingIp: '192.0.2.7',
+      linkDomainsOverCap: 0,
+      verified: null,
     });
   });
 });

@@ -2,7 +2,14 @@
 // own change; what could not be judged is named and never passed; fix-first weighs where the copies went.
 import { describe, expect, it } from 'vitest';
 import { auditCopy, copyFactsOf } from '../../shared/audit/audit';
-import type { AuditInput, AuditReport, DnsResults, ProviderPlacement } from '../../shared/audit/types';
+import { ITEM_TEXT, type RuleItemId } from '../../shared/audit/rules/ruleItems';
+import type {
+  AuditInput,
+  AuditReport,
+  DnsResults,
+  ProviderPlacement,
+  VerifiedDomains,
+} from '../../shared/audit/types';
 import { SEVERITY_POINTS } from '../../shared/audit/verdict';
 import type { AuthVerdict } from '../../shared/domain/placement';
 import { authVerdictOf } from '../../shared/scanner/authResults';
@@ -14,12 +21,14 @@ import {
   inboxEverywhere,
   type MessageParts,
   passingAuth,
+  passingVerified,
   sourceOf,
 } from '../support/auditMessage';
 
 interface Case {
   parts?: MessageParts;
   auth?: AuthVerdict | null;
+  verified?: VerifiedDomains | null;
   dns?: DnsResults | undefined;
   placements?: Record<string, ProviderPlacement>;
 }
@@ -29,6 +38,7 @@ const inputOf = async (c: Case): Promise<AuditInput> => {
   const copy = await copyFactsOf(sourceOf(c.parts ?? cleanParts()), {
     provider: 'gmail',
     auth,
+    verified: 'verified' in c ? (c.verified ?? null) : auth === null ? null : passingVerified(),
     headersOnly: false,
   });
   if (!copy) throw new Error('no header block');
@@ -50,7 +60,14 @@ describe('verdict', () => {
     expect(report.notChecked).toEqual([]);
     expect(report.score).toEqual({ value: 10, outOf: 10, deductions: [], partial: false });
     expect(report.checklists.map((c) => c.ruleSet)).toEqual(['Gmail', 'Yahoo', 'Microsoft (Outlook.com)']);
-    expect(report.checklists.flatMap((c) => c.items).every((i) => i.judgement === 'pass')).toBe(true);
+    // Every item passes but those no message can show (the spam rate…): unknown with why, and not "not checked".
+    const items = report.checklists.flatMap((c) => c.items);
+    expect(items.filter((i) => i.judgement !== 'pass').map((i) => [i.id, i.judgement])).toEqual(
+      items
+        .filter((i) => ITEM_TEXT[i.id as RuleItemId].outOfReach !== undefined)
+        .map((i) => [i.id, 'unknown']),
+    );
+    expect(items.every((i) => i.judgement !== 'unknown' || (i.detail ?? '') !== '')).toBe(true);
   });
 
   it.each([

@@ -16,11 +16,9 @@ import {
   type ConnectionMode,
   DEFAULT_IMAP_TIMEOUTS,
   type ImapTimeouts,
-  logOut,
   openConnection,
   trustContext,
 } from './connection';
-import { partialSourceOf } from './copySource';
 import { ImapSession } from './ImapSession';
 import { notifyWatchOn, WATCH_MODE, WATCH_SILENCE_MS, watchOn } from './ImapWatch';
 
@@ -58,28 +56,6 @@ export class ImapConnector implements MailboxConnector {
       signal,
     );
     return new ImapSession(client, this.timeouts.socketMs);
-  }
-
-  /**
-   * The first `maxBytes` of one copy's source, for the sender audit: a connection of its own, logged out after the
-   * one fetch, so the audit never waits on (or holds up) the account's sweep session. `signal` ends it at any point.
-   */
-  async sourceOf(
-    credentials: MailboxCredentials,
-    path: string,
-    uid: number,
-    maxBytes: number,
-    signal: AbortSignal,
-  ): Promise<{ source: Buffer; size: number | undefined }> {
-    const client = await this.connect(credentials, { disableAutoIdle: true }, signal);
-    const abort = () => client.close();
-    signal.addEventListener('abort', abort, { once: true });
-    try {
-      return await partialSourceOf(client, path, uid, maxBytes);
-    } finally {
-      signal.removeEventListener('abort', abort);
-      await logOut(client);
-    }
   }
 
   /**

@@ -1,5 +1,6 @@
 // Owns a mailbox session: one connection a sweep reads through, folder by folder under a read-only lock, with every
-// call bounded by a watchdog; only headers are fetched, and a refused SEARCH fails the sweep.
+// call bounded by a watchdog; sweeps fetch headers only (the audit, one copy's capped source), and a refused SEARCH
+// fails the sweep.
 import type { ImapFlow } from 'imapflow';
 import { FETCHED_HEADERS } from '../../scanner/headers';
 import {
@@ -13,6 +14,7 @@ import {
   SilentServerError,
 } from '../../scanner/ports';
 import { logOut } from './connection';
+import { partialSourceIn } from './copySource';
 
 const DAY_MS = 86_400_000;
 /** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
@@ -124,6 +126,18 @@ export class ImapSession implements MailboxSession {
       }
       return tabs;
     });
+  }
+
+  /**
+   * The first `maxBytes` of one copy's source, for the sender audit, over this held session: no login of its own.
+   * It queues behind a sweep's folder lock; the watchdog runs from the fetch, so waiting for a sweep never closes it.
+   */
+  async sourceOf(
+    path: string,
+    uid: number,
+    maxBytes: number,
+  ): Promise<{ source: Buffer; size: number | undefined }> {
+    return this.inFolder(path, () => this.answered(() => partialSourceIn(this.client, uid, maxBytes)));
   }
 
   close(): Promise<void> {

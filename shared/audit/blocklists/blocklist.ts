@@ -28,8 +28,20 @@ export interface DnsBlocklist {
   ipv6: boolean;
   zone(settings: ListZoneSettings): string;
   read(code: string): ListCode;
+  /** RFC 5782 section 5: a name the list must list, and one it must not; asked before a "not listed" counts. */
+  testPoints: TestPoints;
   source: string;
 }
+
+export interface TestPoints {
+  listed: string;
+  notListed: string;
+}
+
+/** An IP list's test points: 127.0.0.2 listed, 127.0.0.1 not (RFC 5782 section 5), as query prefixes. */
+export const IP_TEST_POINTS: TestPoints = { listed: '2.0.0.127', notListed: '1.0.0.127' };
+/** What no domain list may list (RFC 5782 section 5: INVALID); each list names its own listed test domain. */
+export const DOMAIN_NOT_LISTED = 'invalid';
 
 export interface BlocklistResult extends DnsJudgement {
   list: string;
@@ -62,6 +74,32 @@ const queryPrefix = (list: DnsBlocklist, subject: string): string | undefined =>
   return reversedIp(subject);
 };
 
+/**
+ * Why a list's "not listed" proves nothing through this resolver, or undefined when the list answered its test
+ * points: a resolver that answers NXDOMAIN to everything (or a list gone silent) would make every subject clean.
+ * Asked through the same check's DNS, so once per list and audit (its cache), beside the subject's own lookup.
+ */
+const testPointsMissed = async (
+  dns: CheckDns,
+  list: DnsBlocklist,
+  zone: string,
+): Promise<string | undefined> => {
+  const { listed, notListed } = list.testPoints;
+  const [yes, no] = await Promise.all([
+    dns.lookup(`${listed}.${zone}`, 'A'),
+    dns.lookup(`${notListed}.${zone}`, 'A'),
+  ]);
+  const listedRead =
+    yes.kind === 'records' &&
+    yes.records.length > 0 &&
+    yes.records.every((code) => loopbackOctets(code) !== undefined && list.read(code).kind === 'listed');
+  if (!listedRead)
+    return `${list.name} did not list its test point ${listed} (RFC 5782 section 5): its "not listed" proves nothing through this resolver`;
+  if (no.kind !== 'none')
+    return `${list.name} did not answer "not listed" for ${notListed}, which it must not list (RFC 5782 section 5)`;
+  return undefined;
+};
+
 export const checkBlocklist = async (
   dns: CheckDns,
   list: DnsBlocklist,
@@ -79,8 +117,11 @@ export const checkBlocklist = async (
   const named = { ...base, subject: asked };
   if (answer.kind === 'unknown')
     return { ...named, judgement: 'unknown', reason: `${list.name}: ${answer.reason}` };
-  if (answer.kind === 'none')
+  if (answer.kind === 'none') {
+    const missed = await testPointsMissed(dns, list, list.zone(settings));
+    if (missed !== undefined) return { ...named, judgement: 'unknown', reason: missed };
     return { ...named, judgement: 'pass', reason: `${asked} is not on ${list.name}` };
+  }
   const codes = answer.records.slice(0, 16);
   // An answer outside 127.0.0.0/8 is no list's code: a resolver that rewrites NXDOMAIN made it up (RFC 5782 2.3).
   if (codes.some((code) => loopbackOctets(code) === undefined))

@@ -1,5 +1,5 @@
 // Owns the SpamCop Blocking List (an IP list), as its FAQ documents: 127.0.0.2 means listed; nothing else is used.
-import type { DnsBlocklist } from './blocklist';
+import { type DnsBlocklist, IP_TEST_POINTS } from './blocklist';
 
 export const spamcop: DnsBlocklist = {
   id: 'spamcop',
@@ -11,5 +11,6 @@ export const spamcop: DnsBlocklist = {
     code === '127.0.0.2'
       ? { kind: 'listed', what: 'SpamCop (reported spam source)', family: 'spamcop' }
       : { kind: 'undocumented' },
+  testPoints: IP_TEST_POINTS,
   source: 'SpamCop, "How do I use the SCBL?" (bl.spamcop.net)',
 };

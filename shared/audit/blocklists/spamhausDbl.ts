@@ -1,7 +1,13 @@
 // Owns Spamhaus DBL (a domain list), as its return-code page documents: 127.0.1.2-.99 for domains of low
 // reputation, 127.0.1.102-.199 for abused legitimate ones, 127.0.1.255 for an IP asked of a domain list, and the
 // 127.255.255.x refusals common to Spamhaus.
-import { type DnsBlocklist, type ListCode, loopbackOctets, spamhausRefusal } from './blocklist';
+import {
+  type DnsBlocklist,
+  DOMAIN_NOT_LISTED,
+  type ListCode,
+  loopbackOctets,
+  spamhausRefusal,
+} from './blocklist';
 
 const CODES: Record<number, string> = {
   2: 'spam domain',
@@ -31,5 +37,6 @@ export const spamhausDbl: DnsBlocklist = {
     if (what === undefined) return { kind: 'undocumented' };
     return { kind: 'listed', what: `DBL ${what}`, family: octets && octets[2] >= 100 ? 'dbl-abused' : 'dbl' };
   },
+  testPoints: { listed: 'dbltest.com', notListed: DOMAIN_NOT_LISTED },
   source: 'Spamhaus, "DNSBL return codes" (dbl.spamhaus.org; DQS dbl.dq.spamhaus.net)',
 };

@@ -1,6 +1,12 @@
 // Owns Spamhaus ZEN (SBL, CSS, XBL and PBL in one IP list), as its DNSBL return-code page documents: PBL is told
 // apart from SBL/XBL (an end-user IP sending directly is a different fix from a spam source or a hijacked host).
-import { type DnsBlocklist, type ListCode, loopbackOctets, spamhausRefusal } from './blocklist';
+import {
+  type DnsBlocklist,
+  IP_TEST_POINTS,
+  type ListCode,
+  loopbackOctets,
+  spamhausRefusal,
+} from './blocklist';
 
 const CODES: Record<number, { what: string; family: string }> = {
   2: { what: 'SBL (Spamhaus SBL data)', family: 'sbl' },
@@ -28,5 +34,6 @@ export const spamhausZen: DnsBlocklist = {
     const known = octets && octets[0] === 0 && octets[1] === 0 ? CODES[octets[2]] : undefined;
     return known ? { kind: 'listed', ...known } : { kind: 'undocumented' };
   },
+  testPoints: IP_TEST_POINTS,
   source: 'Spamhaus, "DNSBL return codes" and "DNSBL usage" (zen.spamhaus.org; DQS zen.dq.spamhaus.net)',
 };

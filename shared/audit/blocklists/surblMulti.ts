@@ -1,7 +1,7 @@
 // Owns SURBL multi (a domain list), as its implementation guidelines document: the last octet is a bitmask of
 // lists (8 PH phishing, 16 MW malware, 64 ABUSE, 128 CR cracked sites), and 127.0.0.1 (bit 1) says the querier is
 // blocked: a refusal, never a listing.
-import { type DnsBlocklist, type ListCode, loopbackOctets } from './blocklist';
+import { type DnsBlocklist, DOMAIN_NOT_LISTED, type ListCode, loopbackOctets } from './blocklist';
 
 const BITS: [number, string][] = [
   [8, 'PH (phishing)'],
@@ -26,5 +26,6 @@ export const surblMulti: DnsBlocklist = {
       ? { kind: 'listed', what: `SURBL ${lists.join(' + ')}`, family: 'surbl' }
       : { kind: 'undocumented' };
   },
+  testPoints: { listed: 'test.surbl.org', notListed: DOMAIN_NOT_LISTED },
   source: 'SURBL, "Implementation guidelines" and "Lists" (multi.surbl.org)',
 };

@@ -1,73 +1,19 @@
-// Owns the items the bulk-sender rule sets share, each judged once from the copy's facts and the DNS side's results:
-// pass, fail, or unknown with why (never a pass for what could not be checked).
-import type { CopyFacts, DnsFact, DnsResults, Judgement, Severity } from '../types';
+// Owns judging the bulk-sender rule items, each once from the copy's facts and the DNS side's results: pass, fail, or
+// unknown with why (never a pass for what could not be checked). Whatever rests on a signature or on SPF reads only
+// what the receiver itself verified (CopyFacts.verified), never a DKIM-Signature or Return-Path as the sender wrote it.
+import type { CopyFacts, DnsFact, DnsResults, Judgement } from '../types';
+import { ITEM_TEXT, RULE_ITEMS, type RuleItemId } from './ruleItemText';
 
-export const RULE_ITEMS = [
-  'spf-pass',
-  'dkim-pass',
-  'dmarc-published',
-  'dmarc-aligned',
-  'one-click-unsubscribe',
-  'tls',
-  'fcrdns',
-  'rfc5322',
-  'no-provider-from',
-] as const;
-export type RuleItemId = (typeof RULE_ITEMS)[number];
+export { ITEM_TEXT, RULE_ITEMS, type RuleItemId } from './ruleItemText';
 
 export interface ItemJudgement {
   judgement: Judgement;
   detail?: string | undefined;
+  /** A failure that follows from another item's: fixing that one fixes this, so it is one finding, not two. */
+  rootCause?: RuleItemId | undefined;
+  /** Unknown by nature (ITEM_TEXT's outOfReach): said in the checklist, not counted as a check the audit missed. */
+  outOfReach?: boolean | undefined;
 }
-
-/** What each item is called, how much a failure weighs, and the one-sentence fix. */
-export const ITEM_TEXT: Readonly<Record<RuleItemId, { label: string; severity: Severity; fix: string }>> = {
-  'spf-pass': {
-    label: 'SPF passes',
-    severity: 'high',
-    fix: "Add the sending host to the SPF record of the Return-Path's domain.",
-  },
-  'dkim-pass': {
-    label: 'DKIM passes',
-    severity: 'high',
-    fix: 'Sign every message with DKIM and publish the selector key.',
-  },
-  'dmarc-published': {
-    label: 'DMARC record published',
-    severity: 'high',
-    fix: 'Publish a DMARC record for the From domain (p=none at least, with rua= to get reports).',
-  },
-  'dmarc-aligned': {
-    label: 'From aligned with SPF or DKIM',
-    severity: 'high',
-    fix: 'Sign with d= of the From domain (or send with a Return-Path under it) so DMARC aligns.',
-  },
-  'one-click-unsubscribe': {
-    label: 'One-click unsubscribe (RFC 8058)',
-    severity: 'medium',
-    fix: 'Add List-Unsubscribe with an https URI and List-Unsubscribe-Post: List-Unsubscribe=One-Click, both in the DKIM h= list.',
-  },
-  tls: {
-    label: 'TLS in transit',
-    severity: 'medium',
-    fix: 'Turn on STARTTLS on the sending MTA for outbound mail.',
-  },
-  fcrdns: {
-    label: 'Valid PTR with forward-confirmed reverse DNS',
-    severity: 'high',
-    fix: "Give the sending IP a PTR whose name resolves back to that IP (ask the IP's owner).",
-  },
-  rfc5322: {
-    label: 'RFC 5322 essentials (one From, a Date, a Message-ID)',
-    severity: 'high',
-    fix: 'Send exactly one From, one Date and one Message-ID header.',
-  },
-  'no-provider-from': {
-    label: "No From in a mailbox provider's own domain",
-    severity: 'critical',
-    fix: "Send from your own domain: a From at a mailbox provider's domain fails its DMARC p=reject.",
-  },
-};
 
 /** Consumer mailbox domains whose owners publish DMARC p=reject and refuse their use by other senders. */
 const PROVIDER_DOMAINS: Readonly<Record<string, string>> = {
@@ -116,15 +62,46 @@ const dmarcItem = (
   failDetail: string,
 ) => (copy.auth?.dmarc === 'pass' ? { judgement: 'pass' as const } : dnsItem(dns, pick, failDetail));
 
-const oneClick = ({ headers }: CopyFacts): ItemJudgement => {
+/** Alignment fails for want of a verified DKIM domain: signing with d= of the From domain fixes both. */
+const alignedItem = (copy: CopyFacts, dns: DnsResults | undefined, dkim: ItemJudgement): ItemJudgement => {
+  const judged = dmarcItem(copy, dns, (d) => d.dmarcAligned, 'neither verified domain aligns with From');
+  return judged.judgement === 'fail' && dkim.judgement === 'fail'
+    ? { ...judged, rootCause: 'dkim-pass' }
+    : judged;
+};
+
+const oneClick = ({ headers, verified }: CopyFacts, dkim: ItemJudgement): ItemJudgement => {
   const missing: string[] = [];
   if (headers.unsubscribeHttps.length === 0) missing.push('no https List-Unsubscribe URI');
   if (!headers.oneClickPost) missing.push('no List-Unsubscribe-Post: List-Unsubscribe=One-Click');
-  const covered = headers.dkimSignatures.some(
-    (s) => s.signedHeaders.includes('list-unsubscribe') && s.signedHeaders.includes('list-unsubscribe-post'),
+  const verifiedCover = headers.dkimSignatures.some(
+    (s) =>
+      verified?.dkim.includes(s.domain) === true &&
+      s.signedHeaders.includes('list-unsubscribe') &&
+      s.signedHeaders.includes('list-unsubscribe-post'),
   );
-  if (!covered) missing.push('no DKIM signature covers both List-Unsubscribe headers');
-  return missing.length === 0 ? { judgement: 'pass' } : { judgement: 'fail', detail: missing.join('; ') };
+  if (verified === null && missing.length === 0)
+    return {
+      judgement: 'unknown',
+      detail: 'the receiver verified no signature it reported: whether one covers both headers is unknown',
+    };
+  if (verifiedCover) return missing.length === 0 ? { judgement: 'pass' } : fail(missing);
+  missing.push('no signature the receiver verified covers both List-Unsubscribe headers');
+  // Only the signature is missing, and DKIM fails as a whole: one fix (sign, and list both headers in h=).
+  const onlySignature = missing.length === 1 && dkim.judgement === 'fail';
+  return { ...fail(missing), ...(onlySignature ? { rootCause: 'dkim-pass' as const } : {}) };
+};
+
+const fail = (missing: readonly string[]): ItemJudgement => ({
+  judgement: 'fail',
+  detail: missing.join('; '),
+});
+
+/** A link in the body whose address or visible text says unsubscribe (or opt out). */
+const unsubscribeLink = ({ content }: CopyFacts): ItemJudgement => {
+  if (content === undefined) return { judgement: 'unknown', detail: "the message's source was not fetched" };
+  if (content.unsubscribeLink) return { judgement: 'pass' };
+  return { judgement: 'fail', detail: 'no link in the body reads unsubscribe or opt out' };
 };
 
 const tls = ({ sendingHost }: CopyFacts): ItemJudgement => {
@@ -143,36 +120,45 @@ const rfc5322 = ({ headers }: CopyFacts): ItemJudgement => {
     headers.dateCount === 1 ? '' : `${headers.dateCount} Date headers`,
     headers.messageIdCount === 1 ? '' : `${headers.messageIdCount} Message-ID headers`,
   ].filter((w) => w !== '');
-  return wrong.length === 0 ? { judgement: 'pass' } : { judgement: 'fail', detail: wrong.join(', ') };
+  return wrong.length === 0 ? { judgement: 'pass' } : fail(wrong);
 };
 
-const providerFrom = ({ headers }: CopyFacts): ItemJudgement => {
+/** A From at a provider's domain passes only where the receiver verified that provider's own signature. */
+const providerFrom = ({ headers, verified }: CopyFacts): ItemJudgement => {
   if (headers.fromDomain === undefined)
     return { judgement: 'unknown', detail: 'no single From address to read' };
   const owner = PROVIDER_DOMAINS[headers.fromDomain];
   if (owner === undefined) return { judgement: 'pass' };
-  const signedByOwner = headers.dkimSignatures.some((s) => PROVIDER_DOMAINS[s.domain] === owner);
+  const signedByOwner = (verified?.dkim ?? []).some((domain) => PROVIDER_DOMAINS[domain] === owner);
   return signedByOwner
     ? { judgement: 'pass' }
-    : { judgement: 'fail', detail: `From is at ${headers.fromDomain} but the message is not signed by it` };
+    : { judgement: 'fail', detail: `From is at ${headers.fromDomain} but no signature of it was verified` };
+};
+
+const outOfReach = (id: RuleItemId): ItemJudgement | undefined => {
+  const why = ITEM_TEXT[id].outOfReach;
+  return why === undefined ? undefined : { judgement: 'unknown', detail: why, outOfReach: true };
 };
 
 export const judgeItems = (
   copy: CopyFacts,
   dns: DnsResults | undefined,
-): Record<RuleItemId, ItemJudgement> => ({
-  'spf-pass': authItem(copy, 'spf'),
-  'dkim-pass': authItem(copy, 'dkim'),
-  'dmarc-published': dmarcItem(copy, dns, (d) => d.dmarcPublished, 'no DMARC record for the From domain'),
-  'dmarc-aligned': dmarcItem(
-    copy,
-    dns,
-    (d) => d.dmarcAligned,
-    'neither the SPF nor the DKIM domain aligns with From',
-  ),
-  'one-click-unsubscribe': oneClick(copy),
-  tls: tls(copy),
-  fcrdns: dnsItem(dns, (d) => d.fcrdns, 'the sending IP has no PTR that resolves back to it'),
-  rfc5322: rfc5322(copy),
-  'no-provider-from': providerFrom(copy),
-});
+): Record<RuleItemId, ItemJudgement> => {
+  const dkim = authItem(copy, 'dkim');
+  const judged: Partial<Record<RuleItemId, ItemJudgement>> = {
+    'spf-pass': authItem(copy, 'spf'),
+    'dkim-pass': dkim,
+    'dmarc-published': dmarcItem(copy, dns, (d) => d.dmarcPublished, 'no DMARC record for the From domain'),
+    'dmarc-aligned': alignedItem(copy, dns, dkim),
+    'one-click-unsubscribe': oneClick(copy, dkim),
+    'unsubscribe-link': unsubscribeLink(copy),
+    tls: tls(copy),
+    fcrdns: dnsItem(dns, (d) => d.fcrdns, 'the sending IP has no PTR that resolves back to it'),
+    rfc5322: rfc5322(copy),
+    'no-provider-from': providerFrom(copy),
+  };
+  const all = {} as Record<RuleItemId, ItemJudgement>;
+  for (const id of RULE_ITEMS)
+    all[id] = outOfReach(id) ?? judged[id] ?? { judgement: 'unknown', detail: 'not judged' };
+  return all;
+};

@@ -54,6 +54,11 @@ export const auditSection = (given: ReportAudit | undefined): string => {
         )
         .join('\n')}\n</ul>`,
   );
+  // "Everything checked" only where the score says nothing was left out (partial false).
+  const notCheckedNone = (partial: boolean) =>
+    partial
+      ? '<p>Some of what the audit looks at was not checked.</p>'
+      : '<p>Everything the audit looks at was checked (an unknown rule item needs data only its provider has).</p>';
   return `<section id="audit" data-state="ready">
 <p class="score">Score <strong>${escapeHtml(scoreText(audit))}</strong></p>
 <p class="meta">${escapeHtml(copyText(audit))}</p>
@@ -79,6 +84,6 @@ ${rows.join('\n')}
 <h3>Findings</h3>
 ${findings.length > 0 ? findings.join('\n') : `<p>No findings${audit.score.partial ? ' among what was checked' : ''}.</p>`}
 <h3>Not checked</h3>
-${notChecked.length > 0 ? items('audit-not-checked', notChecked) : '<p>Everything the audit looks at was checked.</p>'}
+${notChecked.length > 0 ? items('audit-not-checked', notChecked) : notCheckedNone(audit.score.partial)}
 </section>`;
 };
