@@ -5,6 +5,7 @@ import { DynamoCursorStore } from '../adapters/dynamo/DynamoCursorStore';
 import { DynamoLease } from '../adapters/dynamo/DynamoLease';
 import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
+import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import {
   type CommandListener,
   DEFAULT_IMAP_TIMEOUTS,
@@ -18,6 +19,7 @@ import { boundedLogins } from '../scanner/logins';
 import type { AccessTokens, CredentialSource, MailboxConnector } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
 import { type Shard, SINGLE_SHARD } from '../scanner/shards';
+import { settleCheck } from '../usecases/settleCheck';
 
 const SCANNER_LEASE = 'scanner';
 
@@ -71,13 +73,16 @@ const withoutNotify = (connector: MailboxConnector, off: boolean): MailboxConnec
 
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
-    checks: new DynamoOpenChecks(
-      parts.client,
-      parts.tableName,
-      new DynamoShardLayout(parts.client, parts.tableName),
-      parts.shard,
-      parts.onWebhookQueued,
-    ),
+    checks: settleCheck({
+      store: new DynamoOpenChecks(
+        parts.client,
+        parts.tableName,
+        new DynamoShardLayout(parts.client, parts.tableName),
+        parts.shard,
+      ),
+      queue: new DynamoWebhookStore(parts.client, parts.tableName),
+      onQueued: parts.onWebhookQueued,
+    }),
     cursors: new DynamoCursorStore(parts.client, parts.tableName),
     health: new DynamoAccountRegistry(parts.client, parts.tableName),
     ...(parts.unhealthyAfter === undefined ? {} : { unhealthyAfter: parts.unhealthyAfter }),
