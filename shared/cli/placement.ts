@@ -116,89 +116,178 @@ const describe = (error: unknown, options: CheckOptions): string => {
 const isAbort = (error: unknown, signal: AbortSignal | undefined) =>
   signal?.aborted === true || (error instanceof Error && error.name === 'AbortError');
 
-export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => {
-  const say = (line: string) => io.stderr.write(`${line}\n`);
-  const fail = (code: number, message: string) => {
-    say(`check: ${message}`);
-    return code;
-  };
+const sayTo = (io: CheckIo) => (line: string) => io.stderr.write(`${line}\n`);
+/** Says why the command stops, and gives its exit code. */
+const failWith = (io: CheckIo) => (code: number, message: string) => {
+  sayTo(io)(`check: ${message}`);
+  return code;
+};
 
-  let options: CheckOptions;
-  let smtp: SmtpTarget | undefined;
-  let client: InboxPlacementClient;
-  let baseline: SavedRun | undefined;
+interface Prepared {
+  options: CheckOptions;
+  smtp: SmtpTarget | undefined;
+  client: InboxPlacementClient;
+  baseline: SavedRun | undefined;
+}
+
+/** The command line read and checked, before anything is started: what to run, or the exit code (usage, help). */
+const prepare = async (argv: string[], io: CheckIo): Promise<Prepared | number> => {
+  const fail = failWith(io);
   try {
-    options = parseCheckOptions(argv, io.settings);
+    const options = parseCheckOptions(argv, io.settings);
     if (options.help) {
       io.stdout(USAGE);
       return EXIT.ok;
     }
-    smtp = options.send && parseSmtpUrl(options.send.smtp, options.send.smtpPassword);
-    client = createClient({ baseUrl: options.url, apiKey: options.key });
-    if (options.gate.baselineFile) baseline = await readBaseline(options.gate.baselineFile);
+    const smtp = options.send && parseSmtpUrl(options.send.smtp, options.send.smtpPassword);
+    const client = createClient({ baseUrl: options.url, apiKey: options.key });
+    const baseline = options.gate.baselineFile ? await readBaseline(options.gate.baselineFile) : undefined;
+    return { options, smtp, client, baseline };
   } catch (error) {
     if (error instanceof BaselineError) return fail(EXIT.usage, error.message);
     if (error instanceof UsageError || error instanceof SmtpUrlError || error instanceof TypeError)
       return fail(EXIT.usage, `${error.message} (see --help)`);
     throw error;
   }
+};
 
-  const gate = { assertions: options.gate.assertions, baseline };
+/** Starts the check and sends the message (or prints the addresses for --no-send): the check's id and start. */
+const startAndSend = async (
+  { options, smtp, client }: Prepared,
+  sender: ReturnType<typeof createSender> | undefined,
+  io: CheckIo,
+  onStarted: (checkId: string) => void,
+) => {
+  const say = sayTo(io);
+  // Everything that can fail before the send is done before the check starts: the spec asks for the message
+  // right after the addresses are handed out.
+  const message: LoadedMessage | undefined = options.send && (await loadMessage(options.send.message));
+  const dkim = options.send?.dkim && (await loadDkim(options.send.dkim));
+  await sender?.verify();
+  const started = await client.startCheck({ signal: io.signal });
+  const startedAt = Date.now();
+  const checkId = started.check_id;
+  onStarted(checkId);
+  const count = started.accounts.length;
+  if (sender && message && smtp) {
+    const inTo = options.send?.to === true;
+    await sender.send({ ...mailFor(message, started.accounts, inTo), ...(dkim ? { dkim } : {}) });
+    say(
+      `check ${checkId}: sent one message to ${count} addresses (${inTo ? 'To' : 'BCC'}) through ${smtp.label}`,
+    );
+  } else {
+    io.stdout(options.json ? JSON.stringify(started) : started.accounts.join('\n'));
+    say(`check ${checkId}: send ONE message to these ${count} addresses now; waiting for it`);
+  }
+  return { checkId, startedAt };
+};
+
+/** Polls until the check settles; past --timeout, the last state read and `gaveUp`. */
+const waitForResult = async (
+  { options, client }: Prepared,
+  checkId: string,
+  startedAt: number,
+  io: CheckIo,
+): Promise<{ check: CheckView; gaveUp: boolean }> => {
+  const progress = createProgress(io.stderr, checkId, startedAt);
+  try {
+    const check = await client.waitForCheck(checkId, {
+      signal: io.signal,
+      intervalMs: options.intervalMs,
+      ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
+      timeoutMs: options.timeoutMs,
+      onProgress: (current) => progress.update(current),
+    });
+    return { check, gaveUp: false };
+  } catch (error) {
+    if (!(error instanceof WaitTimeoutError) || !error.lastCheck) throw error;
+    return { check: error.lastCheck, gaveUp: true };
+  } finally {
+    progress.stop();
+  }
+};
+
+/** Why, not only where: the report is an addition of this service, so a service without it leaves the table. */
+const readReport = async ({ options, client }: Prepared, checkId: string, io: CheckIo) => {
+  try {
+    return { report: await readReportAndAudit(client, checkId, io.signal) };
+  } catch (error) {
+    if (isAbort(error, io.signal)) throw error;
+    return { report: null, reportFailure: describe(error, options) };
+  }
+};
+
+/** Writes the --html page; the exit code when it cannot. */
+const writeHtml = async (
+  file: string,
+  report: PlacementReport | null,
+  checkId: string,
+  io: CheckIo,
+  failed: number,
+): Promise<number | undefined> => {
+  const fail = failWith(io);
+  if (!report) return fail(failed, `no placement report to write to ${file}`);
+  try {
+    await writeFile(file, renderHtmlReport(report));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return fail(failed, `cannot write ${file}: ${reason}`);
+  }
+  sayTo(io)(`check ${checkId}: placement report written to ${file}`);
+  return undefined;
+};
+
+/** The exit code of a check that was waited for: --timeout, the gate's verdict, the check's timeout, --min-inbox. */
+const exitOf = (
+  options: CheckOptions,
+  result: { check: CheckView; gaveUp: boolean; verdict: GateVerdict | undefined },
+  exit: typeof EXIT | typeof GATE_EXIT,
+  io: CheckIo,
+): number => {
+  const fail = failWith(io);
+  const { check, gaveUp, verdict } = result;
+  const missing = check.total - check.received;
+  if (gaveUp)
+    return fail(
+      exit.timedOut,
+      `stopped waiting after ${options.timeoutMs / 1000} s (--timeout): ${missing} of ${check.total} accounts still pending`,
+    );
+  if (verdict?.cannotJudge) return fail(exit.failed, verdict.cannotJudge);
+  if (verdict) {
+    for (const failure of verdict.failures) sayTo(io)(`check: ${failure}`);
+    return verdict.failures.length > 0 ? ASSERTION_FAILED : exit.ok;
+  }
+  if (check.status === 'timeout')
+    return fail(
+      EXIT.timedOut,
+      `check ${check.check_id} timed out: ${missing} of ${check.total} accounts never received the message`,
+    );
+  const rate = inboxRate(check);
+  if (options.minInbox !== undefined && rate < options.minInbox)
+    return fail(
+      EXIT.belowThreshold,
+      `inbox rate ${percent(rate)} is below --min-inbox ${percent(options.minInbox)}`,
+    );
+  return EXIT.ok;
+};
+
+export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => {
+  const prepared = await prepare(argv, io);
+  if (typeof prepared === 'number') return prepared;
+  const { options } = prepared;
+  const fail = failWith(io);
+  const gate = { assertions: options.gate.assertions, baseline: prepared.baseline };
   const exit = isGate(gate) ? GATE_EXIT : EXIT;
-  const sender = smtp && createSender(smtp);
+  const sender = prepared.smtp && createSender(prepared.smtp);
   let checkId: string | undefined;
   try {
-    // Everything that can fail before the send is done before the check starts: the spec asks for the message
-    // right after the addresses are handed out.
-    const message: LoadedMessage | undefined = options.send && (await loadMessage(options.send.message));
-    const dkim = options.send?.dkim && (await loadDkim(options.send.dkim));
-    await sender?.verify();
-    const started = await client.startCheck({ signal: io.signal });
-    const startedAt = Date.now();
-    checkId = started.check_id;
-    const count = started.accounts.length;
-    if (sender && message && smtp) {
-      const inTo = options.send?.to === true;
-      await sender.send({ ...mailFor(message, started.accounts, inTo), ...(dkim ? { dkim } : {}) });
-      say(
-        `check ${checkId}: sent one message to ${count} addresses (${inTo ? 'To' : 'BCC'}) through ${smtp.label}`,
-      );
-    } else {
-      io.stdout(options.json ? JSON.stringify(started) : started.accounts.join('\n'));
-      say(`check ${checkId}: send ONE message to these ${count} addresses now; waiting for it`);
-    }
-
-    const progress = createProgress(io.stderr, checkId, startedAt);
-    let check: CheckView;
-    let gaveUp = false;
-    try {
-      check = await client.waitForCheck(checkId, {
-        signal: io.signal,
-        intervalMs: options.intervalMs,
-        ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
-        timeoutMs: options.timeoutMs,
-        onProgress: (current) => progress.update(current),
-      });
-    } catch (error) {
-      if (!(error instanceof WaitTimeoutError) || !error.lastCheck) throw error;
-      check = error.lastCheck;
-      gaveUp = true;
-    } finally {
-      progress.stop();
-    }
-
-    const elapsedMs = Date.now() - startedAt;
-    // Why, not only where: the report is an addition of this service, so a service without it leaves the table.
-    let report: PlacementReport | null = null;
-    let reportFailure: string | undefined;
-    try {
-      report = await readReportAndAudit(client, checkId, io.signal);
-    } catch (error) {
-      if (isAbort(error, io.signal)) throw error;
-      reportFailure = describe(error, options);
-    }
-    const verdict: GateVerdict | undefined =
-      isGate(gate) && !gaveUp ? judgeGate(gate, check, report) : undefined;
+    const started = await startAndSend(prepared, sender, io, (id) => {
+      checkId = id;
+    });
+    const { check, gaveUp } = await waitForResult(prepared, started.checkId, started.startedAt, io);
+    const elapsedMs = Date.now() - started.startedAt;
+    const { report, reportFailure } = await readReport(prepared, started.checkId, io);
+    const verdict = isGate(gate) && !gaveUp ? judgeGate(gate, check, report) : undefined;
     io.stdout(
       options.json
         ? jsonReport(check, elapsedMs, report, verdict?.json)
@@ -208,40 +297,12 @@ export const runCheck = async (argv: string[], io: CheckIo): Promise<number> => 
             ...(verdict?.lines ?? []),
           ].join('\n'),
     );
-    if (reportFailure) say(`check: no placement report: ${reportFailure}`);
+    if (reportFailure) sayTo(io)(`check: no placement report: ${reportFailure}`);
     if (options.htmlFile) {
-      if (!report) return fail(exit.failed, `no placement report to write to ${options.htmlFile}`);
-      try {
-        await writeFile(options.htmlFile, renderHtmlReport(report));
-      } catch (error) {
-        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        return fail(exit.failed, `cannot write ${options.htmlFile}: ${reason}`);
-      }
-      say(`check ${checkId}: placement report written to ${options.htmlFile}`);
+      const failed = await writeHtml(options.htmlFile, report, started.checkId, io, exit.failed);
+      if (failed !== undefined) return failed;
     }
-    const missing = check.total - check.received;
-    if (gaveUp)
-      return fail(
-        exit.timedOut,
-        `stopped waiting after ${options.timeoutMs / 1000} s (--timeout): ${missing} of ${check.total} accounts still pending`,
-      );
-    if (verdict?.cannotJudge) return fail(exit.failed, verdict.cannotJudge);
-    if (verdict) {
-      for (const failure of verdict.failures) say(`check: ${failure}`);
-      return verdict.failures.length > 0 ? ASSERTION_FAILED : exit.ok;
-    }
-    if (check.status === 'timeout')
-      return fail(
-        EXIT.timedOut,
-        `check ${checkId} timed out: ${missing} of ${check.total} accounts never received the message`,
-      );
-    const rate = inboxRate(check);
-    if (options.minInbox !== undefined && rate < options.minInbox)
-      return fail(
-        EXIT.belowThreshold,
-        `inbox rate ${percent(rate)} is below --min-inbox ${percent(options.minInbox)}`,
-      );
-    return EXIT.ok;
+    return exitOf(options, { check, gaveUp, verdict }, exit, io);
   } catch (error) {
     if (isAbort(error, io.signal))
       return fail(
