@@ -4,11 +4,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAuditStore } from '../adapters/dynamo/DynamoAuditStore';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
-import type { AuditSettings } from '../config';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { AccessTokens, CredentialSource } from '../scanner/ports';
 import type { ScanEvents } from '../scanner/Scanner';
+import type { AuditSettings } from '../settings/auditSettings';
 import { CheckAuditor } from '../usecases/auditCheck';
 import { composeAuditDns } from './auditDns';
 

@@ -17,6 +17,7 @@ const ROOMS: [prefix: string, layer: number][] = [
   ['shared/types/', 0],
   ['shared/log.ts', 0],
   ['shared/config.ts', 0],
+  ['shared/settings/', 0],
   ['shared/telemetry/', 0],
   ['shared/providers/', 1],
   ['shared/scanner/', 1],
