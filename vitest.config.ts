@@ -10,6 +10,10 @@ export const env = {
   LOG_LEVEL: 'error',
 };
 
+/** The CDK app's tests: each synthesizes the stacks (aws-cdk-lib alone takes seconds to load), so they have a project
+ * of their own, run by `npm test` and never by the unit loop. */
+export const INFRA_TESTS = 'test/infra/**';
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -20,11 +24,15 @@ export default defineConfig({
         test: {
           name: 'service',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/mailstack/**'],
+          exclude: ['test/mailstack/**', INFRA_TESTS],
           // AWS's DynamoDB Local, for the suites that must run on DynamoDB's own semantics (see test/support/dynamoLocal.ts).
           globalSetup: ['test/support/dynamoLocal.globalSetup.ts'],
           env,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'infra', include: [`${INFRA_TESTS}/*.test.ts`], env },
       },
       {
         // Tests against the real loopback mail stack (scripts/mail-stack.sh), started once for them and stopped after.

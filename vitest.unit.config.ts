@@ -1,7 +1,7 @@
 // The fast loop (`npm run test:unit`, `npm run test:watch`): every test that needs no real peer and fits the minute,
 // so no root, no Java, no mail stack, no browser and no network. `npm test` runs vitest.config.ts, the full suite.
 import { defineConfig } from 'vitest/config';
-import { env } from './vitest.config.js';
+import { env, INFRA_TESTS } from './vitest.config.js';
 
 /** The files that need a real peer, each with the peer: test/docs/unitSuite.test.ts holds the list to the files. */
 export const NEEDS_A_REAL_PEER: Record<string, string> = {
@@ -32,24 +32,14 @@ export const TOO_SLOW_FOR_THE_LOOP: Record<string, string> = {
     'runs three service instances under concurrent starts, round after round',
   'test/unit/linearity.test.ts': 'times the parsers over inputs large enough to show a quadratic cost',
   'test/bench/smoke.test.ts': 'runs every benchmark, smoke-sized',
-  'test/infra/bundling.test.ts': 'synthesizes the app with bundling',
-  'test/infra/nag.test.ts': 'synthesizes the app and runs cdk-nag over it',
-  'test/infra/settings.test.ts': 'synthesizes the app once per setting',
-  'test/infra/observability.test.ts': 'synthesizes the app for its dashboard and alarms',
-  'test/infra/alarms.test.ts': 'synthesizes the app for its alarms, and again per setting',
-  'test/infra/scannerWakeUp.test.ts': 'synthesizes the app',
-  'test/infra/stacks.test.ts': 'synthesizes the app',
-  'test/infra/leadingKeys.test.ts': 'synthesizes the app',
-  'test/infra/operatorPolicy.test.ts': 'synthesizes the app',
-  'test/infra/scannerMemory.test.ts': 'synthesizes the app three times',
-  'test/infra/calibration.test.ts': 'synthesizes the app with the calibration on and off',
 };
 
 export default defineConfig({
   test: {
     name: 'unit',
     include: ['test/**/*.test.ts'],
-    exclude: [...Object.keys(NEEDS_A_REAL_PEER), ...Object.keys(TOO_SLOW_FOR_THE_LOOP)],
+    // The CDK synth tests are the `infra` project of vitest.config.ts, run by npm test.
+    exclude: [...Object.keys(NEEDS_A_REAL_PEER), ...Object.keys(TOO_SLOW_FOR_THE_LOOP), INFRA_TESTS],
     // vitest's default leaves one core of two idle in a run; the loop's files are small enough to use both.
     maxWorkers: 2,
     testTimeout: 30_000,

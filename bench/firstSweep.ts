@@ -1,8 +1,9 @@
 // Benchmark: a loop's first sweep over the scale section's accounts on another wire (TLS a provider's round trip
 // away, bench/wire.ts): every login, the listing of the active checks and first sight of every folder, timed from
 // the tick's start to the last account's sweep, on a table of its own so nothing of an earlier sweep is reused.
-import { readTrustedCa } from '../shared/config';
+
 import type { AccountEntry } from '../shared/local/localConfig';
+import { readTrustedCa } from '../shared/settings/trustedCa';
 import { loginCountingScanner, seedChecks } from './scaleFixtures';
 
 export interface FirstSweepOptions {

@@ -1,4 +1,4 @@
-// Owns what the API benchmarks run against: `npm start` (shared/local/main.ts) as its own process over a fresh temp
+// Owns what the API benchmarks run against: `npm start` (shared/main/start.ts) as its own process over a fresh temp
 // DATA_DIR, with mailboxes the in-process scanner can really log in to, so start never answers 404.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -91,7 +91,7 @@ const waitFor = (child: ChildProcessWithoutNullStreams, text: () => string, read
   });
 
 /**
- * Spawns `tsx shared/local/main.ts` exactly as `npm start` does, on a free loopback port with its own temp DATA_DIR and
+ * Spawns `tsx shared/main/start.ts` exactly as `npm start` does, on a free loopback port with its own temp DATA_DIR and
  * LOCAL_CONFIG holding `accounts`. `env` adds to (and wins over) the defaults. `usageReport`: with the usage meter
  * preloaded (bench/usageReport.ts), which prints a usage line on SIGUSR2 and at stop; `preload`: more such modules,
  * by their path from the repository's root.
@@ -108,7 +108,7 @@ export const startLocalServer = async (
     (module) => pathToFileURL(join(ROOT, module)).href,
   );
   const child = spawnNode(
-    join(ROOT, 'shared/local/main.ts'),
+    join(ROOT, 'shared/main/start.ts'),
     [],
     {
       HOST: '127.0.0.1',

@@ -4,9 +4,9 @@
 
 import { connectStackAccount, sendOnce, stackAccount } from '../scripts/lib/mailStack';
 import type { AccountEntry } from '../shared/adapters/credentials/accountEntrySchema';
-import { readTrustedCa } from '../shared/config';
 import type { AccountSweep, Scanner } from '../shared/scanner/Scanner';
 import { type Shard, shardIndexOf } from '../shared/scanner/shards';
+import { readTrustedCa } from '../shared/settings/trustedCa';
 import { percentile, round } from './localServer';
 import { startScanRig } from './scanRig';
 

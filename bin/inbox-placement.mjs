@@ -14,7 +14,7 @@ commands:
 const [command, ...args] = process.argv.slice(2);
 if (command === 'check' || command === 'compare') {
   register();
-  const { main } = await import('../shared/cli/placement.ts');
+  const { main } = await import('../shared/main/placement.ts');
   await main(command === 'compare' ? [command, ...args] : args);
 } else if (command === 'help' || command === '--help' || command === '-h') {
   process.stdout.write(`${USAGE}\n`);

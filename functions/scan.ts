@@ -1,16 +1,14 @@
 // Lambda woken every minute by EventBridge, by the table's stream when a check starts (it only starts the loops
 // nobody runs), or by itself to hand over or to run a further shard: sweeps its share of the test mailboxes until
 // shortly before its deadline.
-import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { runScanInvocation } from '../shared/composition/scanInvocation';
 import { composeScanLambda } from '../shared/composition/scanLambda';
 import { loadScanConfig } from '../shared/config';
-import { systemClock } from '../shared/domain/clock';
 import { lambdaContext } from '../shared/log';
-import { isStreamWakeUp, reservationOf, shardOfEvent, wakeOf } from '../shared/scanner/invocation';
+import { isStreamWakeUp } from '../shared/scanner/invocation';
 import { isDeployProbe } from '../shared/scanner/probe';
-import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
 
 const scan = composeScanLambda(loadScanConfig());
 
@@ -25,45 +23,11 @@ export const handler = middy(async (event: unknown, context: Context) => {
     if (kicked.failed > 0) throw new Error('could not start a scanner loop for new checks');
     return kicked;
   }
-  const wake = wakeOf(event);
-  let shard = shardOfEvent(event);
-  if (!shard) {
-    // The schedule: this invocation takes shard 0 and starts one invocation per further shard.
-    const count = await scan.publishShards();
-    await Promise.all(
-      Array.from({ length: count - 1 }, (_, index) =>
-        scan.invoker.startShard({ index: index + 1, count }, wake),
-      ),
-    );
-    shard = { index: 0, count };
-  }
-  const { scanner, lease } = scan.scannerFor(shard);
-  const report = await runScanLoop(
-    { scanner, lease, clock: systemClock, log: scan.log },
-    {
-      ...scan.timing,
-      owner: `${context.awsRequestId}-${randomUUID()}`,
-      deadline: Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
-      idleGraceMs: wake === 'schedule' ? 0 : scan.timing.idleGraceMs,
-      // A loop the wake-up started takes over the lease it reserved; any other finding the lease held gives up at
-      // once, since the loop holding it does the same work.
-      acquireWaitMs: 0,
-      reservedBy: reservationOf(event),
-    },
-    undefined,
-    () => scan.metrics.flush(),
-  );
-  // Inside the deadline's margin: the loop has stopped, the audits it started get what time is left.
-  await scan.auditsSettled(context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS / 2);
-  scan.metrics.flush();
-  // A check started while this loop closed saw its lease still held and started nothing: one last look for it.
-  if (report.stoppedBecause === 'idle' && report.lastTickAt !== undefined) {
-    await scan.wakeUpMissed(shard, report.lastTickAt, context.awsRequestId);
-  }
-  // Checks are still active but this invocation is out of time: a fresh one continues without waiting a minute.
-  if (report.stoppedBecause === 'deadline') await scan.invoker.handOver(shard);
-  scan.log.info('scan loop ended', { wake, shard, ...report });
-  return report;
+  // The schedule, a hand-over or a further shard: one loop until shortly before the deadline.
+  return runScanInvocation(scan, event, {
+    requestId: context.awsRequestId,
+    remainingMs: () => context.getRemainingTimeInMillis(),
+  });
 })
   .use(lambdaContext(scan.log))
   .use(scan.tracing);

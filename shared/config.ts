@@ -2,10 +2,7 @@
 // zod's mini build (the same library, functional form): the API functions load this module at init, and the full
 // build's methods cost bundle size and CPU at every cold start (BENCHMARKS.md, the cold-start goal).
 
-import { X509Certificate } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
 import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
 import {
   DEFAULT_AUTH_CACHE_TTL_MS,
@@ -15,19 +12,12 @@ import {
 import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from './domain/calibrationEvery';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
-import { isLoopbackHost } from './domain/loopback';
-import { problemsOf } from './domain/problems';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';
 import { DEFAULT_REPORT_RETENTION_DAYS, MAX_REPORT_RETENTION_DAYS } from './domain/reportArchive';
 import { shardSizeProblem } from './domain/shardBudget';
-
-// The mini build carries no messages of its own: the English ones name what is wrong with a setting.
-z.config(en());
-
-/** A whole number from the environment's text, within [min, max], `fallback` when unset. */
-const intSetting = (min: number, max: number, fallback: number) =>
-  z._default(z.coerce.number().check(z.int(), z.minimum(min), z.maximum(max)), fallback);
-const nonEmpty = () => z.string().check(z.minLength(1));
+import { type AuditSettings, loadAuditSettings } from './settings/auditSettings';
+import { ConfigError, intSetting, nonEmpty, parseEnv } from './settings/envSchema';
+import { readTrustedCa } from './settings/trustedCa';
 
 const logLevel = z._default(z.enum(['debug', 'info', 'warn', 'error']), 'info');
 
@@ -76,14 +66,6 @@ export const DEFAULT_SCAN_INTERVAL_MS = 1000;
 export const DEFAULT_SCAN_PATIENCE_MS = 30_000;
 /** Accounts per scanner loop where nothing sets it (npm start, the tests); the stack sets the bound its memory allows. */
 export const DEFAULT_SCAN_SHARD_SIZE = 100;
-
-class ConfigError extends Error {}
-
-const parseEnv = <T extends z.ZodMiniType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
-  const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  throw new ConfigError(`invalid configuration in the environment: ${problemsOf(parsed.error).join('; ')}`);
-};
 
 /** How long a Gmail INBOX copy waits for its tab, wherever the scanner runs. */
 const tabGrace = intSetting(0, ACTIVE_MS, DEFAULT_TAB_GRACE_MS);
@@ -154,46 +136,6 @@ export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig
     ...boundedShardSize(config, config.AWS_LAMBDA_FUNCTION_MEMORY_SIZE),
     imapTrustedCa: readTrustedCa(config.IMAP_CA_FILE),
   };
-};
-
-/** A CA file holds a few certificates: a larger one is refused before it is read. */
-const MAX_CA_FILE_BYTES = 64 * 1024;
-const MAX_CA_CERTIFICATES = 16;
-const PEM_BEGIN = '-----BEGIN CERTIFICATE-----';
-const PEM_END = '-----END CERTIFICATE-----';
-
-/**
- * IMAP_CA_FILE: a path to PEM certificates (a private CA, or the test mail stack's) the IMAP connections trust beside
- * Node's roots. Read and parsed once here; an error names the setting and what is wrong, never the file's text.
- */
-export const readTrustedCa = (path: string | undefined): string | undefined => {
-  if (path === undefined || path === '') return undefined;
-  const refuse = (why: string) =>
-    new ConfigError(`invalid configuration in the environment: IMAP_CA_FILE ${why}`);
-  let text: string;
-  try {
-    if (statSync(path).size > MAX_CA_FILE_BYTES) throw refuse('is larger than a CA file (64 KB)');
-    text = readFileSync(path, 'latin1');
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw refuse(`cannot be read (${(error as { code?: string }).code ?? 'unreadable'})`);
-  }
-  const blocks: string[] = [];
-  for (let from = text.indexOf(PEM_BEGIN); from !== -1; from = text.indexOf(PEM_BEGIN, from + 1)) {
-    const end = text.indexOf(PEM_END, from);
-    if (end === -1 || blocks.length === MAX_CA_CERTIFICATES)
-      throw refuse('holds a cut or surplus certificate');
-    blocks.push(text.slice(from, end + PEM_END.length));
-  }
-  if (blocks.length === 0) throw refuse('holds no PEM certificate');
-  for (const block of blocks) {
-    try {
-      new X509Certificate(block);
-    } catch {
-      throw refuse('holds a certificate that does not parse');
-    }
-  }
-  return `${blocks.join('\n')}\n`;
 };
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(apiEnv, env);
@@ -313,65 +255,6 @@ export const loadCalibrationConfig = (env: NodeJS.ProcessEnv = process.env): Cal
 export const controlSenderSecret = z.object({
   url: z.url({ protocol: /^smtps?$/ }),
   password: z.optional(nonEmpty()),
-});
-
-/** The sender audit's DNS budget: every lookup of one check, in parallel, within this many milliseconds. */
-export const DEFAULT_DNS_BUDGET_MS = 2000;
-
-/** `ip` or `ip:port` (IPv6 as `[ip]:port`), loopback only: the only DNS servers a setting may name. */
-const loopbackDnsServer = (entry: string) => {
-  const match = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$|^([0-9.]+)(?::(\d{1,5}))?$|^(::1)$/.exec(entry);
-  const host = match?.[1] ?? match?.[3] ?? match?.[5];
-  const port = Number(match?.[2] ?? match?.[4] ?? 53);
-  return host !== undefined && isLoopbackHost(host) && port >= 1 && port <= 65535;
-};
-
-const auditDnsEnv = z.object({
-  DNS_BUDGET_MS: intSetting(100, 10_000, DEFAULT_DNS_BUDGET_MS),
-  /** Comma-separated; unset means the system's resolver (on AWS, the function's). Tests name the loopback server. */
-  DNS_SERVERS: z.optional(
-    z.string().check(
-      z.refine((value) => value.split(',').every((entry) => loopbackDnsServer(entry.trim())), {
-        message: 'DNS_SERVERS names loopback addresses only (127.0.0.0/8, ::1), as ip or ip:port',
-      }),
-    ),
-  ),
-  /** A Spamhaus Data Query Service key: Spamhaus answers the public mirrors' queries from cloud resolvers with a refusal. */
-  SPAMHAUS_DQS_KEY: z.optional(
-    z
-      .string()
-      .check(z.regex(/^[a-z0-9]{26}$/, { message: 'SPAMHAUS_DQS_KEY is 26 lower-case letters and digits' })),
-  ),
-});
-
-export interface AuditDnsSettings {
-  budgetMs: number;
-  servers: string[] | undefined;
-  spamhausDqsKey: string | undefined;
-}
-
-/** The sender audit's DNS settings, validated once where the audit is composed. */
-export const loadAuditDnsSettings = (env: NodeJS.ProcessEnv = process.env): AuditDnsSettings => {
-  const parsed = parseEnv(auditDnsEnv, env);
-  return {
-    budgetMs: parsed.DNS_BUDGET_MS,
-    servers: parsed.DNS_SERVERS?.split(',').map((entry) => entry.trim()),
-    spamhausDqsKey: parsed.SPAMHAUS_DQS_KEY,
-  };
-};
-
-const auditEnv = z.object({ AUDIT: z._default(z.enum(['on', 'off']), 'on') });
-
-export interface AuditSettings {
-  /** AUDIT=off: no copy's source is fetched, no DNS asked; the report says the audit is off. */
-  on: boolean;
-  dns: AuditDnsSettings;
-}
-
-/** The sender audit's settings (AUDIT, and its DNS), validated once where the audit is composed. */
-export const loadAuditSettings = (env: NodeJS.ProcessEnv = process.env): AuditSettings => ({
-  on: parseEnv(auditEnv, env).AUDIT === 'on',
-  dns: loadAuditDnsSettings(env),
 });
 
 /** What the command-line tools read from the environment, read once when they start. */

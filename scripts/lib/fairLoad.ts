@@ -12,7 +12,7 @@ import { freePort } from './freePort';
 import { pause } from './poll';
 import { spawnEntry, spawnNode } from './process';
 
-const MAIN = 'shared/local/main.ts';
+const MAIN = 'shared/main/start.ts';
 const FLOOD = 'scripts/lib/floodProcess.ts';
 const KEYS = {
   flooder: 'ipk_fair-load-flooder-key-00000000',

@@ -108,4 +108,4 @@ export const actionsOf = (calls: readonly SdkCall[]): string[] =>
   [...new Set(calls.map((call) => call.action))].sort();
 
 /** The admin CLI and what it leaves out: the local store and config file, which it uses only off AWS. */
-export const ADMIN_CLI = { entry: 'shared/cli/admin.ts', skip: ['shared/local/'] } as const;
+export const ADMIN_CLI = { entry: 'shared/main/admin.ts', skip: ['shared/local/'] } as const;

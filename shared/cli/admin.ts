@@ -1,5 +1,5 @@
-// Owns `npm run admin -- …`: the operator's commands for API keys and the account registry, on the local store
-// or, with --table, on a deployed stack's DynamoDB table.
+// Owns what `npm run admin -- …` does (its process is shared/main/admin.ts): the operator's commands for API keys and
+// the account registry, on the local store or, with --table, on a deployed stack's DynamoDB table.
 
 import { parseArgs } from 'node:util';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
@@ -226,16 +226,3 @@ export const runAdmin = async (
     await store.close();
   }
 };
-
-const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
-if (isMain) {
-  runAdmin(process.argv.slice(2), (text) => process.stdout.write(`${text}\n`)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      const known =
-        error instanceof InvalidInputError || (error instanceof Error && error.name === 'TypeError');
-      process.stderr.write(`admin: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(known ? 2 : 1);
-    },
-  );
-}

@@ -3,11 +3,11 @@
 // check; and the scanner's events that hand it each recorded copy.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAuditStore } from '../adapters/dynamo/DynamoAuditStore';
-import type { AuditSettings } from '../config';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { CredentialSource, MailboxSession } from '../scanner/ports';
 import type { ScanEvents } from '../scanner/Scanner';
+import type { AuditSettings } from '../settings/auditSettings';
 import { CheckAuditor, type CopySource } from '../usecases/auditCheck';
 import { composeAuditDns } from './auditDns';
 

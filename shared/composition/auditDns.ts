@@ -3,8 +3,8 @@
 import { nodeDnsResolver } from '../adapters/dns/nodeDnsResolver';
 import { type CheckDns, createCheckDns } from '../audit/checkDns';
 import type { DnsAuditOptions } from '../audit/dnsResults';
-import type { AuditDnsSettings } from '../config';
 import { type Clock, systemClock } from '../domain/clock';
+import type { AuditDnsSettings } from '../settings/auditSettings';
 
 export interface AuditDns {
   /** One check's DNS: its budget starts now; close it when the check's audit is done. */

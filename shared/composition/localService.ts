@@ -24,8 +24,10 @@ import { buildApiDeps } from './apiDeps';
 import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { composeCalibration } from './calibration';
 import { loopTiming } from './loopTiming';
-import { createScanner } from './scanner';
+import { createScanner, type ScannerParts } from './scanner';
 import { buildDeliverDeps } from './webhookDeps';
+
+type DocumentClient = ReturnType<typeof createDocumentClient>;
 
 export interface LocalServiceInput {
   settings: LocalSettings;
@@ -41,57 +43,61 @@ export interface LocalServiceInput {
   auditListZones?: Readonly<Record<string, string>>;
 }
 
-export const composeLocalService = async ({
-  settings,
-  store,
-  configPath,
-  accounts,
-  log,
-  scheduleClock = systemClock,
-  auditListZones,
-}: LocalServiceInput) => {
-  // The API as on Lambda, over the embedded store: its settings are npm start's, its table the local one.
-  const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
-  const callbackPolicy = { allowLoopbackHttp: settings.WEBHOOK_ALLOW_LOOPBACK_HTTP === '1' };
-  // The same sending code as the AWS sender function; here its queue is the local store, run in this process.
-  const webhooks = new LocalWebhookSender(
+/** The API's dependencies as on Lambda, over the embedded store: npm start's settings, the local table. */
+const localApi = (settings: LocalSettings, store: LocalStore, apiClient: DocumentClient) => ({
+  ...buildApiDeps(
+    { ...settings, TABLE_NAME: LOCAL_TABLE, AWS_REGION: LOCAL_REGION, DYNAMODB_ENDPOINT: store.endpoint },
+    apiClient,
+  ),
+  ...(settings.audit.on ? {} : { audits: undefined }),
+});
+
+/** The config file's accounts, re-read every few seconds so `npm run admin -- accounts add` needs no restart. */
+const localCredentials = (configPath: string, log: Logger) => {
+  const entries = new FileAccountEntries(configPath);
+  const credentials = new AccountEntriesCredentialSource(entries, systemClock, 5000);
+  const tokens = new OAuthTokens({ clock: systemClock, log, ...refreshTokenPersister(entries) });
+  return { credentials, tokens };
+};
+
+/** The same sending code as the AWS sender function; here its queue is the local store, run in this process. */
+const localWebhooks = (store: LocalStore, settings: LocalSettings, policy: { allowLoopbackHttp: boolean }) =>
+  new LocalWebhookSender(
     buildDeliverDeps({
       client: store.client,
       tableName: LOCAL_TABLE,
-      policy: callbackPolicy,
+      policy,
       clock: systemClock,
       log: createLogger('webhook', settings.LOG_LEVEL),
     }),
   );
-  const api = {
-    ...buildApiDeps(
-      { ...settings, TABLE_NAME: LOCAL_TABLE, AWS_REGION: LOCAL_REGION, DYNAMODB_ENDPOINT: store.endpoint },
-      apiClient,
-    ),
-    ...(settings.audit.on ? {} : { audits: undefined }),
-  };
-  const entries = new FileAccountEntries(configPath);
-  // Re-read every few seconds, so `npm run admin -- accounts add` takes effect without a restart.
-  const credentials = new AccountEntriesCredentialSource(entries, systemClock, 5000);
-  const tokens = new OAuthTokens({ clock: systemClock, log, ...refreshTokenPersister(entries) });
-  // As on Lambda, one loop per shard of SCAN_SHARD_SIZE accounts; here they share the process.
-  const count = shardCountFor(accounts, settings.SCAN_SHARD_SIZE);
-  await new DynamoShardLayout(store.client, LOCAL_TABLE).publish(count, systemClock.now());
-  const timing = loopTiming(settings.SCAN_INTERVAL_MS, 0);
-  /** Every loop's scanner: the audit reads each copy over the session one of them holds for its account. */
-  const scanners: Scanner[] = [];
-  // One audit runner for every loop of the process: its claim keeps one audit per check whichever loop records.
-  const auditor = composeAuditor({
-    client: store.client,
-    tableName: LOCAL_TABLE,
-    credentials,
-    sessions: () => scanners,
-    clock: systemClock,
-    log: createLogger('audit', settings.LOG_LEVEL),
-    settings: settings.audit,
-    ...(auditListZones ? { listZones: auditListZones } : {}),
-  });
-  const loops = Array.from({ length: count }, (_, index) => {
+
+interface LoopParts extends Pick<ScannerParts, 'credentials' | 'tokens'> {
+  store: LocalStore;
+  settings: LocalSettings;
+  log: Logger;
+  auditor: ReturnType<typeof composeAuditor>;
+  webhooks: LocalWebhookSender;
+  count: number;
+  timing: ReturnType<typeof loopTiming>;
+  /** Every loop's scanner, added as built: the audit reads each copy over the session one of them holds. */
+  scanners: Scanner[];
+}
+
+/** As on Lambda, one loop per shard; here they share the process, and a queued webhook is sent at once. */
+const localLoops = ({
+  store,
+  settings,
+  credentials,
+  tokens,
+  log,
+  auditor,
+  webhooks,
+  count,
+  timing,
+  scanners,
+}: LoopParts) =>
+  Array.from({ length: count }, (_, index) => {
     const { scanner, lease } = createScanner({
       client: store.client,
       tableName: LOCAL_TABLE,
@@ -111,12 +117,24 @@ export const composeLocalService = async ({
     scanners.push(scanner);
     return new LocalScanRunner({ scanner, lease, clock: systemClock, log }, timing);
   });
-  const trigger = {
-    kick: async () => {
-      await Promise.all(loops.map((loop) => loop.kick()));
-    },
-  };
-  // CALIBRATION_EVERY: the calibration `admin calibrate` runs, on a schedule, its control checks scanned by these loops.
+
+/** How often the loops ran and for how long, summed (the benchmarks' hook). */
+const usageOf = (loops: readonly LocalScanRunner[]) =>
+  loops
+    .map((loop) => loop.usage())
+    .reduce((sum, loop) => ({ runs: sum.runs + loop.runs, runMs: sum.runMs + loop.runMs }), {
+      runs: 0,
+      runMs: 0,
+    });
+
+/** CALIBRATION_EVERY: the calibration `admin calibrate` runs, on a schedule, its control checks scanned by the loops. */
+const localCalibration = (
+  settings: LocalSettings,
+  store: LocalStore,
+  log: Logger,
+  trigger: { kick(): Promise<void> },
+  scheduleClock: Clock,
+) => {
   const calibration =
     settings.calibration &&
     composeCalibration({
@@ -136,6 +154,48 @@ export const composeLocalService = async ({
       log,
       everyMs: settings.calibration.everyMs,
     });
+  return { calibration, schedule };
+};
+
+export const composeLocalService = async ({
+  settings,
+  store,
+  configPath,
+  accounts,
+  log,
+  scheduleClock = systemClock,
+  auditListZones,
+}: LocalServiceInput) => {
+  const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
+  const callbackPolicy = { allowLoopbackHttp: settings.WEBHOOK_ALLOW_LOOPBACK_HTTP === '1' };
+  const webhooks = localWebhooks(store, settings, callbackPolicy);
+  const api = localApi(settings, store, apiClient);
+  const { credentials, tokens } = localCredentials(configPath, log);
+  // As on Lambda, one loop per shard of SCAN_SHARD_SIZE accounts; here they share the process.
+  const count = shardCountFor(accounts, settings.SCAN_SHARD_SIZE);
+  await new DynamoShardLayout(store.client, LOCAL_TABLE).publish(count, systemClock.now());
+  const timing = loopTiming(settings.SCAN_INTERVAL_MS, 0);
+  const scanners: Scanner[] = [];
+  // One audit runner for every loop of the process: its claim keeps one audit per check whichever loop records.
+  const auditor = composeAuditor({
+    client: store.client,
+    tableName: LOCAL_TABLE,
+    credentials,
+    sessions: () => scanners,
+    clock: systemClock,
+    log: createLogger('audit', settings.LOG_LEVEL),
+    settings: settings.audit,
+    ...(auditListZones ? { listZones: auditListZones } : {}),
+  });
+  const loops = localLoops({
+    ...{ store, settings, credentials, tokens, log, auditor, webhooks, count, timing, scanners },
+  });
+  const trigger = {
+    kick: async () => {
+      await Promise.all(loops.map((loop) => loop.kick()));
+    },
+  };
+  const { calibration, schedule } = localCalibration(settings, store, log, trigger, scheduleClock);
   // The same handlers as on Lambda; locally start kicks the in-process loops instead of a Lambda.
   const server = createLocalServer(
     {
@@ -153,13 +213,7 @@ export const composeLocalService = async ({
   const parts: LocalServiceParts = {
     clients: [store.client, apiClient],
     audits: { listen: (listener) => auditor?.listen(listener) },
-    loopUsage: () =>
-      loops
-        .map((loop) => loop.usage())
-        .reduce((sum, loop) => ({ runs: sum.runs + loop.runs, runMs: sum.runMs + loop.runMs }), {
-          runs: 0,
-          runMs: 0,
-        }),
+    loopUsage: () => usageOf(loops),
   };
   return {
     server,

@@ -17,25 +17,31 @@ import { emitAudit } from '../adapters/telemetry/auditMetrics';
 import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
 import { tracing } from '../adapters/telemetry/tracing';
 import { judgeCopy } from '../audit/audit';
-import { loadAuditSettings, type ScanConfig } from '../config';
+import type { ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
 import { missedWhileClosing } from '../scanner/invocation';
 import { sweepOneAccount } from '../scanner/probe';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
 import { type Shard, shardCountFor } from '../scanner/shards';
+import { loadAuditSettings } from '../settings/auditSettings';
 import { SERVICES } from '../telemetry/metrics';
 import { auditTelemetry } from '../usecases/auditTelemetry';
 import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { loopTiming } from './loopTiming';
-import { createScanner } from './scanner';
+import { createScanner, type ScannerParts } from './scanner';
 import { composeWakeUp } from './wakeUp';
 
-export const composeScanLambda = (config: ScanConfig) => {
-  const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
-  const powertools = createMetrics(SERVICES.scan);
-  const metrics = scanMetrics(powertools);
-  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+type Log = ReturnType<typeof createLambdaLogger>;
+type DocumentClient = ReturnType<typeof createDocumentClient>;
+
+/** The accounts' credentials and OAuth2 tokens, once per container. */
+const scanCredentials = (
+  config: ScanConfig,
+  client: DocumentClient,
+  log: Log,
+  metrics: ReturnType<typeof scanMetrics>,
+) => {
   // One sealed item per account in the table, its key (and any account not moved yet) in the secret: a shard reads
   // only the accounts it sweeps, and a rotated refresh token is written back to that account's item alone.
   const store = new ItemCredentialStore(
@@ -54,42 +60,51 @@ export const composeScanLambda = (config: ScanConfig) => {
     ...refreshTokenPersister(store),
     onConsentRequired: metrics.consentRequired,
   });
-  const layout = new DynamoShardLayout(client, config.TABLE_NAME);
-  /** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
-  const scanners = new Map<string, ReturnType<typeof createScanner>>();
-  // The sender audit beside detection, over the function's own resolver; the item sits beside the check it audits.
+  return { credentials, tokens };
+};
+
+/** The sender audit beside detection, over the function's own resolver, with each stored audit's dashboard points. */
+const scanAuditor = (
+  config: ScanConfig,
+  parts: Pick<Parameters<typeof composeAuditor>[0], 'client' | 'credentials' | 'sessions' | 'log'>,
+  layout: DynamoShardLayout,
+  powertools: ReturnType<typeof createMetrics>,
+) => {
   const auditor = composeAuditor({
-    client,
+    ...parts,
     tableName: config.TABLE_NAME,
-    credentials,
-    sessions: () => [...scanners.values()].map(({ scanner }) => scanner),
     clock: systemClock,
-    log,
     settings: loadAuditSettings(),
   });
   // Each stored audit's listings and rule items for the dashboard, for every provider its check had seeds at.
   const telemetry = auditTelemetry({
-    checks: new DynamoCheckStore(client, config.TABLE_NAME, layout),
+    checks: new DynamoCheckStore(parts.client, config.TABLE_NAME, layout),
     emit: (points) => emitAudit(powertools, points),
-    log,
+    log: parts.log,
   });
   auditor?.listen({
     audited: (checkId, { facts, dns }) =>
       telemetry(checkId, { provider: facts.provider, ...judgeCopy({ copy: facts, dns }) }),
   });
-  const events = withAudit(metrics, auditor);
-  const scannerFor = (shard: Shard) => {
+  return auditor;
+};
+
+type ShardScanners = Map<string, ReturnType<typeof createScanner>>;
+
+/** One scanner (and its IMAP connections) per shard this container has run, kept for the next invocation. */
+const scannersByShard = (
+  config: ScanConfig,
+  scanners: ShardScanners,
+  parts: Pick<ScannerParts, 'client' | 'credentials' | 'tokens' | 'log' | 'events'>,
+) => {
+  return (shard: Shard) => {
     const key = `${shard.index}/${shard.count}`;
     const built =
       scanners.get(key) ??
       createScanner({
-        client,
+        ...parts,
         tableName: config.TABLE_NAME,
-        credentials,
         clock: systemClock,
-        log,
-        events,
-        tokens,
         unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
         tabGraceMs: config.GMAIL_TAB_GRACE_MS,
         patienceMs: config.SCAN_PATIENCE_MS,
@@ -100,6 +115,21 @@ export const composeScanLambda = (config: ScanConfig) => {
     scanners.set(key, built);
     return built;
   };
+};
+
+export const composeScanLambda = (config: ScanConfig) => {
+  const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
+  const powertools = createMetrics(SERVICES.scan);
+  const metrics = scanMetrics(powertools);
+  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const { credentials, tokens } = scanCredentials(config, client, log, metrics);
+  const layout = new DynamoShardLayout(client, config.TABLE_NAME);
+  const scanners: ShardScanners = new Map();
+  // The audit reads each copy over the session one of these scanners holds for its account: never a login of its own.
+  const sessions = () => [...scanners.values()].map(({ scanner }) => scanner);
+  const auditor = scanAuditor(config, { client, credentials, sessions, log }, layout, powertools);
+  const events = withAudit(metrics, auditor);
+  const scannerFor = scannersByShard(config, scanners, { client, credentials, tokens, log, events });
   const invoker = new ScannerInvoker(
     new LambdaClient({ region: config.AWS_REGION }),
     // Through the live alias: a new version runs only once CodeDeploy has moved the alias after the deploy probe.

@@ -5,6 +5,7 @@ import { DynamoCursorStore } from '../adapters/dynamo/DynamoCursorStore';
 import { DynamoLease } from '../adapters/dynamo/DynamoLease';
 import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
+import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import {
   type CommandListener,
   DEFAULT_IMAP_TIMEOUTS,
@@ -18,6 +19,7 @@ import { boundedLogins } from '../scanner/logins';
 import type { AccessTokens, CredentialSource, MailboxConnector } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
 import { type Shard, SINGLE_SHARD } from '../scanner/shards';
+import { settleCheck } from '../usecases/settleCheck';
 import { archiveDepsOf, archivingSettle } from './archivingChecks';
 
 const SCANNER_LEASE = 'scanner';
@@ -75,13 +77,16 @@ const withoutNotify = (connector: MailboxConnector, off: boolean): MailboxConnec
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
     checks: archivingSettle(
-      new DynamoOpenChecks(
-        parts.client,
-        parts.tableName,
-        new DynamoShardLayout(parts.client, parts.tableName),
-        parts.shard,
-        parts.onWebhookQueued,
-      ),
+      settleCheck({
+        store: new DynamoOpenChecks(
+          parts.client,
+          parts.tableName,
+          new DynamoShardLayout(parts.client, parts.tableName),
+          parts.shard,
+        ),
+        queue: new DynamoWebhookStore(parts.client, parts.tableName),
+        onQueued: parts.onWebhookQueued,
+      }),
       archiveDepsOf(parts.client, parts.tableName, parts.reportRetentionDays ?? 0),
       parts.log,
     ),

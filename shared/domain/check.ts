@@ -31,7 +31,8 @@ export interface Check {
 
 /** Where a check's webhook goes, and what it names: kept with the check from its start. */
 export interface CheckCallback {
-  url: string;
+  /** The request's `callback_url`, under one name from the request to the delivery. */
+  callbackUrl: string;
   /** The API key that started the check: its webhook secrets sign the delivery. */
   keyId: string;
   /** The check's placement report, as the caller reached the API. */
@@ -65,10 +66,21 @@ export const isActive = (check: Pick<Check, 'createdAt'>, now: number): boolean 
 export const isExpired = (check: Pick<Check, 'createdAt'>, now: number): boolean =>
   now - check.createdAt >= RETENTION_MS;
 
-export const statusOf = (check: Check, now: number): CheckStatus => {
-  if (check.received >= totalOf(check)) return 'complete';
-  return isActive(check, now) ? 'pending' : 'timeout';
+/** What a check's status follows from: when it started, how many accounts it has and how many it has heard from. */
+export interface CheckCounts {
+  createdAt: number;
+  received: number;
+  total: number;
+}
+
+/** The one complete/timeout rule: complete once every account is in, timeout once the active minutes are over. */
+export const statusFromCounts = (counts: CheckCounts, now: number): CheckStatus => {
+  if (counts.received >= counts.total) return 'complete';
+  return isActive(counts, now) ? 'pending' : 'timeout';
 };
+
+export const statusOf = (check: Check, now: number): CheckStatus =>
+  statusFromCounts({ createdAt: check.createdAt, received: check.received, total: totalOf(check) }, now);
 
 /** The latest moment at which a result may still be recorded; used as the store's write condition. */
 export const activeCutoff = (now: number): number => now - ACTIVE_MS;

@@ -24,7 +24,8 @@ export interface WebhookDelivery {
   webhookId: string;
   checkId: string;
   keyId: string;
-  url: string;
+  /** The check's `callback_url`, where every attempt is POSTed. */
+  callbackUrl: string;
   /** The payload's JSON text, signed byte for byte. */
   payload: string;
   createdAt: number;
@@ -47,7 +48,7 @@ export const newDelivery = (check: Check, callback: CheckCallback, now: number):
   webhookId: webhookIdOf(check.checkId),
   checkId: check.checkId,
   keyId: callback.keyId,
-  url: callback.url,
+  callbackUrl: callback.callbackUrl,
   payload: JSON.stringify(webhookPayloadOf(check, callback.reportUrl, now)),
   createdAt: now,
   state: 'queued',

@@ -55,7 +55,7 @@ export const attemptDelivery = async (
     secrets.length === 0
       ? { error: 'no webhook secret for the API key' }
       : await deps.poster.post(
-          delivery.url,
+          delivery.callbackUrl,
           webhookHeaders(
             delivery.webhookId,
             new Date(now),

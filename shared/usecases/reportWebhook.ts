@@ -14,7 +14,7 @@ export interface WebhookView {
 
 const webhookViewOf = (delivery: WebhookDelivery): WebhookView => ({
   webhook_id: delivery.webhookId,
-  url: delivery.url,
+  url: delivery.callbackUrl,
   state: delivery.state,
   next_attempt_at: delivery.state === 'queued' ? new Date(delivery.dueAt).toISOString() : null,
   attempts: delivery.attempts.map((attempt) => ({

@@ -49,7 +49,7 @@ const callbackOf = (
   options.callbackUrl === undefined
     ? undefined
     : {
-        url: options.callbackUrl,
+        callbackUrl: options.callbackUrl,
         keyId: principal.keyId,
         reportUrl: `${options.apiBaseUrl ?? ''}/api/spam-check/${checkId}/report`,
       };

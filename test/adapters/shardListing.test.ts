@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoOpenChecks, LAYOUT_SETTLE_MS } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
+import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
 import { checkKey, OPEN_CHECKS, shardEntryKey, shardOpenPartition } from '../../shared/adapters/dynamo/keys';
 import { newCheck } from '../../shared/domain/check';
 import { newCheckId } from '../../shared/domain/checkId';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import { shardIndexOf } from '../../shared/scanner/shards';
+import { settleCheck } from '../../shared/usecases/settleCheck';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
 
@@ -161,11 +163,14 @@ describe.each(['dynamodb-local', 'dynalite'] as const)('shard-aware listing on %
       SHARDS,
       service.clock.now() - 10 * MINUTE_MS,
     );
-    const checks = new DynamoOpenChecks(
-      service.client,
-      service.table,
-      new DynamoShardLayout(service.client, service.table),
-    );
+    const checks = settleCheck({
+      store: new DynamoOpenChecks(
+        service.client,
+        service.table,
+        new DynamoShardLayout(service.client, service.table),
+      ),
+      queue: new DynamoWebhookStore(service.client, service.table),
+    });
     const id = await create(accountsOf(0, 3));
     for (const email of accountsOf(0, 3))
       await checks.recordResult(id, email, 'primary', service.clock.now());

@@ -7,8 +7,8 @@ import { nodeDnsResolver } from '../../shared/adapters/dns/nodeDnsResolver';
 import { createCheckDns } from '../../shared/audit/checkDns';
 import { auditDns, type DnsSubjects } from '../../shared/audit/dnsResults';
 import { composeAuditDns } from '../../shared/composition/auditDns';
-import { loadAuditDnsSettings } from '../../shared/config';
 import { systemClock } from '../../shared/domain/clock';
+import { loadAuditDnsSettings } from '../../shared/settings/auditSettings';
 
 let server: DnsServer;
 beforeAll(async () => {

@@ -1,10 +1,12 @@
 // `npm run test:unit` runs what docs/testing.md says it runs: every test file but those that need a real peer (each
 // on NEEDS_A_REAL_PEER with the peer it needs) and those too slow for the loop (each on TOO_SLOW_FOR_THE_LOOP with
 // why), so the fast loop never reaches for root, Java, the mail stack or a browser, never starts the service as a
-// process of its own, and neither list keeps a file that no longer needs to be on it.
+// process of its own, and neither list keeps a file that no longer needs to be on it. Synthesizing the CDK app is the
+// `infra` project's (test/infra/), which npm test runs and the loop does not.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import fullSuite, { INFRA_TESTS } from '../../vitest.config';
 import { NEEDS_A_REAL_PEER, TOO_SLOW_FOR_THE_LOOP } from '../../vitest.unit.config';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -36,6 +38,10 @@ const textOf = (file: string) =>
 const peersOf = (file: string) =>
   PEERS.filter(([, pattern]) => pattern.test(textOf(file))).map(([peer]) => peer);
 
+/** What says a file builds the CDK app (aws-cdk-lib alone takes seconds to load). */
+const SYNTHESIS =
+  /from '(?:aws-cdk-lib[^']*|[./]*\/infra\/(?:createApp|stacks\/[^']*)|\.\/synthApp|\.\.\/infra\/synthApp)'/;
+
 const matches = (entry: string, file: string) =>
   entry.endsWith('/**') ? file.startsWith(entry.slice(0, -2)) : file === entry;
 const onList = (list: Record<string, string>, file: string) =>
@@ -61,6 +67,18 @@ describe('the unit suite', () => {
     );
     expect(stale).toEqual([]);
     expect(Object.keys(TOO_SLOW_FOR_THE_LOOP).filter((entry) => !files.includes(entry))).toEqual([]);
+  });
+
+  it('leaves every test that synthesizes the CDK app to the infra project, which npm test runs', () => {
+    const synthesizing = files.filter((file) => SYNTHESIS.test(textOf(file)));
+    expect(synthesizing.length).toBeGreaterThan(5);
+    expect(synthesizing.filter((file) => !matches(INFRA_TESTS, file))).toEqual([]);
+    const projects = (fullSuite.test?.projects ?? []) as {
+      test?: { name?: string; include?: string[]; exclude?: string[] };
+    }[];
+    const named = (name: string) => projects.find((project) => project.test?.name === name)?.test;
+    expect(named('infra')?.include).toEqual([`${INFRA_TESTS}/*.test.ts`]);
+    expect(named('service')?.exclude).toContain(INFRA_TESTS);
   });
 
   it('runs most of the tests', () => {

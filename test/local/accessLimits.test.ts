@@ -9,7 +9,7 @@ import { freePort } from '../../scripts/lib/freePort';
 import { pause } from '../../scripts/lib/poll';
 import { runEntry, spawnEntry } from '../../scripts/lib/process';
 
-const MAIN = 'shared/local/main.ts';
+const MAIN = 'shared/main/start.ts';
 const KEYS = { alpha: 'ipk_access-limits-alpha-key-000000', beta: 'ipk_access-limits-beta-key-0000000' };
 let dir: string;
 let env: Record<string, string>;

@@ -9,7 +9,7 @@ import { spawnEntry } from '../../scripts/lib/process';
 import { configKeysLedger } from '../../shared/local/configKeys';
 import { openLocalStore } from '../../shared/local/localStore';
 
-const MAIN = 'shared/local/main.ts';
+const MAIN = 'shared/main/start.ts';
 const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const KEEP = 'ipk_local-trust-key-that-stays-0123456789';
 const DROP = 'ipk_local-trust-key-that-goes-9876543210';

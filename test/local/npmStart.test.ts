@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEntry, runEntryWithStdin, spawnEntry } from '../../scripts/lib/process';
 
-const MAIN = 'shared/local/main.ts';
-const ADMIN = 'shared/cli/admin.ts';
+const MAIN = 'shared/main/start.ts';
+const ADMIN = 'shared/main/admin.ts';
 let dir: string;
 let env: Record<string, string>;
 

@@ -128,7 +128,7 @@ describe('a malformed config or secret', () => {
       const { text, at } = { ...NOT_JSON, ...NOT_A_CONFIG }[name] ?? { text: '', at: /never/ };
       const config = join(dir, 'local.json');
       writeFileSync(config, text, { mode: 0o600 });
-      const run = await runEntry('shared/local/main.ts', [], {
+      const run = await runEntry('shared/main/start.ts', [], {
         PORT: '0',
         DATA_DIR: join(dir, 'data'),
         LOCAL_CONFIG: config,

@@ -10,6 +10,7 @@ import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore'
 import { DynamoCursorStore } from '../../shared/adapters/dynamo/DynamoCursorStore';
 import { DynamoOpenChecks } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
+import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
 import { checkKey, cursorKey } from '../../shared/adapters/dynamo/keys';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { newCheck } from '../../shared/domain/check';
@@ -17,6 +18,7 @@ import { ACTIVE_MS } from '../../shared/domain/limits';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { shardIndexOf } from '../../shared/scanner/shards';
+import { settleCheck } from '../../shared/usecases/settleCheck';
 
 const TABLE = 'usage-meter';
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
@@ -53,7 +55,10 @@ describe('UsageMeter on dynalite', () => {
 
   it('bills an open check one small gsi2 write per KB of its entry, never its results', async () => {
     const checks = new DynamoCheckStore(client, TABLE, new DynamoShardLayout(client, TABLE));
-    const open = new DynamoOpenChecks(client, TABLE, new DynamoShardLayout(client, TABLE));
+    const open = settleCheck({
+      store: new DynamoOpenChecks(client, TABLE, new DynamoShardLayout(client, TABLE)),
+      queue: new DynamoWebhookStore(client, TABLE),
+    });
     const emails = Array.from({ length: 20 }, (_, at) => `account${at}@mail.test`);
     const created = await costOf(() => checks.create(newCheck('c'.repeat(20), 'default', emails, NOW)));
     // The item holds every address thrice (emails, results, pending): 2 KB in the table, 1 in the index.

@@ -8,7 +8,7 @@ import { runEntryWithStdin } from '../../scripts/lib/process';
 import { startBlackholeSmtp } from '../support/blackholeSmtp';
 import { SMTP } from '../support/mailStack';
 
-const ADMIN = 'shared/cli/admin.ts';
+const ADMIN = 'shared/main/admin.ts';
 let dir: string;
 let env: Record<string, string>;
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   dns = await startDnsServer();
   writeFileSync(join(dir, 'local.json'), JSON.stringify({ accounts: ACCOUNTS.map(stackAccount) }));
   const started = await spawnEntry(
-    'shared/local/main.ts',
+    'shared/main/start.ts',
     {
       PORT: '0',
       DATA_DIR: join(dir, 'data'),
@@ -48,7 +48,7 @@ afterAll(async () => {
 /** One check: a newsletter without one-click unsubscribe, DKIM-signed for sender.test, sent by the CLI. */
 const check = (subject: string, ...result: string[]) =>
   runEntry(
-    'shared/cli/placement.ts',
+    'shared/main/placement.ts',
     [
       '--smtp',
       `smtp://${SMTP.host}:${SMTP.port}`,

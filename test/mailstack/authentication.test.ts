@@ -175,7 +175,7 @@ describe('the check CLI signs what it sends', () => {
     try {
       const subject = `cli dkim ${randomUUID()}`;
       const run = await runEntry(
-        'shared/cli/placement.ts',
+        'shared/main/placement.ts',
         signedSendArgs(subject, 'Signed by the check CLI.', 'sender.test.s1.key'),
         {
           INBOX_PLACEMENT_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -255,7 +255,7 @@ describe("the check CLI says why in the stack's own words", () => {
   it('signed with the wrong key: the table explains DKIM failed with the reason the stack wrote', async () => {
     await withTrustingHarness('user004@mail.test', 'why', async (harness, key) => {
       const run = await runEntry(
-        'shared/cli/placement.ts',
+        'shared/main/placement.ts',
         signedSendArgs(
           `cli why ${randomUUID()}`,
           'Signed with a key the stack does not publish.',

@@ -24,7 +24,7 @@ import { startCheck } from '../../shared/usecases/startCheck';
 import { SUBMISSION, stackAccount } from '../support/mailStack';
 import { fileIntoJunk } from '../support/sieveRule';
 
-const ADMIN = 'shared/cli/admin.ts';
+const ADMIN = 'shared/main/admin.ts';
 /** Each admin command is a process of its own: tsx, the local store, and for calibrate a scanner and a delivery. */
 const MINUTE = 60_000;
 const SEEDS = ['user010@mail.test', 'user011@mail.test', 'user012@mail.test'];

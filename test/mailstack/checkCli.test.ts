@@ -13,7 +13,7 @@ import { freePort } from '../../scripts/lib/freePort';
 import { runEntry, type Started, spawnEntry } from '../../scripts/lib/process';
 import { GTUBE, SMTP, sendOnce, stackAccount } from '../support/mailStack';
 
-const CHECK = 'shared/cli/placement.ts';
+const CHECK = 'shared/main/placement.ts';
 const ACCOUNTS = ['inbox@mail.test', 'junk@mail.test'];
 let dir: string;
 let service: Started;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inbox-placement-check-'));
   writeFileSync(join(dir, 'local.json'), JSON.stringify({ accounts: ACCOUNTS.map(stackAccount) }));
   const started = await spawnEntry(
-    'shared/local/main.ts',
+    'shared/main/start.ts',
     {
       PORT: '0',
       DATA_DIR: join(dir, 'data'),

@@ -20,7 +20,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inbox-placement-action-'));
   writeFileSync(join(dir, 'local.json'), JSON.stringify({ accounts: ACCOUNTS.map(stackAccount) }));
   service = await spawnEntry(
-    'shared/local/main.ts',
+    'shared/main/start.ts',
     {
       PORT: '0',
       DATA_DIR: join(dir, 'data'),

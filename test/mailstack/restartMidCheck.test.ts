@@ -10,7 +10,7 @@ import { spawnEntry } from '../../scripts/lib/process';
 import type { CheckView } from '../../shared/domain/check';
 import { GTUBE, GTUBE_CATEGORIES, sendOnce, stackAccount } from '../support/mailStack';
 
-const MAIN = 'shared/local/main.ts';
+const MAIN = 'shared/main/start.ts';
 const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];
 const API_KEY = 'ipk_restart-mid-check-test-key-0123456789';
 

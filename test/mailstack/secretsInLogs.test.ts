@@ -89,7 +89,7 @@ const needles = (): Map<string, string> => {
 describe('secrets in logs', () => {
   it('a full check with debug logging writes no password, token, client secret or API key', async () => {
     const running = await spawnEntry(
-      'shared/local/main.ts',
+      'shared/main/start.ts',
       {
         PORT: '0',
         DATA_DIR: join(dir, 'data'),

@@ -12,7 +12,7 @@ import { type Started, spawnEntry } from '../../scripts/lib/process';
 import type { CheckView } from '../../shared/domain/check';
 import { sendOnce, stackAccount } from '../support/mailStack';
 
-const MAIN = 'shared/local/main.ts';
+const MAIN = 'shared/main/start.ts';
 const NAMES = ['archive', 'inbox', 'junk', 'promo', 'trash'];
 const API_KEY = 'ipk_soak-test-key-000000000000000000000001';
 const SOAK_MS = Number(process.env.SOAK_MS ?? 120_000);

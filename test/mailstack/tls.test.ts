@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DelayProxy, startDelayProxy } from '../../scripts/lib/delayProxy';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
-import { readTrustedCa } from '../../shared/config';
 import { createLogger } from '../../shared/log';
 import type { MailboxCredentials } from '../../shared/scanner/ports';
+import { readTrustedCa } from '../../shared/settings/trustedCa';
 import { IMAPS, stackAccount, stackCaFile } from '../support/mailStack';
 
 const log = createLogger('tls-test', 'error');

@@ -9,7 +9,7 @@ import { spawnEntry } from '../../scripts/lib/process';
 import { sendOnce, stackAccount } from '../support/mailStack';
 import { type ReceivedWebhook, startWebhookReceiver, verifyDelivery } from '../support/webhookReceiver';
 
-const MAIN = 'shared/local/main.ts';
+const MAIN = 'shared/main/start.ts';
 const API_KEY = 'ipk_webhook-restart-test-key-0123456789';
 const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const secretLine = /Webhook secret for key \w+ \(scope "default", shown once, save it\): (whsec_\S+)/;

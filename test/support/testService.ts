@@ -20,6 +20,7 @@ import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore'
 import { DynamoKeyUsage } from '../../shared/adapters/dynamo/DynamoKeyUsage';
 import { DynamoOpenChecks } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
+import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
 import type { ApiDeps } from '../../shared/composition/apiDeps';
 import type { TestAccount } from '../../shared/domain/account';
 import { generateApiKey, newApiKeyRecord } from '../../shared/domain/apiKey';
@@ -32,6 +33,7 @@ import { ensureTable } from '../../shared/local/bootstrap';
 import { startDynalite } from '../../shared/local/dynalite';
 import { createLocalServer } from '../../shared/local/httpAdapter';
 import { createLogger, type Logger } from '../../shared/log';
+import { settleCheck } from '../../shared/usecases/settleCheck';
 import { DYNAMO_LOCAL_TIMEOUTS } from './dynamoLocal';
 import { ManualClock } from './manualClock';
 import { validateResponse } from './openapi';
@@ -53,7 +55,8 @@ export interface TestService {
   table: string;
   deps: ApiDeps;
   /** The scanner's side of the same checks: listing, recording results, settling. */
-  openChecks: DynamoOpenChecks;
+  /** The scanner's view of the checks: listing, result writes and settling (with webhooks queued), as it runs. */
+  openChecks: ReturnType<typeof settleCheck>;
   issueKey(scope: string, options?: { expiresAt?: number }): Promise<string>;
   addAccounts(...accounts: Partial<TestAccount>[]): Promise<void>;
   request(
@@ -149,7 +152,10 @@ export const startTestService = async <C extends TestClock = ManualClock>(
     client,
     table: TABLE,
     deps,
-    openChecks: new DynamoOpenChecks(client, TABLE, new DynamoShardLayout(client, TABLE)),
+    openChecks: settleCheck({
+      store: new DynamoOpenChecks(client, TABLE, new DynamoShardLayout(client, TABLE)),
+      queue: new DynamoWebhookStore(client, TABLE),
+    }),
     issueKey: async (scope, options = {}) => {
       const key = generateApiKey();
       await deps.keys.create(

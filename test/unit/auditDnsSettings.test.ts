@@ -1,6 +1,6 @@
 // The sender audit's DNS settings: read once, loopback servers only, the budget bounded, the DQS key never echoed.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DNS_BUDGET_MS, loadAuditDnsSettings } from '../../shared/config';
+import { DEFAULT_DNS_BUDGET_MS, loadAuditDnsSettings } from '../../shared/settings/auditSettings';
 
 describe('audit DNS settings', () => {
   it("defaults to the system's resolver and a two-second budget", () => {

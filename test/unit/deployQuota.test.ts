@@ -1,13 +1,9 @@
 // `npm run deploy` stops before CloudFormation when the account's Lambda concurrency quota cannot hold what the
-// stacks reserve plus the 100 AWS keeps unreserved, with one line saying what to request.
+// stacks reserve plus the 100 AWS keeps unreserved, with one line saying what to request. What the synthesized stacks
+// reserve is test/infra/deployQuota.test.ts.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  concurrencyShortfall,
-  reservedConcurrencyOf,
-  UNRESERVED_MINIMUM,
-} from '../../scripts/lib/deployChecks';
-import { synthApp } from '../infra/synthApp';
+import { concurrencyShortfall, UNRESERVED_MINIMUM } from '../../scripts/lib/deployChecks';
 
 const quotaOf = (concurrentExecutions: number | undefined) => {
   const sent: string[] = [];
@@ -34,14 +30,5 @@ describe('the concurrency quota check', () => {
     expect(await concurrencyShortfall(quotaOf(10 + UNRESERVED_MINIMUM).client, 10, 'r')).toBeUndefined();
     expect(await concurrencyShortfall(quotaOf(10 + UNRESERVED_MINIMUM - 1).client, 10, 'r')).toMatch(/110/);
     expect(await concurrencyShortfall(quotaOf(undefined).client, 10, 'r')).toMatch(/no concurrency quota/);
-  });
-
-  it('counts what the synthesized stacks reserve, following -c scannerConcurrency', () => {
-    const templatesOf = (context: Record<string, unknown>) => {
-      const { dataTemplate, serviceTemplate } = synthApp(context);
-      return [dataTemplate.toJSON(), serviceTemplate.toJSON()];
-    };
-    expect(reservedConcurrencyOf(templatesOf({}))).toBe(10);
-    expect(reservedConcurrencyOf(templatesOf({ scannerConcurrency: '25' }))).toBe(25);
   });
 });

@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadLocalSettings, loadScanConfig, readTrustedCa } from '../../shared/config';
+import { loadLocalSettings, loadScanConfig } from '../../shared/config';
+import { readTrustedCa } from '../../shared/settings/trustedCa';
 
 let dir: string;
 // A CA certificate alone (its key was thrown away): enough to parse, never to sign.

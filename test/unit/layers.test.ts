@@ -17,6 +17,7 @@ const ROOMS: [prefix: string, layer: number][] = [
   ['shared/types/', 0],
   ['shared/log.ts', 0],
   ['shared/config.ts', 0],
+  ['shared/settings/', 0],
   ['shared/telemetry/', 0],
   ['shared/providers/', 1],
   ['shared/scanner/', 1],
@@ -26,29 +27,35 @@ const ROOMS: [prefix: string, layer: number][] = [
   ['shared/client/', 2],
   ['shared/adapters/', 2],
   ['shared/http/', 2],
-  ['shared/local/main.ts', 4],
   // What npm start runs in place of AWS (dynalite, the config file, the in-process loop, the HTTP server, expiry).
   ['shared/local/', 2],
   ['shared/composition/', 3],
+  // What each CLI command does; its process is one of shared/main/.
   ['shared/cli/', 4],
-  ['functions/', 4],
-  ['infra/', 4],
-  ['scripts/lib/', 5],
-  ['scripts/', 6],
-  ['bench/', 6],
-  ['test/', 7],
+  // The processes: the Lambda handlers, npm start and the CLIs' mains, and the CDK app.
+  ['functions/', 5],
+  ['shared/main/', 5],
+  ['infra/', 5],
+  ['scripts/lib/', 6],
+  ['scripts/', 7],
+  ['bench/', 7],
+  ['test/', 8],
 ];
 const NAMES = [
   'domain',
   'use cases',
   'adapters',
   'composition root',
+  'commands',
   'entry points',
   'tool support',
   'tools',
   'tests',
 ];
-const SEALED = new Set([4, 6]);
+const ENTRY_POINTS = 5;
+/** An entry point reads settings, calls the composition root and runs: a screen at most. */
+const ENTRY_LINES = 60;
+const SEALED = new Set([ENTRY_POINTS, 7]);
 
 /** What the entry points may import of the scanner; the rest of shared/scanner/ is its own business. */
 const SCANNER_PUBLIC = ['ports', 'shards', 'Scanner', 'scanLoop', 'invocation', 'probe'].map(
@@ -156,7 +163,7 @@ const outsideTests = (files: Files) =>
 const scannerInternals = (files: Files) =>
   importersOf(
     files,
-    (file) => roomOf(file)?.[1] === 4,
+    (file) => (roomOf(file)?.[1] ?? 0) >= 4 && (roomOf(file)?.[1] ?? 0) <= ENTRY_POINTS,
     (target) => target.startsWith('shared/scanner/') && !SCANNER_PUBLIC.includes(target),
   );
 
@@ -175,11 +182,14 @@ describe('layers', () => {
   });
 
   it('reports each kind of wrong arrow when there is one', () => {
-    expect(wrongArrows({ 'shared/adapters/x.ts': "import { a } from '../local/main';\n" })).toEqual([
-      'shared/adapters/x.ts (adapters) imports shared/local/main.ts (entry points)',
+    expect(wrongArrows({ 'shared/adapters/x.ts': "import { a } from '../main/start';\n" })).toEqual([
+      'shared/adapters/x.ts (adapters) imports shared/main/start.ts (entry points)',
     ]);
-    expect(wrongArrows({ 'shared/cli/x.ts': "import type { A } from '../../functions/scan';\n" })).toEqual([
-      'shared/cli/x.ts (shared/cli/) imports functions/scan.ts (functions/): two entry points import each other',
+    expect(wrongArrows({ 'shared/cli/x.ts': "import { main } from '../main/placement';\n" })).toEqual([
+      'shared/cli/x.ts (commands) imports shared/main/placement.ts (entry points)',
+    ]);
+    expect(wrongArrows({ 'shared/main/x.ts': "import type { A } from '../../functions/scan';\n" })).toEqual([
+      'shared/main/x.ts (shared/main/) imports functions/scan.ts (functions/): two entry points import each other',
     ]);
     expect(wrongArrows({ 'scripts/x.ts': "const m = await import('../bench/run');\n" })).toHaveLength(1);
     expect(outsideTests({ 'bench/x.ts': "export * from '../test/support/poll';\n" })).toEqual([
@@ -199,6 +209,21 @@ describe('layers', () => {
 
   it('no module imports from a higher layer, and no entry point or tool from another', () => {
     expect(wrongArrows(files)).toEqual([]);
+  });
+
+  it('each entry point is thin, and only those in functions/ and shared/main/ run as a process of their own', () => {
+    const entries = Object.keys(files).filter((file) => /^(?:functions|shared\/main)\/[^/]+\.ts$/.test(file));
+    expect(entries).toEqual(
+      expect.arrayContaining(['functions/scan.ts', 'shared/main/start.ts', 'shared/main/admin.ts']),
+    );
+    const long = entries.filter((file) => (files[file] ?? '').trimEnd().split('\n').length > ENTRY_LINES);
+    expect(long).toEqual([]);
+    const PROCESS = /\bprocess\.(?:argv|exit)\b/;
+    const stray = Object.keys(files).filter(
+      (file) =>
+        file.startsWith('shared/') && !file.startsWith('shared/main/') && PROCESS.test(files[file] ?? ''),
+    );
+    expect(stray).toEqual([]);
   });
 
   it('only tests import test/', () => {

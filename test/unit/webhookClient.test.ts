@@ -52,7 +52,7 @@ describe('startCheck with a callback URL', () => {
   it('sends the URL as the start body; the check keeps it', async () => {
     const client = createClient({ baseUrl: service.baseUrl, apiKey: await service.issueKey('default') });
     const started = await client.startCheck({ callbackUrl: 'https://hooks.example.com/placement' });
-    expect((await service.deps.checks.get(started.check_id))?.callback?.url).toBe(
+    expect((await service.deps.checks.get(started.check_id))?.callback?.callbackUrl).toBe(
       'https://hooks.example.com/placement',
     );
     const plain = await client.startCheck();

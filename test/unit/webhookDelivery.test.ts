@@ -3,10 +3,10 @@
 // that both sign during the overlap.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
-import { enqueueWebhook } from '../../shared/adapters/dynamo/webhookEnqueue';
 import { rotateWebhookSecret } from '../../shared/cli/webhookSecretCommands';
 import { buildDeliverDeps } from '../../shared/composition/webhookDeps';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';
+import { newDelivery } from '../../shared/domain/webhook';
 import { generateWebhookSecret } from '../../shared/domain/webhookSecret';
 import { LocalWebhookSender } from '../../shared/local/LocalWebhookSender';
 import { createLogger } from '../../shared/log';
@@ -119,7 +119,12 @@ describe('webhook delivery', () => {
       expect(payload).toMatchObject({ check_id: checkId, status: 'timeout' });
     }
     // Queued again (a second settling, a retried write): the same delivery, never a second one.
-    expect(await enqueueWebhook(service.client, service.table, checkId, service.clock.now())).toBeUndefined();
+    const check = await service.deps.checks.get(checkId);
+    if (!check?.callback) throw new Error('the check lost its callback URL');
+    const deliveries = new DynamoWebhookStore(service.client, service.table);
+    await deliveries.enqueue(newDelivery(check, check.callback, service.clock.now()));
+    expect((await deliveries.get(checkId))?.attempts).toHaveLength(3);
+    expect(await service.openChecks.settle(service.clock.now())).toEqual([]);
     sender.kick(checkId);
     service.clock.advance(MINUTE);
     sender.kick(checkId);

@@ -45,7 +45,7 @@ describe('the start body', () => {
     expect(response.status).toBe(200);
     const { check_id } = response.body as { check_id: string };
     expect((await service.deps.checks.get(check_id))?.callback).toEqual({
-      url: 'https://hooks.example.com/placement?x=1',
+      callbackUrl: 'https://hooks.example.com/placement?x=1',
       keyId: expect.stringMatching(/^[0-9a-f]{12}$/),
       reportUrl: `${service.baseUrl}/api/spam-check/${check_id}/report`,
     });

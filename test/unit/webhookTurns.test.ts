@@ -16,7 +16,7 @@ const setUp = (answers: PostOutcome[], dueIn = 0) => {
     webhookId: 'msg_abc',
     checkId: 'abc',
     keyId: 'key',
-    url: 'https://hooks.example.com/',
+    callbackUrl: 'https://hooks.example.com/',
     payload: '{}',
     createdAt: clock.now(),
     state: 'queued',

@@ -1,5 +1,5 @@
-// Owns the scanner's side of checks in DynamoDB: listing the open ones for one scanner shard, recording results
-// once each, and settling checks that are complete or timed out.
+// Owns the scanner's side of checks in DynamoDB: listing the open ones for one scanner shard, and the conditional
+// writes that record results once each and settle a check once. When a check has ended is settleCheck's rule.
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -10,32 +10,25 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DetectedCategory } from '../../domain/categories';
-import { activeCutoff, isActive } from '../../domain/check';
-import { RETENTION_MS } from '../../domain/limits';
+import { activeCutoff, type Check, type CheckCounts } from '../../domain/check';
 import type { PlacementDetails, RecordOutcome } from '../../domain/ports';
 import type { ShardLayout, ShardLayoutStore } from '../../domain/shardLayout';
-import type {
-  ActiveChecks,
-  PendingAccounts,
-  ResultEntry,
-  ResultStore,
-  SettledCheck,
-} from '../../scanner/ports';
+import type { PendingAccounts, ResultEntry, SettledCheck } from '../../scanner/ports';
 import { type Shard, SINGLE_SHARD } from '../../scanner/shards';
+import type { SettlementStore, UnsettledCheck } from '../../usecases/settleCheck';
 import { deleteRequest, writeAll } from './batchWrite';
 import { checkFromItem, pendingEmailsOf, storedResultOf } from './checkItem';
 import { isConditionFailed, written } from './conditionalWrite';
 import {
   checkKey,
   checkTimeSortKey,
-  hasWebhookMark,
+  hasCallbackUrlMark,
   OPEN_CHECKS,
   SHARD_ENTRIES,
   shardEntryKeysOf,
   shardOpenPartition,
 } from './keys';
 import { TABLE_SCHEMA } from './table';
-import { enqueueWebhook } from './webhookEnqueue';
 
 /**
  * After the layout changes, checks started up to this long after the change are listed from the one partition that
@@ -51,7 +44,7 @@ export const LAYOUT_SETTLE_MS = 60_000;
  */
 const FIRST_PAGE_CHECKS = 100;
 
-export class DynamoOpenChecks implements ActiveChecks, ResultStore {
+export class DynamoOpenChecks implements SettlementStore {
   /** The layout as this shard's last full listing read it. */
   private listedLayout: ShardLayout | undefined;
 
@@ -61,26 +54,7 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     private readonly tableName: string,
     private readonly layout: Pick<ShardLayoutStore, 'read'>,
     private readonly shard: Shard = SINGLE_SHARD,
-    /** Told of each webhook delivery this store queued (npm start's sender runs it at once; on AWS the stream does). */
-    private readonly onWebhookQueued?: (checkId: string) => void,
   ) {}
-
-  /**
-   * A result write that emptied the check's pending set completed it: its webhook is queued now, not at settling.
-   * `old`: the write's UPDATED_OLD attributes, whose `pending` is the set before these accounts left it.
-   */
-  private async completed(
-    checkId: string,
-    recorded: readonly string[],
-    old: Record<string, unknown> | undefined,
-    now: number,
-  ) {
-    const before = old?.pending;
-    if (!(before instanceof Set) || ![...before].every((email) => recorded.includes(String(email)))) return;
-    // Settling queues it too (the write is conditional): a failure here only delays it until then.
-    const webhookId = await enqueueWebhook(this.client, this.tableName, checkId, now).catch(() => undefined);
-    if (webhookId) this.onWebhookQueued?.(checkId);
-  }
 
   async recordResult(
     checkId: string,
@@ -88,7 +62,7 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     category: DetectedCategory,
     now: number,
     details: PlacementDetails = {},
-  ): Promise<RecordOutcome> {
+  ): Promise<{ outcome: RecordOutcome; counts?: CheckCounts }> {
     try {
       // One conditional UpdateItem: the result (category, details), the counter and the pending set move together or
       // not at all, so rescans, duplicate deliveries and racing scanners can never count an account twice. The
@@ -110,23 +84,26 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
           // A refused write hands back the item it was refused on, so telling a duplicate from a closed check
           // costs no second read (DynamoDB does; dynalite ignores it, and the read below stands in).
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          ReturnValues: 'UPDATED_OLD',
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      await this.completed(checkId, [email], Attributes, now);
-      return 'recorded';
+      return { outcome: 'recorded', counts: countsOf(Attributes) };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
-      if (error.Item) return resultOf(unmarshall(error.Item), email);
+      if (error.Item) return { outcome: resultOf(unmarshall(error.Item), email) };
     }
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: checkKey(checkId), ConsistentRead: true }),
     );
     const result = Item && checkFromItem(Item).results.find((candidate) => candidate.email === email);
-    return result && result.category !== 'pending' ? 'already-recorded' : 'closed';
+    return { outcome: result && result.category !== 'pending' ? 'already-recorded' : 'closed' };
   }
 
-  async recordResults(checkId: string, entries: readonly ResultEntry[], now: number): Promise<boolean> {
+  async recordResults(
+    checkId: string,
+    entries: readonly ResultEntry[],
+    now: number,
+  ): Promise<CheckCounts | undefined> {
     const names: Record<string, string> = { '#pendingSet': 'pending' };
     const values: Record<string, unknown> = {
       ':count': entries.length,
@@ -153,13 +130,10 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
         ConditionExpression: `${pending.join(' AND ')} AND createdAt >= :cutoff`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
-        ReturnValues: 'UPDATED_OLD',
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    if (!(await written(update))) return false;
-    const recorded = entries.map((entry) => entry.email);
-    await this.completed(checkId, recorded, (await update).Attributes, now);
-    return true;
+    return (await written(update)) ? countsOf((await update).Attributes) : undefined;
   }
 
   /**
@@ -250,51 +224,52 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     for await (const page of pages) yield page.Items ?? [];
   }
 
-  async settle(now: number): Promise<SettledCheck[]> {
-    const candidates: (SettledCheck & { webhook: boolean })[] = [];
-    // The index holds only unsettled checks: a settled one left it in the write that settled it.
-    const unsettled = this.openChecks(OPEN_CHECKS, now - RETENTION_MS, undefined, [
-      'checkId',
-      'createdAt',
-      'received',
-      'total',
-      TABLE_SCHEMA.openChecks.sortKey,
-    ]);
-    for await (const page of unsettled)
-      for (const item of page) {
-        const check = { createdAt: Number(item.createdAt), received: Number(item.received) };
-        const status =
-          check.received >= Number(item.total) ? 'complete' : isActive(check, now) ? undefined : 'timeout';
-        const webhook = hasWebhookMark(item[TABLE_SCHEMA.openChecks.sortKey]);
-        if (status)
-          candidates.push({ checkId: String(item.checkId), createdAt: check.createdAt, status, webhook });
-      }
+  /** The unsettled checks created at or after `since`: the index holds only those (settling takes a check out). */
+  async *unsettled(since: number): AsyncGenerator<UnsettledCheck[]> {
+    const sortKey = TABLE_SCHEMA.openChecks.sortKey;
+    const attributes = ['checkId', 'createdAt', 'received', 'total', sortKey];
+    for await (const page of this.openChecks(OPEN_CHECKS, since, undefined, attributes))
+      yield page.map((item) => ({
+        checkId: String(item.checkId),
+        createdAt: Number(item.createdAt),
+        received: Number(item.received),
+        total: Number(item.total),
+        hasCallbackUrl: hasCallbackUrlMark(item[sortKey]),
+      }));
+  }
+
+  async unsettledCheck(checkId: string): Promise<Check | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: checkKey(checkId), ConsistentRead: true }),
+    );
+    return Item && Item.settledAs === undefined ? checkFromItem(Item) : undefined;
+  }
+
+  async markSettled(
+    checks: readonly Pick<SettledCheck, 'checkId' | 'status'>[],
+    now: number,
+  ): Promise<Set<string>> {
     const index = TABLE_SCHEMA.openChecks;
-    const settled: SettledCheck[] = [];
+    const settled = new Set<string>();
     const entries: Record<string, unknown>[] = [];
-    for (const { webhook, ...candidate } of candidates) {
-      const webhookId = webhook
-        ? await enqueueWebhook(this.client, this.tableName, candidate.checkId, now)
-        : undefined;
+    for (const { checkId, status } of checks) {
       // Once per check, whichever scanner gets there first: the metric it feeds must not double-count. The same
       // write removes the check's open-checks keys, so it leaves the index that listing and settling read.
       const settling = this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: checkKey(candidate.checkId),
+          Key: checkKey(checkId),
           UpdateExpression: `SET settledAs = :status, settledAt = :now REMOVE #openPk, #openSk, ${SHARD_ENTRIES}`,
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(settledAs)',
           ExpressionAttributeNames: { '#openPk': index.partitionKey, '#openSk': index.sortKey },
-          ExpressionAttributeValues: { ':status': candidate.status, ':now': now },
+          ExpressionAttributeValues: { ':status': status, ':now': now },
           // What it held before, for the sort keys of its shard entries (returned values are not billed).
           ReturnValues: 'ALL_OLD',
         }),
       );
       if (!(await written(settling))) continue;
-      settled.push(candidate);
-      if (webhookId) this.onWebhookQueued?.(candidate.checkId);
-      const old = (await settling).Attributes;
-      entries.push(...shardEntryKeysOf(candidate.checkId, old?.[SHARD_ENTRIES]));
+      settled.add(checkId);
+      entries.push(...shardEntryKeysOf(checkId, (await settling).Attributes?.[SHARD_ENTRIES]));
     }
     // Its shard entries leave their shards' partitions with it. Entries a failure here leaves behind are harmless:
     // a shard forgets the accounts it placed, listings skip checks whose window has ended, and they expire with it.
@@ -302,6 +277,14 @@ export class DynamoOpenChecks implements ActiveChecks, ResultStore {
     return settled;
   }
 }
+
+/** A recorded check's counts, from the item a result write returned (ALL_NEW). */
+const countsOf = (item: Record<string, unknown> | undefined): CheckCounts | undefined =>
+  item && {
+    createdAt: Number(item.createdAt),
+    received: Number(item.received),
+    total: Number(item.total),
+  };
 
 /** Why a result write was refused, from the item it was refused on: the account already has one, or the check is over. */
 const resultOf = (item: Record<string, unknown>, email: string): RecordOutcome => {

@@ -5,7 +5,7 @@ import type { WebhookSecret, WebhookSecretStore } from '../../domain/webhookSecr
 import { written } from './conditionalWrite';
 import { type ItemType, webhookKey, webhookSecretsKey } from './keys';
 import { scanItemsOfType } from './scanAll';
-import { deliveryFromItem } from './webhookItem';
+import { deliveryFromItem, deliveryToItem } from './webhookItem';
 
 export class DynamoWebhookStore implements WebhookStore, WebhookSecretStore {
   constructor(
@@ -18,6 +18,22 @@ export class DynamoWebhookStore implements WebhookStore, WebhookSecretStore {
       new GetCommand({ TableName: this.tableName, Key: webhookKey(checkId), ConsistentRead: true }),
     );
     return Item ? deliveryFromItem(Item) : undefined;
+  }
+
+  /**
+   * Puts a new delivery once, keyed by its check: a delivery already there (an earlier settling that failed before
+   * its settling write) is kept as it is, so the receiver gets one delivery however often this runs.
+   */
+  async enqueue(delivery: WebhookDelivery): Promise<void> {
+    await written(
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: deliveryToItem(delivery),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+    );
   }
 
   recordAttempt(

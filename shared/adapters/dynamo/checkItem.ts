@@ -83,11 +83,21 @@ export const checkFromItem = (item: Item): Check => {
     ...(item.providers && typeof item.providers === 'object'
       ? { providers: item.providers as Record<string, string> }
       : {}),
-    ...(item.callback && typeof item.callback === 'object'
-      ? { callback: item.callback as CheckCallback }
-      : {}),
+    ...callbackOf(item.callback),
     ...(item.seedMarks && typeof item.seedMarks === 'object'
       ? { seedMarks: seedMarksFromItem(item.seedMarks) }
       : {}),
   };
+};
+
+/**
+ * The stored callback; checks started before the callback URL kept one name hold it as `url` (a check lives minutes,
+ * so this reading goes after one release).
+ */
+const callbackOf = (stored: unknown): { callback?: CheckCallback } => {
+  if (!stored || typeof stored !== 'object') return {};
+  const { callbackUrl, url, keyId, reportUrl } = stored as Record<string, unknown>;
+  const target = callbackUrl ?? url;
+  if (typeof target !== 'string' || typeof keyId !== 'string' || typeof reportUrl !== 'string') return {};
+  return { callback: { callbackUrl: target, keyId, reportUrl } };
 };

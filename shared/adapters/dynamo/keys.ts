@@ -95,7 +95,7 @@ export type KeyKind = keyof typeof KEY_PREFIXES;
 
 /**
  * Every unsettled check sits in one partition of the open-checks index (table.ts), sorted by creation time, so
- * "open checks created after T" is one Query. The check carries these keys until DynamoOpenChecks.settle removes them.
+ * "open checks created after T" is one Query. The check carries these keys until settling (DynamoOpenChecks.markSettled) removes them.
  */
 export const OPEN_CHECKS = 'OPEN';
 /** The check's attribute listing its shard entries' sort keys, so settling can delete them. */
@@ -103,16 +103,20 @@ export const SHARD_ENTRIES = 'shardEntries';
 export const checkTimeSortKey = (createdAt: number, checkId = '') =>
   `${String(createdAt).padStart(15, '0')}#${checkId}`;
 /**
- * A check with a callback carries a mark at the end of its open-checks sort key (always projected), so settling
- * knows from the index alone which checks must enqueue a webhook in the same write.
+ * A check with a callback URL carries a mark at the end of its open-checks sort key (always projected), so settling
+ * knows from the index alone which checks must queue a webhook before the write that settles them. Checks started
+ * before the mark was renamed carry `#webhook`, read alike until they leave the index (minutes).
  */
-const WEBHOOK_MARK = '#webhook';
-export const openCheckKey = (createdAt: number, checkId: string, webhook = false): Item => ({
+const CALLBACK_URL_MARK = '#callbackUrl';
+const LEGACY_CALLBACK_URL_MARK = '#webhook';
+export const openCheckKey = (createdAt: number, checkId: string, callbackUrl = false): Item => ({
   [TABLE_SCHEMA.openChecks.partitionKey]: OPEN_CHECKS,
-  [TABLE_SCHEMA.openChecks.sortKey]: `${checkTimeSortKey(createdAt, checkId)}${webhook ? WEBHOOK_MARK : ''}`,
+  [TABLE_SCHEMA.openChecks.sortKey]:
+    `${checkTimeSortKey(createdAt, checkId)}${callbackUrl ? CALLBACK_URL_MARK : ''}`,
 });
-export const hasWebhookMark = (sortKey: unknown): boolean =>
-  typeof sortKey === 'string' && sortKey.endsWith(WEBHOOK_MARK);
+export const hasCallbackUrlMark = (sortKey: unknown): boolean =>
+  typeof sortKey === 'string' &&
+  (sortKey.endsWith(CALLBACK_URL_MARK) || sortKey.endsWith(LEGACY_CALLBACK_URL_MARK));
 
 /** A check's webhook delivery: its own partition, outliving the check (retries run for a day and more). */
 export const webhookKey = (checkId: string) => ({ pk: `WEBHOOK#${checkId}`, sk: 'DELIVERY' });

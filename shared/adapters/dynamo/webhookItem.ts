@@ -7,13 +7,19 @@ import { type Item, type ItemType, webhookKey } from './keys';
 /** Kept two days past the retry window, so the report (and an operator) can still see how it ended. */
 const KEEP_MS = RETRY_WINDOW_MS + 2 * 24 * 3600 * 1000;
 
+/**
+ * Deliveries written before the callback URL kept one name stored it as `url`; they are read as written until they
+ * expire (KEEP_MS), then this goes.
+ */
+const LEGACY_URL = 'url';
+
 export const deliveryToItem = (delivery: WebhookDelivery): Item => ({
   ...webhookKey(delivery.checkId),
   type: 'webhook' satisfies ItemType,
   webhookId: delivery.webhookId,
   checkId: delivery.checkId,
   keyId: delivery.keyId,
-  url: delivery.url,
+  callbackUrl: delivery.callbackUrl,
   payload: delivery.payload,
   createdAt: delivery.createdAt,
   state: delivery.state,
@@ -38,7 +44,7 @@ export const deliveryFromItem = (item: Item): WebhookDelivery => {
     webhookId: str(item, 'webhookId'),
     checkId: str(item, 'checkId'),
     keyId: str(item, 'keyId'),
-    url: str(item, 'url'),
+    callbackUrl: str(item, LEGACY_URL in item ? LEGACY_URL : 'callbackUrl'),
     payload: str(item, 'payload'),
     createdAt: num(item, 'createdAt'),
     state: state === 'delivered' || state === 'gone' || state === 'failed' ? state : 'queued',

@@ -88,22 +88,8 @@ const body = (
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
-export const parseCheckOptions = (
-  argv: string[],
-  settings: Pick<CliSettings, 'serviceUrl' | 'apiKey' | 'smtpPassword'>,
-): CheckOptions => {
-  let values: ReturnType<typeof parse>['values'];
-  try {
-    values = parse(argv).values;
-  } catch (error) {
-    // parseArgs says what was wrong (unknown option, missing value, stray argument) in one sentence.
-    throw new UsageError((error as Error).message.split('\n')[0] ?? String(error));
-  }
-  const help = values.help;
-  const url = nonEmpty(values.url) ?? settings.serviceUrl ?? DEFAULT_URL;
-  const key = nonEmpty(values.key) ?? settings.apiKey;
-  if (help) return { ...defaults(), help, url, key: key ?? '' };
-  if (!key) throw new UsageError('no API key: set INBOX_PLACEMENT_API_KEY (or pass --key)');
+/** The service's URL: http(s), no user or password, and plain http only to this machine unless --insecure. */
+const checkServiceUrl = (url: string, insecure: boolean | undefined) => {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -120,34 +106,49 @@ export const parseCheckOptions = (
       '--url must not hold a user or password: the API key goes in INBOX_PLACEMENT_API_KEY',
     );
   // The key goes in every request's Authorization header: in clear text only to this machine, or when asked to.
-  if (!mayCarrySecrets(parsed) && !values.insecure)
+  if (!mayCarrySecrets(parsed) && !insecure)
     throw new UsageError(
       `refusing to send the API key over plain http to ${parsed.host}, which is not this machine: use https, or pass --insecure`,
     );
+};
 
-  const messageOptions = ['eml', 'from', 'subject', 'html-body', 'html-file', 'text', 'text-file'] as const;
-  const given = messageOptions.filter((option) => values[option] !== undefined);
-  let send: CheckOptions['send'];
-  if (values['no-send']) {
-    const extra = [
-      ...given,
-      ...(['smtp', 'to', 'dkim-key', 'dkim-selector', 'dkim-domain'] as const).filter(
-        (option) => values[option],
-      ),
-    ];
-    if (extra.length > 0)
-      throw new UsageError(`--no-send sends nothing, so --${extra[0]} has no use; drop one of them`);
-  } else {
+/** What to send and how, from the message and sending options; undefined with --no-send (which takes none of them). */
+const sending = (
+  values: ReturnType<typeof parse>['values'],
+  smtpPassword: string | undefined,
+): CheckOptions['send'] => {
+  if (!values['no-send']) {
     if (!values.smtp)
       throw new UsageError('--smtp smtp://host:port is needed to send (or --no-send to send it yourself)');
-    send = {
-      smtp: values.smtp,
-      smtpPassword: settings.smtpPassword,
-      message: message(values),
-      to: values.to,
-      dkim: dkim(values),
-    };
+    const { to } = values;
+    return { smtp: values.smtp, smtpPassword, message: message(values), to, dkim: dkim(values) };
   }
+  const unused = ['eml', 'from', 'subject', 'html-body', 'html-file', 'text', 'text-file'] as const;
+  const extra = [...unused, ...(['smtp', 'to', 'dkim-key', 'dkim-selector', 'dkim-domain'] as const)].find(
+    (option) => values[option] !== undefined && values[option] !== false,
+  );
+  if (extra) throw new UsageError(`--no-send sends nothing, so --${extra} has no use; drop one of them`);
+  return undefined;
+};
+
+export const parseCheckOptions = (
+  argv: string[],
+  settings: Pick<CliSettings, 'serviceUrl' | 'apiKey' | 'smtpPassword'>,
+): CheckOptions => {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(argv).values;
+  } catch (error) {
+    // parseArgs says what was wrong (unknown option, missing value, stray argument) in one sentence.
+    throw new UsageError((error as Error).message.split('\n')[0] ?? String(error));
+  }
+  const help = values.help;
+  const url = nonEmpty(values.url) ?? settings.serviceUrl ?? DEFAULT_URL;
+  const key = nonEmpty(values.key) ?? settings.apiKey;
+  if (help) return { ...defaults(), help, url, key: key ?? '' };
+  if (!key) throw new UsageError('no API key: set INBOX_PLACEMENT_API_KEY (or pass --key)');
+  checkServiceUrl(url, values.insecure);
+  const send = sending(values, settings.smtpPassword);
 
   let intervalMs: number = POLL_INTERVAL_MS.default;
   let minIntervalMs: number | undefined;
