@@ -1,6 +1,11 @@
 // Owns the placement report's wire shape (GET /api/spam-check/{check_id}/report, an addition): why each copy landed
 // where it did. The server builds it (see the report use case); the API client and the check CLI read it.
 import type { ReportAudit } from './auditReport';
+import type { WithSnakeKeys } from './wireKeys';
+
+/** The audit as served: snake_case, and until the next minor its 1.0 camelCase fields too. */
+export type WireAudit = WithSnakeKeys<ReportAudit>;
+
 import type { Category } from './categories';
 import type { CheckStatus } from './check';
 import type { AuthVerdict, SpamVerdict } from './placement';
@@ -86,6 +91,9 @@ export interface PlacementReport {
     by_provider: Record<string, ProviderSummary>;
   };
   accounts: ReportAccount[];
-  /** The sender audit of one copy (an addition); absent from a server or a saved report that predates it. */
-  audit?: ReportAudit;
+  /**
+   * The sender audit of one copy (an addition); absent from a server or a saved report that predates it.
+   * snake_case since 1.1.0, with the 1.0 camelCase fields beside (deprecated).
+   */
+  audit?: WireAudit;
 }

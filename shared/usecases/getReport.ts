@@ -22,6 +22,7 @@ import type {
 } from '../domain/placementReport';
 import type { RecordedDetails, SeedHistoryStore } from '../domain/ports';
 import { wilsonInterval } from '../domain/statistics';
+import { withSnakeKeys } from '../domain/wireKeys';
 import { type AuditStore, reportAuditOf } from './auditRecord';
 import { showingCheck } from './getCheck';
 import { seedContextOf } from './seedContext';
@@ -175,6 +176,7 @@ export const getReport = async (
   ]);
   return {
     ...reportOf(check, now, deps.seeds ? seedContextOf(run) : {}),
-    audit: deps.audits ? reportAuditOf(check, now, stored) : AUDIT_OFF,
+    // The one place the audit meets the wire: its internal camelCase becomes snake_case here, whatever it holds.
+    audit: withSnakeKeys(deps.audits ? reportAuditOf(check, now, stored) : AUDIT_OFF),
   };
 };

@@ -7,6 +7,7 @@ import { jsonReport } from '../../shared/cli/placement/output';
 import { reportTable } from '../../shared/cli/placement/reportTable';
 import type { CheckView, PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
 import { sampleReport } from '../support/placementReport';
 import { readyAudit, timedOutDns, trippingParts, unjudgedReport } from '../support/reportAudits';
 
@@ -15,7 +16,7 @@ type Ready = Extract<ReportAudit, { state: 'ready' }>;
 const withAudit = (audit: ReportAudit | undefined): PlacementReport => {
   const report = sampleReport();
   if (audit === undefined) delete report.audit;
-  else report.audit = audit;
+  else report.audit = withSnakeKeys(audit);
   return report;
 };
 
@@ -141,7 +142,7 @@ describe('--json', () => {
     const audit = await make();
     const report = withAudit(audit);
     const parsed = JSON.parse(jsonReport(checkOf(report), 10, report));
-    expect(parsed.report.audit).toEqual(JSON.parse(JSON.stringify(audit)));
+    expect(parsed.report.audit).toEqual(JSON.parse(JSON.stringify(withSnakeKeys(audit))));
     expect(parsed.coverage.checked).toHaveLength(2);
   });
 });
