@@ -61,20 +61,22 @@ describe('the report serves its audit in snake_case', () => {
   const reportWith = async () => {
     const judged = await readyAudit({ parts: trippingParts() });
     if (judged.state !== 'ready') throw new Error('fixture');
-    const { state: _state, auditedAt: _at, ...findings } = judged;
     const stored: StoredAudit = {
-      ...findings,
       state: 'ready',
       claimedAt: T0 + 500,
       auditedAt: T0 + 900,
+      copy: judged.copy,
       facts: {} as never,
       dns: undefined,
+      findings: [...judged.findings],
+      notChecked: [...judged.notChecked],
+      checklists: judged.checklists,
     };
     const check = newCheck(CHECK_ID, 'scope-a', ['seed@mail.test'], T0, { 'seed@mail.test': 'gmail' });
     return getReport(
       {
         checks: { get: async () => check } as never,
-        clock: { now: () => T0 + 2_000 },
+        clock: { now: () => T0 + 2_000, sleep: async () => {} },
         audits: { get: async () => stored },
       },
       { keyId: 'key-a', scope: 'scope-a' },

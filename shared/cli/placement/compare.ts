@@ -3,10 +3,10 @@
 import { parseArgs } from 'node:util';
 import {
   ApiError,
-  ApiKeyRejectedError,
-  CheckGoneError,
+  CheckNotFoundError,
   type ComparedRate,
   createClient,
+  InvalidApiKeyError,
   NetworkError,
   type PlacementComparison,
 } from '../../client';
@@ -117,9 +117,9 @@ const comparisonTable = (comparison: PlacementComparison): string => {
 };
 
 const describe = (error: unknown, url: string): string => {
-  if (error instanceof ApiKeyRejectedError)
+  if (error instanceof InvalidApiKeyError)
     return `the service at ${url} refused the API key (${error.detail})`;
-  if (error instanceof CheckGoneError)
+  if (error instanceof CheckNotFoundError)
     return `a check is gone (${error.detail}): both must be of this key's scope and under 10 minutes old`;
   if (error instanceof ApiError) return `the service at ${url} answered ${error.message}`;
   if (error instanceof NetworkError) return `${error.message} (is the service running?)`;
