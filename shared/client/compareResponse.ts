@@ -1,7 +1,49 @@
 // Owns the client's view of two checks compared (GET /api/spam-check/compare, an addition to the spec): its type,
 // from the service's domain, and checking a response body against it before anyone prints it.
-export type { ComparedCheck, ComparedRate, PlacementComparison } from '../domain/placementComparison';
-export type { RateInterval } from '../domain/placementReport';
+import type * as comparison from '../domain/placementComparison';
+import type * as report from '../domain/placementReport';
+
+/**
+ * Two checks compared: each side, overall and per provider, with the difference and its p-value.
+ *
+ * @example
+ * ```ts
+ * const diff: PlacementComparison = await client.compare(before, after);
+ * console.log(diff.overall.inbox.reading);
+ * ```
+ */
+export type PlacementComparison = comparison.PlacementComparison;
+/**
+ * One side of a comparison: the check's id and its counts.
+ *
+ * @example
+ * ```ts
+ * const side: ComparedCheck = diff.a;
+ * console.log(side.check_id);
+ * ```
+ */
+export type ComparedCheck = comparison.ComparedCheck;
+/**
+ * One rate of the two checks side by side: both rates, their difference, Fisher's exact p-value, a reading.
+ *
+ * @example
+ * ```ts
+ * const inbox: ComparedRate = diff.overall.inbox;
+ * if (inbox.p_value !== null && inbox.p_value < 0.05) console.log(inbox.reading);
+ * ```
+ */
+export type ComparedRate = comparison.ComparedRate;
+
+/**
+ * A count out of a base, its rate and 95 % Wilson interval (all null when the base is 0).
+ *
+ * @example
+ * ```ts
+ * const { rate, low, high, of }: RateInterval = report.summary.rates.inbox;
+ * console.log(`${rate} (${low}–${high}) of ${of}`);
+ * ```
+ */
+export type RateInterval = report.RateInterval;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -26,7 +68,15 @@ const comparedProblem = (compared: unknown, where: string): string | undefined =
   return rateProblem(compared.a, `${where}.a`) ?? rateProblem(compared.b, `${where}.b`);
 };
 
-/** Why `body` is not a comparison of two checks, or undefined when it is one. */
+/**
+ * Why `body` is not a comparison of two checks, or undefined when it is one.
+ *
+ * @example
+ * ```ts
+ * const problem = comparisonProblem(JSON.parse(saved));
+ * if (problem) throw new Error(`not a comparison: ${problem}`);
+ * ```
+ */
 export const comparisonProblem = (body: unknown): string | undefined => {
   if (!isRecord(body)) return 'the body is not a JSON object';
   for (const side of ['a', 'b']) {

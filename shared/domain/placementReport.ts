@@ -1,16 +1,15 @@
 // Owns the placement report's wire shape (GET /api/spam-check/{check_id}/report, an addition): why each copy landed
 // where it did. The server builds it (see the report use case); the API client and the check CLI read it.
 import type { ReportAudit } from './auditReport';
-import type { WithSnakeKeys } from './wireKeys';
-
-/** The audit as served: snake_case, and until the next minor its 1.0 camelCase fields too. */
-export type WireAudit = WithSnakeKeys<ReportAudit>;
-
 import type { Category } from './categories';
 import type { CheckStatus } from './check';
 import type { AuthVerdict, SpamVerdict } from './placement';
+import type { WithSnakeKeys } from './wireKeys';
 
 export type { AuthReasons, AuthResult, AuthVerdict, SpamVerdict } from './placement';
+
+/** The audit as served: snake_case, and until the next minor its 1.0 camelCase fields too. */
+export type WireAudit = WithSnakeKeys<ReportAudit>;
 
 export interface ReportAccount {
   /** Untagged address of the test account. */
