@@ -133,6 +133,14 @@ describe('an audit not in the shape the report promises', () => {
 });
 
 describe('--json', () => {
+  it('names every field in snake_case outside the 1.0 fields kept beside (look_first.suspect_seeds)', () => {
+    const report = withAudit(undefined);
+    const parsed = JSON.parse(jsonReport(checkOf(report), 10, report));
+    expect(parsed.look_first.length).toBeGreaterThan(0);
+    for (const reading of parsed.look_first) expect(reading.suspect_seeds).toEqual(reading.suspectSeeds);
+    expect(parsed.coverage).toHaveProperty('everything_checked');
+  });
+
   it.each([
     ['ready', () => readyAudit({ parts: trippingParts() })],
     ['partial', () => readyAudit({ auth: null, dns: timedOutDns() })],
