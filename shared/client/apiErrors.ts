@@ -108,6 +108,7 @@ export class CheckNotFoundError extends ApiError {
  * Deprecated since 1.1.0, gone in the next minor: the 1.0 name of InvalidApiKeyError (the same class).
  *
  * @deprecated Use {@link InvalidApiKeyError}.
+ * @alias
  * @example
  * ```ts
  * error instanceof ApiKeyRejectedError; // the same test as error instanceof InvalidApiKeyError
@@ -121,6 +122,7 @@ export type ApiKeyRejectedError = InvalidApiKeyError;
  * Deprecated since 1.1.0, gone in the next minor: the 1.0 name of NoAccountsError (the same class).
  *
  * @deprecated Use {@link NoAccountsError}.
+ * @alias
  * @example
  * ```ts
  * error instanceof NoAccountsInScopeError; // the same test as error instanceof NoAccountsError
@@ -134,6 +136,7 @@ export type NoAccountsInScopeError = NoAccountsError;
  * Deprecated since 1.1.0, gone in the next minor: the 1.0 name of CheckNotFoundError (the same class).
  *
  * @deprecated Use {@link CheckNotFoundError}.
+ * @alias
  * @example
  * ```ts
  * error instanceof CheckGoneError; // the same test as error instanceof CheckNotFoundError
