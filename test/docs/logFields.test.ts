@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { SAVED_QUERIES } from '../../infra/constructs/LogQueries';
 import { snakeCaseOf } from '../../shared/domain/wireKeys';
 import { createLogger } from '../../shared/log';
 
@@ -68,5 +69,15 @@ describe('log fields', () => {
       .filter(([name]) => !documented.has(snakeCaseOf(name)))
       .map(([n, f]) => `${n} (${f})`);
     expect(missing).toEqual([]);
+  });
+
+  it('are what the saved Logs Insights queries use, printed in docs/operating.md as the stack saves them', () => {
+    const doc = readFileSync('docs/operating.md', 'utf8');
+    const documented = documentedFields();
+    for (const { title, query } of SAVED_QUERIES) {
+      expect(doc).toContain(`# ${title}\n${query}`);
+      const used = [...query.matchAll(/\b([a-z]+(?:_[a-z]+)+)\b/g)].map((match) => match[1] ?? '');
+      expect(used.filter((name) => !documented.has(name))).toEqual([]);
+    }
   });
 });
