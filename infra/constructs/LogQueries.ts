@@ -1,7 +1,7 @@
 // Owns the saved CloudWatch Logs Insights queries: one per question an operator asks of the logs, over every
 // function's log group, in the log field names of docs/operating.md (where the same queries are printed).
 
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnQueryDefinition } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -36,7 +36,7 @@ export const SAVED_QUERIES = [
 export interface LogQueriesProps {
   /** Each query is saved as `<namePrefix>/<name>` (the stack's name, so stages stay apart). */
   namePrefix: string;
-  functions: readonly IFunction[];
+  functions: readonly LambdaFunction[];
 }
 
 export class LogQueries extends Construct {

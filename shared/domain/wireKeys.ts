@@ -15,7 +15,9 @@ export type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
 export type WithSnakeKeys<T> = T extends readonly (infer Item)[]
   ? readonly WithSnakeKeys<Item>[]
   : T extends object
-    ? { [K in keyof T as K extends string ? SnakeCase<K> : K]: WithSnakeKeys<T[K]> } & T
+    ? { [K in keyof T as K extends string ? SnakeCase<K> : K]: WithSnakeKeys<T[K]> } & {
+        [K in keyof T as K extends string ? (SnakeCase<K> extends K ? never : K) : never]: T[K];
+      }
     : T;
 
 const UPPER = /[A-Z]/g;

@@ -2,6 +2,7 @@
 // the audit's order with why each ranks there, the rule sets item by item, not-checked lines; pending, unavailable
 // and absent said plainly; and a copy nobody judged (no Authentication-Results, DNS timed out) never reads "passed".
 import { describe, expect, it } from 'vitest';
+import { auditLines } from '../../shared/cli/placement/auditView';
 import { renderHtmlReport } from '../../shared/cli/placement/htmlReport';
 import { jsonReport } from '../../shared/cli/placement/output';
 import { reportTable } from '../../shared/cli/placement/reportTable';
@@ -129,6 +130,28 @@ describe('an audit not in the shape the report promises', () => {
     const page = renderHtmlReport(report);
     expect(page).toContain('<section id="audit" data-state="unreadable">');
     expect(page).not.toContain('<b>');
+  });
+});
+
+describe('an audit in either casing', () => {
+  /** `value` with every camelCase field dropped: what the next minor version serves. */
+  const snakeOnly = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(snakeOnly);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([name]) => !/[A-Z]/.test(name))
+        .map(([name, inner]) => [name, snakeOnly(inner)]),
+    );
+  };
+
+  it('reads a 1.0 camelCase audit (a saved report), a 1.1 one and a snake_case-only one alike', async () => {
+    const audit = await readyAudit({ parts: trippingParts() });
+    const served = withSnakeKeys(audit);
+    const lines = auditLines(served);
+    expect(lines.join('\n')).toMatch(/Fix first/i);
+    expect(auditLines(audit)).toEqual(lines);
+    expect(auditLines(snakeOnly(served) as typeof served)).toEqual(lines);
   });
 });
 
