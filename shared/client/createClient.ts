@@ -1,6 +1,8 @@
 // Owns the typed client of the inbox-placement API: start a check, read it, its report, a comparison, and wait
 // for it to settle. Depends on nothing of the server but the category vocabulary, so API consumers can import it.
 
+import type { ReportAudit } from '../domain/auditReport';
+import { withSnakeKeys } from '../domain/wireKeys';
 import { ApiError, BadResponseError, CheckNotFoundError, NoAccountsError } from './apiErrors';
 import { comparisonProblem, type PlacementComparison } from './compareResponse';
 import { type PlacementReport, reportProblem } from './reportResponse';
@@ -94,7 +96,11 @@ const readersOf = (request: ReturnType<typeof requesterOf>) => {
     requireCheckId(checkId);
     const path = `/api/spam-check/${encodeURIComponent(checkId)}/report`;
     const answer = await request({ method: 'GET', path, signal, errorFor: checkErrorFor(checkId) });
-    return shaped(answer, reportProblem(answer.body), 'a placement report');
+    const report = shaped<PlacementReport>(answer, reportProblem(answer.body), 'a placement report');
+    // A 1.0 service wrote the audit in camelCase alone: the client hands back 1.1.0's names from either.
+    return report.audit === undefined
+      ? report
+      : { ...report, audit: withSnakeKeys(report.audit as ReportAudit) };
   };
   const compare = async (
     a: string,

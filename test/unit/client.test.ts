@@ -24,6 +24,9 @@ import {
   WaitTimeoutError,
 } from '../../shared/client';
 import * as serverErrors from '../../shared/domain/errors';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
+import { sampleReport } from '../support/placementReport';
+import { readyAudit, trippingParts } from '../support/reportAudits';
 
 interface Answer {
   status?: number;
@@ -132,6 +135,19 @@ describe('startCheck and getCheck', () => {
     expect(ApiKeyRejectedError).toBe(InvalidApiKeyError);
     expect(NoAccountsInScopeError).toBe(NoAccountsError);
     expect(CheckGoneError).toBe(CheckNotFoundError);
+  });
+
+  it("hands back the report's audit by its snake_case names, from a 1.0 service's camelCase too", async () => {
+    const audit = await readyAudit({ parts: trippingParts() });
+    if (audit.state !== 'ready') throw new Error('fixture');
+    const wire = withSnakeKeys(audit);
+    for (const served of [audit, wire]) {
+      script = () => ({ body: JSON.parse(JSON.stringify({ ...sampleReport('c1'), audit: served })) });
+      const report = await client().getReport('c1');
+      if (report.audit?.state !== 'ready') throw new Error('fixture');
+      expect(report.audit.fix_first).toEqual(JSON.parse(JSON.stringify(wire.fix_first)));
+      expect(report.audit.not_checked).toHaveLength(audit.notChecked.length);
+    }
   });
 
   it('throws InvalidApiKeyError for 401 on either endpoint', async () => {
