@@ -3,7 +3,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { goalsTable, runsHeading, type StampedSection } from '../scripts/lib/goals';
+import {
+  BENCH_BLOCK,
+  goalsTable,
+  RELIABILITY_SECTIONS,
+  runsHeading,
+  type StampedSection,
+  withBlock,
+} from '../scripts/lib/goals';
 import { MAILSTACK_DIR, mailStack, stackAccounts } from '../scripts/lib/mailStack';
 import { takeRunStamp } from '../scripts/lib/runStamp';
 import type { AccountEntry } from '../shared/local/localConfig';
@@ -91,17 +98,18 @@ const rewriteTable = () => {
   writeTable(latest.results);
 };
 
+/** BENCHMARKS.md's table and RELIABILITY.md's long variants, both from `results`: re-rendered, never re-measured. */
 const writeTable = (results: Record<string, unknown>) => {
   const table = goalsTable(results);
   process.stdout.write(`${table}\n`);
   const doc = join(ROOT, 'BENCHMARKS.md');
-  const text = readFileSync(doc, 'utf8');
-  const begin = '<!-- results:begin -->';
-  const end = '<!-- results:end -->';
   const heading = runsHeading(results);
+  const block = ['<!-- results:begin -->', '<!-- results:end -->'] as const;
+  writeFileSync(doc, withBlock(readFileSync(doc, 'utf8'), block, `${heading}\n\n${table}`));
+  const reliability = join(ROOT, 'RELIABILITY.md');
   writeFileSync(
-    doc,
-    text.replace(new RegExp(`${begin}[\\s\\S]*${end}`), `${begin}\n${heading}\n\n${table}\n${end}`),
+    reliability,
+    withBlock(readFileSync(reliability, 'utf8'), BENCH_BLOCK, goalsTable(results, RELIABILITY_SECTIONS)),
   );
 };
 

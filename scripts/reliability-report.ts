@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GOALS, goalRows, type StampedSection } from './lib/goals';
+import { BENCH_BLOCK, goalsTable, RELIABILITY_SECTIONS, type StampedSection, withBlock } from './lib/goals';
 import { describeStamp, takeRunStamp } from './lib/runStamp';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -161,39 +161,19 @@ const latest = join(ROOT, 'bench/results/latest.json');
 const bench = existsSync(latest)
   ? (JSON.parse(readFileSync(latest, 'utf8')) as { results: Record<string, StampedSection> })
   : undefined;
-const longSections = ['load', 'properties', 'killRestart', 'fairness', 'linearParsing'];
-const ranWhen = (section: StampedSection | undefined) =>
-  section?.stamp ? `${section.stamp.at}, commit ${section.stamp.commit}` : (section?.ranAt ?? 'not run');
-const longRows = bench
-  ? goalRows(bench.results)
-      .map((row, index) => ({ row, section: GOALS[index]?.section ?? '' }))
-      .filter(({ section }) => longSections.includes(section))
-      .map(
-        ({ row, section }) =>
-          `| ${cell(row.goal)} | ${cell(row.measured)} | ${row.pass ? 'pass' : 'FAIL'} | ${ranWhen(bench.results[section])} | \`${row.command}\` |`,
-      )
-  : [];
 
 const table = [
   `One run, ${describeStamp(stamp)} (\`npm run reliability\`): ${passed} passed, ${failed} failed.`,
   '',
   ...rows,
-  '',
-  'Long variants, from the last `npm run bench` (bench/results/latest.json):',
-  '',
-  '| Goal | Measured | Result | Ran at | Reproduce |',
-  '|---|---|---|---|---|',
-  ...longRows,
 ].join('\n');
 
 const doc = join(ROOT, 'RELIABILITY.md');
-const text = readFileSync(doc, 'utf8');
+const text = withBlock(readFileSync(doc, 'utf8'), ['<!-- results:begin -->', '<!-- results:end -->'], table);
+// The long variants are `npm run bench`'s: rendered from its last results (as `npm run bench -- --table` does).
 writeFileSync(
   doc,
-  text.replace(
-    /<!-- results:begin -->[\s\S]*<!-- results:end -->/,
-    `<!-- results:begin -->\n${table}\n<!-- results:end -->`,
-  ),
+  bench ? withBlock(text, BENCH_BLOCK, goalsTable(bench.results, RELIABILITY_SECTIONS)) : text,
 );
 process.stderr.write(`wrote RELIABILITY.md: ${passed} passed, ${failed} failed\n`);
 process.exit(failed === 0 && run.status === 0 ? 0 : 1);

@@ -6,6 +6,7 @@ import { LogFormatter, LogItem, Logger as PowertoolsLogger } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import type { MiddlewareObj } from '@middy/core';
+import { snakeCaseOf } from './domain/wireKeys';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
@@ -62,12 +63,22 @@ class LineLogger extends PowertoolsLogger {
 /** The Powertools Logger behind each of ours, for lambdaContext. */
 const powertoolsOf = new WeakMap<Logger, PowertoolsLogger>();
 
+/**
+ * One name per fact in every line: each field name in snake_case (`checkId` and `check_id` are one field, so one
+ * Logs Insights query finds both), here where every line passes. Top level only: values are logged as given.
+ */
+const snakeFields = (fields: Record<string, unknown> | undefined): Record<string, unknown> => {
+  const named: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields ?? {})) named[snakeCaseOf(name)] = value;
+  return named;
+};
+
 const wrap = (logger: PowertoolsLogger): Logger => {
   const wrapped: Logger = {
-    debug: (message, fields) => logger.debug(message, fields ?? {}),
-    info: (message, fields) => logger.info(message, fields ?? {}),
-    warn: (message, fields) => logger.warn(message, fields ?? {}),
-    error: (message, fields) => logger.error(message, fields ?? {}),
+    debug: (message, fields) => logger.debug(message, snakeFields(fields)),
+    info: (message, fields) => logger.info(message, snakeFields(fields)),
+    warn: (message, fields) => logger.warn(message, snakeFields(fields)),
+    error: (message, fields) => logger.error(message, snakeFields(fields)),
   };
   powertoolsOf.set(wrapped, logger);
   return wrapped;

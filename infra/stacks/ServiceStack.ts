@@ -16,6 +16,7 @@ import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes
 import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';
+import { LogQueries } from '../constructs/LogQueries';
 import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
@@ -222,6 +223,10 @@ export class ServiceStack extends Stack {
       logRetention: settings.logRetentionDays,
     });
 
+    new LogQueries(this, 'LogQueries', {
+      namePrefix: this.stackName,
+      functions: [...Object.values(functions), webhooks.sender],
+    });
     // Every dead-letter queue of the stack, each with its own alarm and line on the dashboard.
     const deadLetters = { Scanner: this.scannerDeadLetters, Webhooks: webhooks.deadLetters };
     const dashboard = new ServiceDashboard(this, 'Dashboard', {

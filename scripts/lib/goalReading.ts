@@ -6,6 +6,8 @@ export interface Goal {
   goal: string;
   command: string;
   read(section: Record<string, unknown>): { measured: string; pass: boolean | undefined };
+  /** Why the goal is missed when its figure misses it: the cause, never a figure (the figure is the row's). */
+  missed?: string;
 }
 
 export const get = (value: unknown, path: string): unknown =>

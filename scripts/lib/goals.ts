@@ -19,6 +19,10 @@ interface Row {
   /** undefined when the figure is reported without a threshold. */
   pass: boolean | undefined;
   command: string;
+  /** The commit of the run that measured it (from the section's stamp). */
+  commit: string;
+  /** Why a missed goal is missed, as the goal states it. */
+  missed: string | undefined;
 }
 
 /** In the table's order. */
@@ -32,25 +36,68 @@ export const GOALS = [
   ...RELIABILITY_GOALS,
 ];
 
+const commitOf = (section: StampedSection | undefined): string =>
+  section?.stamp ? section.stamp.commit : section ? 'not recorded' : 'not run';
+
 export const goalRows = (results: Results): Row[] =>
   GOALS.map((goal) => {
     const section = results[goal.section] as Record<string, unknown> | undefined;
-    if (!section) return { goal: goal.goal, measured: 'not run', pass: false, command: goal.command };
-    return { goal: goal.goal, ...goal.read(section), command: goal.command };
+    const base = {
+      goal: goal.goal,
+      command: goal.command,
+      commit: commitOf(section as StampedSection | undefined),
+      missed: goal.missed,
+    };
+    if (!section) return { ...base, measured: 'not run', pass: false, missed: 'not run' };
+    return { ...base, ...goal.read(section) };
   });
 
-export const goalsTable = (results: Results): string => {
-  const verdict = (pass: boolean | undefined) => (pass === undefined ? 'reported' : pass ? 'pass' : 'FAIL');
+/** pass, reported (no threshold), or MISSED with its reason. */
+export const verdictOf = (row: Pick<Row, 'pass' | 'missed'>): string =>
+  row.pass === undefined
+    ? 'reported'
+    : row.pass
+      ? 'pass'
+      : `**MISSED**: ${row.missed ?? 'no reason is stated with this goal yet'}`;
+
+/**
+ * Each goal once: what it asks, its latest figure, pass or missed (and why), the commit that measured it and the
+ * command that measures it again; how each is measured is the page's Method. `sections` keeps only those goals.
+ */
+export const goalsTable = (results: Results, sections?: readonly string[]): string => {
+  const cell = (text: string) => text.replaceAll('|', '/');
+  const rows = goalRows(results).filter(
+    (_, index) => !sections || sections.includes(GOALS[index]?.section ?? ''),
+  );
   const lines = [
-    '| Goal | Measured | Result | Reproduce |',
-    '|---|---|---|---|',
-    ...goalRows(results).map(
+    '| Goal | Latest figure | Result | Commit | Reproduce |',
+    '|---|---|---|---|---|',
+    ...rows.map(
       (row) =>
-        `| ${row.goal} | ${row.measured.replaceAll('|', '/')} | ${verdict(row.pass)} | \`${row.command}\` |`,
+        `| ${cell(row.goal)} | ${cell(row.measured)} | ${cell(verdictOf(row))} | ${row.commit} | \`${row.command}\` |`,
     ),
   ];
   return lines.join('\n');
 };
+
+/** The sections whose goals RELIABILITY.md shows beside its tests: the long variants `npm run bench` runs. */
+export const RELIABILITY_SECTIONS = [
+  'load',
+  'properties',
+  'killRestart',
+  'fairness',
+  'linearParsing',
+] as const;
+
+/** `text` with what lies between `begin` and `end` (kept) replaced by `content`; throws when a marker is missing. */
+export const withBlock = (text: string, [begin, end]: readonly [string, string], content: string): string => {
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end, from);
+  if (from === -1 || to === -1) throw new Error(`markers ${begin} … ${end} not found`);
+  return `${text.slice(0, from + begin.length)}\n${content}\n${text.slice(to)}`;
+};
+
+export const BENCH_BLOCK = ['<!-- bench:begin -->', '<!-- bench:end -->'] as const;
 
 /** What `npm run bench` stores on every section it ran, so a rewritten table names the run that measured it. */
 export type StampedSection = { ranAt?: string; stamp?: RunStamp; command?: string };

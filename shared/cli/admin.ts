@@ -19,6 +19,7 @@ import {
 import { type TestOptions, testAccount } from './accountTest';
 import { openAdminStore } from './adminStore';
 import { listSeedHealth, restSeed, runCalibration } from './calibrationCommands';
+import { parseDurationFlag, warnOnStderr } from './duration';
 import { createKey, listKeys, revokeKey } from './keyCommands';
 import { rotateWebhookSecret } from './webhookSecretCommands';
 
@@ -33,7 +34,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   accounts list           the registered test accounts (non-secret fields)
   accounts add <email> [--provider gmail|outlook|microsoft365|yahoo|aol|icloud|imap] [--scope S]
                        [--host H] [--port N] [--no-secure] [--user U] [--folder Name=category …]
-                       [--inactive] [--password-stdin] [--send-via smtp://host:port] [--wait 60]
+                       [--inactive] [--password-stdin] [--send-via smtp://host:port] [--wait 60s]
                           register a mailbox and store its credentials; a provider preset fills in the
                           server, TLS, user name and folder names (imap needs --host); the password is
                           asked for (hidden), or read from stdin with --password-stdin, never from argv;
@@ -45,7 +46,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           --refresh-token-stdin stores a refresh token you already have; a generic
                           server takes --token-endpoint, --authorize-endpoint and --oauth-scope
   accounts disable|enable|remove <email>
-  accounts test <email> [--send-via smtp://host:port] [--wait 60]
+  accounts test <email> [--send-via smtp://host:port] [--wait 60s]
                           log in, show each folder's category, X-GM-EXT-1 and the round trip; with
                           --send-via, deliver one plus-addressed message, watch for it and report which
                           envelope headers it carries (whether BCC copies can be credited there); an
@@ -106,7 +107,7 @@ const OPTIONS = {
   'oauth-scope': { type: 'string' },
   'refresh-token-stdin': { type: 'boolean', default: false },
   'send-via': { type: 'string' },
-  wait: { type: 'string', default: '60' },
+  wait: { type: 'string', default: '60s' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -142,10 +143,9 @@ const credentialSource = (values: Flags, settings: CliSettings, email: string): 
     : { passwordFromStdin: values['password-stdin'] };
 
 const testOptions = (values: Flags, settings: CliSettings): TestOptions => {
-  const waitSeconds = Number(values.wait);
-  if (!Number.isFinite(waitSeconds) || waitSeconds <= 0)
-    throw new InvalidInputError('--wait takes seconds, e.g. 60');
-  return { sendVia: values['send-via'], waitMs: waitSeconds * 1000, smtpPassword: settings.smtpPassword };
+  const waitMs = parseDurationFlag('--wait', values.wait, 's', warnOnStderr);
+  if (waitMs <= 0) throw new InvalidInputError('--wait takes a duration such as 60s or 2m');
+  return { sendVia: values['send-via'], waitMs, smtpPassword: settings.smtpPassword };
 };
 
 export const runAdmin = async (

@@ -1,7 +1,49 @@
-// Owns the client's view of two series of checks compared (GET /api/spam-check/compare, an addition to the spec): its
-// type, from the service's domain, and checking a response body against it before anyone prints it.
-export type { ComparedCheck, ComparedRate, PlacementComparison } from '../domain/placementComparison';
-export type { RateInterval } from '../domain/placementReport';
+// Owns the client's view of two checks (or series) compared (GET /api/spam-check/compare, an addition to the spec): its type,
+// from the service's domain, and checking a response body against it before anyone prints it.
+import type * as comparison from '../domain/placementComparison';
+import type * as report from '../domain/placementReport';
+
+/**
+ * Two checks, or two series of checks, compared: each side, overall and per provider, with the difference and its p-value.
+ *
+ * @example
+ * ```ts
+ * const diff: PlacementComparison = await client.compare(before, after);
+ * console.log(diff.overall.inbox.reading);
+ * ```
+ */
+export type PlacementComparison = comparison.PlacementComparison;
+/**
+ * One check of a side of a comparison: its id, status, seeds and its own inbox rate.
+ *
+ * @example
+ * ```ts
+ * const first: ComparedCheck | undefined = diff.a.checks[0];
+ * console.log(first?.check_id);
+ * ```
+ */
+export type ComparedCheck = comparison.ComparedCheck;
+/**
+ * One rate of the two sides: both rates, their difference with its interval, the exact test's p-value, a reading.
+ *
+ * @example
+ * ```ts
+ * const inbox: ComparedRate = diff.overall.inbox;
+ * if (inbox.p_value !== null && inbox.p_value < 0.05) console.log(inbox.reading);
+ * ```
+ */
+export type ComparedRate = comparison.ComparedRate;
+
+/**
+ * A count out of a base, its rate and 95 % Wilson interval (all null when the base is 0).
+ *
+ * @example
+ * ```ts
+ * const { rate, low, high, of }: RateInterval = report.summary.rates.inbox;
+ * console.log(`${rate} (${low}–${high}) of ${of}`);
+ * ```
+ */
+export type RateInterval = report.RateInterval;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,7 +86,15 @@ const sideProblem = (side: unknown, name: string): string | undefined => {
   return undefined;
 };
 
-/** Why `body` is not a comparison of two series of checks, or undefined when it is one. */
+/**
+ * Why `body` is not a comparison of two series of checks, or undefined when it is one.
+ *
+ * @example
+ * ```ts
+ * const problem = comparisonProblem(JSON.parse(saved));
+ * if (problem) throw new Error(`not a comparison: ${problem}`);
+ * ```
+ */
 export const comparisonProblem = (body: unknown): string | undefined => {
   if (!isRecord(body)) return 'the body is not a JSON object';
   const sides = sideProblem(body.a, 'a') ?? sideProblem(body.b, 'b');

@@ -1,48 +1,63 @@
-// Owns talking to the inbox-placement API over HTTP: start a check, read it, and poll it until it is settled.
-// Depends on nothing of the server but the category vocabulary, so API consumers can import it as it is.
+// Owns the typed client of the inbox-placement API: start a check, read it, its report, a comparison, and wait
+// for it to settle. Depends on nothing of the server but the category vocabulary, so API consumers can import it.
 
-import {
-  ApiError,
-  ApiKeyRejectedError,
-  BadResponseError,
-  CheckGoneError,
-  NetworkError,
-  NoAccountsInScopeError,
-  WaitTimeoutError,
-} from './apiErrors';
+import type { ReportAudit } from '../domain/auditReport';
+import { withSnakeKeys } from '../domain/wireKeys';
+import { ApiError, BadResponseError, CheckNotFoundError, NoAccountsError } from './apiErrors';
 import { comparisonProblem, type PlacementComparison } from './compareResponse';
-import { type PollIntervalOptions, pollIntervalOf } from './pollInterval';
 import { type PlacementReport, reportProblem } from './reportResponse';
+import { type Answer, type Connection, requesterOf } from './request';
 import { type CheckView, checkProblem, type StartedCheck, startedCheckProblem } from './resources';
+import { pollUntilSettled, type WaitOptions } from './waitForCheck';
 
-export interface ClientOptions {
-  /** Where the API is, e.g. `http://127.0.0.1:3000` or an API Gateway URL with its stage path. */
-  baseUrl: string;
-  apiKey: string;
-  /** Defaults to the global fetch. */
-  fetch?: typeof fetch;
-  /** Gives up on one request that has not been answered by then (default 30 s); a NetworkError. */
-  requestTimeoutMs?: number;
-}
+export type { WaitOptions } from './waitForCheck';
 
+/**
+ * Where the API is and the key to reach it with; checked when the client is created.
+ *
+ * @example
+ * ```ts
+ * const options: ClientOptions = { baseUrl: 'http://127.0.0.1:3000', apiKey: process.env.INBOX_PLACEMENT_API_KEY ?? '' };
+ * ```
+ */
+export type ClientOptions = Connection;
+
+/**
+ * What every call takes: a signal to abort it with.
+ *
+ * @example
+ * ```ts
+ * const check = await client.getCheck(checkId, { signal: AbortSignal.timeout(10_000) });
+ * ```
+ */
 export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * startCheck's options: a signal, and where to send a signed webhook when the check ends.
+ *
+ * @example
+ * ```ts
+ * const started = await client.startCheck({ callbackUrl: 'https://hooks.example.com/placement' });
+ * ```
+ */
 export interface StartOptions extends RequestOptions {
   /** Where to send the signed webhook when the check ends (an addition to the contract). */
   callbackUrl?: string;
 }
 
-export interface WaitOptions extends PollIntervalOptions, RequestOptions {
-  /** Called with every check read, the last one (not pending) included. */
-  onProgress?: (check: CheckView) => void;
-  /** Rejects with WaitTimeoutError when the check is still pending this long after the call. */
-  timeoutMs?: number;
-  /** Transient failures (no answer, 5xx, 429) in a row that are retried at the next poll (default 2). */
-  retries?: number;
-}
-
+/**
+ * The client createClient returns: one method per operation of the API, each throwing the client's errors.
+ *
+ * @example
+ * ```ts
+ * const { check_id, accounts } = await client.startCheck();
+ * await sendOneMessageTo(accounts);
+ * const settled = await client.waitForCheck(check_id, { timeoutMs: 6 * 60_000 });
+ * const report = await client.getReport(check_id);
+ * ```
+ */
 export interface InboxPlacementClient {
   /** With `callbackUrl`, the service POSTs a signed webhook there when the check ends (see verifyWebhook). */
   startCheck(options?: StartOptions): Promise<StartedCheck>;
@@ -58,150 +73,38 @@ export interface InboxPlacementClient {
   compare(a: string | string[], b: string | string[], options?: RequestOptions): Promise<PlacementComparison>;
 }
 
-const abortReason = (signal: AbortSignal): unknown =>
-  signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-
-/** Why fetch failed, from the innermost cause: undici wraps `connect ECONNREFUSED …` in `fetch failed`. */
-const networkReason = (error: unknown): string => {
-  let current = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  if (current instanceof AggregateError && current.errors.length > 0)
-    return current.errors.map((inner: unknown) => networkReason(inner)).join('; ');
-  if (current instanceof Error)
-    return current.message || String((current as { code?: unknown }).code ?? current.name);
-  return String(current);
+const requireCheckId = (checkId: string, what = 'checkId must be a non-empty string'): void => {
+  if (typeof checkId !== 'string' || checkId === '') throw new TypeError(what);
 };
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts; never leaves a timer behind. */
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortReason(signal));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal as AbortSignal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** The body when `problem` finds none in it, else a BadResponseError saying what it is not. */
+const shaped = <T>({ url, status, body }: Answer, problem: string | undefined, what: string): T => {
+  if (problem) throw new BadResponseError(url, status, `not ${what}: ${problem}`);
+  return body as T;
+};
 
-const isTransient = (error: unknown) =>
-  error instanceof NetworkError ||
-  ((error instanceof ApiError || error instanceof BadResponseError) &&
-    (error.status >= 500 || error.status === 429));
+/** A 404 that means the check is unknown or expired, any other status as it came. */
+const checkErrorFor = (checkId: string) => (code: number, detail: string) =>
+  code === 404 ? new CheckNotFoundError(checkId, detail) : new ApiError(code, detail);
 
-export const createClient = (options: ClientOptions): InboxPlacementClient => {
-  let base: URL;
-  try {
-    base = new URL(options.baseUrl);
-  } catch {
-    throw new TypeError(`baseUrl is not a URL: ${options.baseUrl}`);
-  }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:')
-    throw new TypeError(`baseUrl must be http or https, not ${base.protocol}`);
-  // Keep a stage path such as /prod; a trailing slash would double up.
-  const root = base.href.replace(/\/+$/, '');
-  // A key with a space or newline would make fetch throw a TypeError that looks like a network failure.
-  if (!/^[\x21-\x7e]+$/.test(options.apiKey))
-    throw new TypeError('apiKey must be a non-empty string of printable characters');
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-  const headers = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
-
-  const request = async (
-    method: 'GET' | 'POST',
-    path: string,
-    signal: AbortSignal | undefined,
-    errorFor: (status: number, detail: string) => ApiError,
-    json?: unknown,
-  ): Promise<{ url: string; status: number; body: unknown }> => {
-    const url = `${root}${path}`;
-    if (signal?.aborted) throw abortReason(signal);
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(abortReason(signal as AbortSignal));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, requestTimeoutMs);
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetchImpl(url, {
-        method,
-        signal: controller.signal,
-        ...(json === undefined
-          ? { headers }
-          : { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(json) }),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted) throw abortReason(signal);
-      const reason = timedOut ? `no answer within ${requestTimeoutMs} ms` : networkReason(error);
-      throw new NetworkError(url, reason, { cause: error });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      const what = text.trim() === '' ? 'an empty body' : 'a body that is not JSON';
-      throw new BadResponseError(url, status, `${what} (is the URL right?)`);
-    }
-    if (status >= 200 && status < 300) return { url, status, body };
-    const detail = (body as { detail?: unknown } | null)?.detail;
-    if (typeof detail !== 'string')
-      throw new BadResponseError(url, status, 'an error without a {detail} body (is the URL right?)');
-    if (status === 401) throw new ApiKeyRejectedError(detail);
-    throw errorFor(status, detail);
-  };
-
-  const startCheck = async ({ signal, callbackUrl }: StartOptions = {}): Promise<StartedCheck> => {
-    const { url, status, body } = await request(
-      'POST',
-      '/api/spam-check/start',
-      signal,
-      (code, detail) => (code === 404 ? new NoAccountsInScopeError(detail) : new ApiError(code, detail)),
-      callbackUrl === undefined ? undefined : { callback_url: callbackUrl },
-    );
-    const problem = startedCheckProblem(body);
-    if (problem) throw new BadResponseError(url, status, `not a start response: ${problem}`);
-    return body as StartedCheck;
-  };
-
+/** The read operations: a check, its report and a comparison of two, each checked against its shape. */
+const readersOf = (request: ReturnType<typeof requesterOf>) => {
   const getCheck = async (checkId: string, { signal }: RequestOptions = {}): Promise<CheckView> => {
-    if (typeof checkId !== 'string' || checkId === '')
-      throw new TypeError('checkId must be a non-empty string');
+    requireCheckId(checkId);
     const path = `/api/spam-check/${encodeURIComponent(checkId)}`;
-    const { url, status, body } = await request('GET', path, signal, (code, detail) =>
-      code === 404 ? new CheckGoneError(checkId, detail) : new ApiError(code, detail),
-    );
-    const problem = checkProblem(body);
-    if (problem) throw new BadResponseError(url, status, `not a check: ${problem}`);
-    return body as CheckView;
+    const answer = await request({ method: 'GET', path, signal, errorFor: checkErrorFor(checkId) });
+    return shaped(answer, checkProblem(answer.body), 'a check');
   };
-
   const getReport = async (checkId: string, { signal }: RequestOptions = {}): Promise<PlacementReport> => {
-    if (typeof checkId !== 'string' || checkId === '')
-      throw new TypeError('checkId must be a non-empty string');
+    requireCheckId(checkId);
     const path = `/api/spam-check/${encodeURIComponent(checkId)}/report`;
-    const { url, status, body } = await request('GET', path, signal, (code, detail) =>
-      code === 404 ? new CheckGoneError(checkId, detail) : new ApiError(code, detail),
-    );
-    const problem = reportProblem(body);
-    if (problem) throw new BadResponseError(url, status, `not a placement report: ${problem}`);
-    return body as PlacementReport;
+    const answer = await request({ method: 'GET', path, signal, errorFor: checkErrorFor(checkId) });
+    const report = shaped<PlacementReport>(answer, reportProblem(answer.body), 'a placement report');
+    // A 1.0 service wrote the audit in camelCase alone: the client hands back 1.1.0's names from either.
+    return report.audit === undefined
+      ? report
+      : { ...report, audit: withSnakeKeys(report.audit as ReportAudit) };
   };
-
   const compare = async (
     a: string | string[],
     b: string | string[],
@@ -211,45 +114,40 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
       if (typeof checkId !== 'string' || checkId === '' || checkId.includes(','))
         throw new TypeError('check ids must be non-empty strings without commas');
     const query = new URLSearchParams({ a: [a].flat().join(','), b: [b].flat().join(',') }).toString();
-    const { url, status, body } = await request(
-      'GET',
-      `/api/spam-check/compare?${query}`,
+    const path = `/api/spam-check/compare?${query}`;
+    const answer = await request({ method: 'GET', path, signal, errorFor: checkErrorFor(`${a} or ${b}`) });
+    return shaped(answer, comparisonProblem(answer.body), 'a comparison');
+  };
+  return { getCheck, getReport, compare };
+};
+
+/**
+ * A client of the API at `options.baseUrl`; throws a TypeError at once for a base URL or key that cannot work.
+ *
+ * @example
+ * ```ts
+ * import { createClient, CheckNotFoundError } from 'inbox-placement/shared/client';
+ *
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: process.env.INBOX_PLACEMENT_API_KEY ?? '' });
+ * const { check_id, accounts } = await client.startCheck();
+ * // send ONE message to every address in `accounts`, then:
+ * const check = await client.waitForCheck(check_id, { onProgress: (c) => console.log(c.received, 'of', c.total) });
+ * ```
+ */
+export const createClient = (options: ClientOptions): InboxPlacementClient => {
+  const request = requesterOf(options);
+  const readers = readersOf(request);
+  const startCheck = async ({ signal, callbackUrl }: StartOptions = {}): Promise<StartedCheck> => {
+    const answer = await request({
+      method: 'POST',
+      path: '/api/spam-check/start',
       signal,
-      (code, detail) =>
-        code === 404 ? new CheckGoneError(`${a} or ${b}`, detail) : new ApiError(code, detail),
-    );
-    const problem = comparisonProblem(body);
-    if (problem) throw new BadResponseError(url, status, `not a comparison: ${problem}`);
-    return body as PlacementComparison;
+      errorFor: (code, detail) => (code === 404 ? new NoAccountsError(detail) : new ApiError(code, detail)),
+      json: callbackUrl === undefined ? undefined : { callback_url: callbackUrl },
+    });
+    return shaped(answer, startedCheckProblem(answer.body), 'a start response');
   };
-
-  const waitForCheck = async (checkId: string, wait: WaitOptions = {}): Promise<CheckView> => {
-    const { signal, onProgress, timeoutMs, retries = 2 } = wait;
-    const intervalMs = pollIntervalOf(wait);
-    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    let last: CheckView | undefined;
-    for (let failures = 0; ; ) {
-      let check: CheckView | undefined;
-      try {
-        check = await getCheck(checkId, { signal });
-        failures = 0;
-      } catch (error) {
-        if (signal?.aborted || !isTransient(error) || ++failures > retries) throw error;
-      }
-      if (check) {
-        last = check;
-        onProgress?.(check);
-        if (check.status !== 'pending') return check;
-      }
-      let delay = intervalMs;
-      if (deadline !== undefined) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new WaitTimeoutError(timeoutMs as number, last);
-        delay = Math.min(delay, remaining);
-      }
-      await sleep(delay, signal);
-    }
-  };
-
-  return { startCheck, getCheck, waitForCheck, getReport, compare };
+  const waitForCheck = (checkId: string, wait: WaitOptions = {}): Promise<CheckView> =>
+    pollUntilSettled(readers.getCheck, checkId, wait);
+  return { startCheck, waitForCheck, ...readers };
 };

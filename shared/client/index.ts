@@ -6,8 +6,11 @@ export {
   ApiKeyRejectedError,
   BadResponseError,
   CheckGoneError,
+  CheckNotFoundError,
   InboxPlacementError,
+  InvalidApiKeyError,
   NetworkError,
+  NoAccountsError,
   NoAccountsInScopeError,
   WaitTimeoutError,
 } from './apiErrors';

@@ -2,17 +2,104 @@
 // its type, from the service's domain, and checking a response body against it before anyone renders it.
 import { isCategory } from '../domain/categories';
 
-export type { ReportAudit } from '../domain/auditReport';
-export type {
-  AuthReasons,
-  AuthResult,
-  AuthVerdict,
-  ControlPlacement,
-  PlacementReport,
-  ProviderSummary,
-  ReportAccount,
-  SpamVerdict,
-} from '../domain/placementReport';
+import type * as report from '../domain/placementReport';
+
+/**
+ * A check's placement report: where each copy landed and why, per provider, with the sender audit.
+ *
+ * @example
+ * ```ts
+ * const report: PlacementReport = await client.getReport(checkId);
+ * console.log(report.summary.rates.inbox.rate, report.audit?.state);
+ * ```
+ */
+export type PlacementReport = report.PlacementReport;
+
+/**
+ * The report's sender audit: pending, unavailable (and why), or ready with findings, in snake_case (the 1.0 camelCase
+ * fields beside, deprecated).
+ *
+ * @example
+ * ```ts
+ * const audit: ReportAudit | undefined = report.audit;
+ * if (audit?.state === 'ready') for (const step of audit.fix_first) console.log(step.fix);
+ * ```
+ */
+export type ReportAudit = report.WireAudit;
+
+/**
+ * One test account in the report: its provider, category, folder, timings and what its receiver said.
+ *
+ * @example
+ * ```ts
+ * for (const account of report.accounts) console.log(account.email, account.category, account.folder);
+ * ```
+ */
+export type ReportAccount = report.ReportAccount;
+
+/**
+ * One provider's counts in the report, with its inbox and spam rates and its latest control.
+ *
+ * @example
+ * ```ts
+ * const gmail: ProviderSummary | undefined = report.summary.by_provider.gmail;
+ * console.log(gmail?.rates.inbox.rate);
+ * ```
+ */
+export type ProviderSummary = report.ProviderSummary;
+
+/**
+ * Where the provider's latest control message landed, or null when there is none.
+ *
+ * @example
+ * ```ts
+ * const control: ControlPlacement | null | undefined = report.summary.by_provider.gmail?.control;
+ * if (control) console.log(control.inbox, 'of', control.total);
+ * ```
+ */
+export type ControlPlacement = report.ControlPlacement;
+
+/**
+ * What the receiving side wrote of SPF, DKIM, DMARC and ARC for one copy, with each result's reason.
+ *
+ * @example
+ * ```ts
+ * const auth: AuthVerdict | null = report.accounts[0]?.auth ?? null;
+ * if (auth?.dmarc === 'fail') console.log(auth.reasons.dmarc);
+ * ```
+ */
+export type AuthVerdict = report.AuthVerdict;
+
+/**
+ * One authentication result as the receiver wrote it (`pass`, `fail`, `none`…), or null.
+ *
+ * @example
+ * ```ts
+ * const spf: AuthResult | null | undefined = report.accounts[0]?.auth?.spf;
+ * ```
+ */
+export type AuthResult = report.AuthResult;
+
+/**
+ * Why each authentication result came out as it did, as the receiver wrote it; null where it gave none.
+ *
+ * @example
+ * ```ts
+ * const reasons: AuthReasons | undefined = report.accounts[0]?.auth?.reasons;
+ * console.log(reasons?.spf);
+ * ```
+ */
+export type AuthReasons = report.AuthReasons;
+
+/**
+ * The receiver's own spam verdict for a copy (its score or flag), or null when it wrote none.
+ *
+ * @example
+ * ```ts
+ * const spam: SpamVerdict | null | undefined = report.accounts[0]?.spam;
+ * ```
+ */
+export type SpamVerdict = report.SpamVerdict;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,7 +132,15 @@ const accountProblem = (account: unknown): string | undefined => {
   return undefined;
 };
 
-/** Why `body` is not a placement report, or undefined when it is one. */
+/**
+ * Why `body` is not a placement report, or undefined when it is one.
+ *
+ * @example
+ * ```ts
+ * const problem = reportProblem(JSON.parse(saved));
+ * if (problem) throw new Error(`not a placement report: ${problem}`);
+ * ```
+ */
 export const reportProblem = (body: unknown): string | undefined => {
   if (!isRecord(body)) return 'the body is not a JSON object';
   if (typeof body.check_id !== 'string' || body.check_id === '') return 'check_id is missing';

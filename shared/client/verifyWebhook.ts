@@ -3,12 +3,31 @@
 import { Webhook } from 'standardwebhooks';
 import type { CheckView } from './resources';
 
-/** What the service POSTs when a check ends: the GET body at that moment, plus its report's URL. */
+/**
+ * What the service POSTs when a check ends: the GET body at that moment, plus its report's URL.
+ *
+ * @example
+ * ```ts
+ * const payload: WebhookPayload = verifyWebhook(secret, req.headers, rawBody);
+ * console.log(payload.check_id, payload.status, payload.report_url);
+ * ```
+ */
 export interface WebhookPayload extends CheckView {
   report_url: string;
 }
 
-/** A delivery that is not the service's: a header missing, a signature that does not match, a stale timestamp. */
+/**
+ * A delivery that is not the service's: a header missing, a signature that does not match, a stale timestamp.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   verifyWebhook(secret, req.headers, rawBody);
+ * } catch (error) {
+ *   if (error instanceof WebhookVerificationError) res.writeHead(401).end();
+ * }
+ * ```
+ */
 export class WebhookVerificationError extends Error {
   override name = 'WebhookVerificationError';
 }
@@ -29,6 +48,12 @@ const headerOf = (headers: HeaderSource, name: string): string | undefined => {
  * The payload of a webhook, once its signature checks out with `secret` (`whsec_…`); throws
  * WebhookVerificationError otherwise. `body` must be the raw request body, byte for byte, not a re-serialised parse.
  * `headers`: a fetch Headers, or Node's `req.headers`.
+ *
+ * @example
+ * ```ts
+ * const payload = verifyWebhook(process.env.WEBHOOK_SECRET ?? '', request.headers, await request.text());
+ * if (payload.status === 'complete') await fetchReport(payload.report_url);
+ * ```
  */
 export const verifyWebhook = (
   secret: string,

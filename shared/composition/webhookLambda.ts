@@ -62,7 +62,7 @@ export const composeWebhookLambda = (config: WebhookConfig) => {
         try {
           await takeDeliveryTurn(deps, checkId);
         } catch (error) {
-          log.warn('webhook turn failed', { checkId, error });
+          log.warn('webhook turn failed', { check_id: checkId, error });
           batchItemFailures.push({ itemIdentifier: record.messageId });
         }
       }

@@ -4,8 +4,12 @@ import type { ReportAudit } from './auditReport';
 import type { Category } from './categories';
 import type { CheckStatus } from './check';
 import type { AuthVerdict, SpamVerdict } from './placement';
+import type { WithSnakeKeys } from './wireKeys';
 
 export type { AuthReasons, AuthResult, AuthVerdict, SpamVerdict } from './placement';
+
+/** The audit as served: snake_case, and until the next minor its 1.0 camelCase fields too. */
+export type WireAudit = WithSnakeKeys<ReportAudit>;
 
 export interface ReportAccount {
   /** Untagged address of the test account. */
@@ -107,5 +111,9 @@ export interface PlacementReport {
   /** Where the suspect marks and controls come from (an addition); absent where no seed history is kept. */
   seed_marks?: ReportSeedMarks;
   /** The sender audit of one copy (an addition); absent from a server or a saved report that predates it. */
-  audit?: ReportAudit;
+  /**
+   * The sender audit of one copy (an addition); absent from a server or a saved report that predates it.
+   * snake_case since 1.1.0, with the 1.0 camelCase fields beside (deprecated).
+   */
+  audit?: WireAudit;
 }

@@ -32,15 +32,15 @@ export const errorMiddleware = (
     if (error instanceof DomainError) {
       // The cause stays in the log; the client only learns to retry.
       if (error instanceof StoreUnavailableError) {
-        log.warn('store unavailable', { reason: error.reason, routeKey: request.event.routeKey });
+        log.warn('store unavailable', { reason: error.reason, route: request.event.routeKey });
       }
       request.response = domainErrorResponse(error);
       return;
     }
     log.error('request failed', {
       error,
-      routeKey: request.event.routeKey,
-      requestId: request.event.requestContext?.requestId,
+      route: request.event.routeKey,
+      request_id: request.event.requestContext?.requestId,
     });
     request.response = errorResponse(500, 'Internal server error');
   },

@@ -79,7 +79,7 @@ export class LocalWebhookSender {
       else this.due.delete(checkId);
     } catch (error) {
       // The store failed: the delivery stays queued there and is tried again after a nap.
-      this.deps.log.warn('webhook attempt failed to run', { checkId, error });
+      this.deps.log.warn('webhook attempt failed to run', { check_id: checkId, error });
       this.due.set(checkId, this.deps.clock.now() + 5000);
     }
   }

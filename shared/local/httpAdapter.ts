@@ -250,7 +250,7 @@ export const createLocalServer = (
       if (options.handlerTiming) timings[target].push([at, performance.now() - began]);
       send(res, result);
     } catch (error) {
-      log.error('local adapter failed', { error, requestId });
+      log.error('local adapter failed', { error, request_id: requestId });
       if (!res.headersSent) send(res, errorResponse(500, 'Internal server error'));
       else res.destroy();
     }

@@ -1,5 +1,6 @@
 // Owns what the admin's account test and the deploy probe ask of the scanner, so the CLI needs none of its parsing: which folders a sweep
 // reads and what each means, which copy is the probe, and whether the scanner could credit a copy like it to a check.
+import { tagOf } from '../domain/address';
 import { isInbox } from '../domain/categories';
 import { presetFor } from '../providers/presets';
 import { scanFolders } from './folders';
@@ -11,7 +12,7 @@ export { scanFolders };
 
 /** The header block of the copy carrying the probe's tag anywhere in its headers (its To names it), if one does. */
 export const probeCopyOf = (headers: readonly (Buffer | string)[], checkId: string): string | undefined =>
-  headers.map(headerBlockOf).find((block) => block?.toLowerCase().includes(`+tc_${checkId}`));
+  headers.map(headerBlockOf).find((block) => block?.toLowerCase().includes(tagOf(checkId)));
 
 /**
  * What the scanner makes of the probe copy's headers: which envelope headers the account's provider writes arrived

@@ -3,6 +3,7 @@
 // To and Cc. A copy whose evidence names check X credits X alone, whatever its To says: a sender who copies or
 // forwards another check's To line must not complete that check. Nothing here decodes: an RFC 2047 encoded-word is
 // removed, never turned into an address.
+import { nextTagAt, TAG_LENGTH, taggedAddressOf } from '../domain/address';
 import { isCheckId } from '../domain/checkId';
 import {
   ADDRESSED_HEADERS,
@@ -21,8 +22,6 @@ const ENCODED_WORD = /=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=/g;
 // An address is a whole token: anything that would make the local part or domain longer (`a=inbox+tc_…`,
 // `…@mail.test_evil.com`) keeps the token from matching at all.
 const MAX_ADDRESS_LENGTH = 254;
-const TAGGED_ADDRESS =
-  /^([A-Za-z0-9._-]+)\+tc_([A-Za-z0-9]+)@([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)$/i;
 const WIDE_SPACE = /\s/;
 
 /** Token boundaries: white space and the specials `<>,;:()[]"`. */
@@ -78,9 +77,6 @@ const withoutQuotedAndComments = (value: string): string => {
   }
 };
 
-const TAG_IN_BLOCK = /\+tc_/gi;
-const TAG_IN_VALUE = /\+tc_/gi;
-
 /**
  * The check ids tagged for `local@domain` in one recipient header's value (folded or not: only white space differs).
  * A token counts when it is a whole address; in an address-list element with an angle address, only inside the
@@ -98,15 +94,14 @@ export const tagsInValue = (
   let elementEnd = -1;
   let angleOpen = -1;
   let angleClose = -1;
-  TAG_IN_VALUE.lastIndex = 0;
-  for (let hit = TAG_IN_VALUE.exec(text); hit; hit = TAG_IN_VALUE.exec(text)) {
-    let start = hit.index;
-    while (start > 0 && hit.index - start <= MAX_ADDRESS_LENGTH && !isDelimiter(text.charCodeAt(start - 1)))
+  for (let hit = nextTagAt(text); hit !== -1; ) {
+    let start = hit;
+    while (start > 0 && hit - start <= MAX_ADDRESS_LENGTH && !isDelimiter(text.charCodeAt(start - 1)))
       start--;
-    let end = hit.index + 4;
+    let end = hit + TAG_LENGTH;
     while (end < text.length && end - start <= MAX_ADDRESS_LENGTH && !isDelimiter(text.charCodeAt(end)))
       end++;
-    TAG_IN_VALUE.lastIndex = end;
+    hit = nextTagAt(text, end);
     // No address is longer than 254 characters (RFC 5321); the bound also keeps the scan linear on junk.
     if (end - start > MAX_ADDRESS_LENGTH) continue;
     if (received) {
@@ -126,12 +121,9 @@ export const tagsInValue = (
       }
       if (angleOpen !== -1 && (start < angleOpen || (angleClose !== -1 && end > angleClose))) continue;
     }
-    const match = TAGGED_ADDRESS.exec(text.slice(start, end));
-    if (!match) continue;
-    const [, matchLocal, id, matchDomain] = match;
-    if (matchLocal?.toLowerCase() !== local || matchDomain?.toLowerCase() !== domain) continue;
-    const checkId = (id ?? '').toLowerCase();
-    if (isCheckId(checkId)) found.add(checkId);
+    const tagged = taggedAddressOf(text.slice(start, end));
+    if (!tagged || tagged.local !== local || tagged.domain !== domain) continue;
+    if (isCheckId(tagged.checkId)) found.add(tagged.checkId);
   }
 };
 
@@ -195,9 +187,8 @@ export const tagsInBlock = (
 ): Set<string> => {
   const found = new Set<string>();
   const marks: number[] = [];
-  TAG_IN_BLOCK.lastIndex = 0;
-  for (let hit = TAG_IN_BLOCK.exec(block); hit; hit = TAG_IN_BLOCK.exec(block)) {
-    if (marks.push(hit.index) > MAX_TAG_CANDIDATES) return found;
+  for (let hit = nextTagAt(block); hit !== -1; hit = nextTagAt(block, hit + TAG_LENGTH)) {
+    if (marks.push(hit) > MAX_TAG_CANDIDATES) return found;
   }
   const { local, domain } = accountParts(account);
   const envelope = evidenceIn(block, evidence);

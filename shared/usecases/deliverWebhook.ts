@@ -71,12 +71,12 @@ export const attemptDelivery = async (
   const next = { state, dueAt: retryAt ?? after };
   if (!(await deps.deliveries.recordAttempt(delivery, attempt, next))) return deps.deliveries.get(checkId);
   deps.log.info('webhook attempt', {
-    checkId,
-    webhookId: delivery.webhookId,
+    check_id: checkId,
+    webhook_id: delivery.webhookId,
     attempt: attempts.length,
     ...attempt,
     state,
-    ...(state === 'queued' ? { retryInMs: next.dueAt - after } : {}),
+    ...(state === 'queued' ? { retry_in_ms: next.dueAt - after } : {}),
   });
   return { ...delivery, attempts, ...next };
 };

@@ -21,6 +21,7 @@ import type {
 } from '../domain/placementReport';
 import type { RecordedDetails, SeedHistoryStore } from '../domain/ports';
 import { rateOf } from '../domain/statistics';
+import { withSnakeKeys } from '../domain/wireKeys';
 import { type AuditStore, reportAuditOf } from './auditRecord';
 import { showingCheck } from './getCheck';
 import { type SeedContext, seedContextOf } from './seedContext';
@@ -160,6 +161,7 @@ export const getReport = async (
   // The marks kept with the check, whatever the calibrations since: reading the report again never changes it.
   return {
     ...reportOf(check, now, deps.seeds || check.seedMarks ? seedContextOf(check.seedMarks) : {}),
-    audit: deps.audits ? reportAuditOf(check, now, stored) : AUDIT_OFF,
+    // The one place the audit meets the wire: its internal camelCase becomes snake_case here, whatever it holds.
+    audit: withSnakeKeys(deps.audits ? reportAuditOf(check, now, stored) : AUDIT_OFF),
   };
 };

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { changeLines, compareRuns, type SavedRun } from '../../shared/cli/placement/baseline';
 import type { CheckView, PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
 import { sampleReport } from '../support/placementReport';
 import { readyAudit, timedOutDns, trippingParts } from '../support/reportAudits';
 
 const runWith = (audit: ReportAudit | undefined): SavedRun => {
-  const report: PlacementReport = { ...sampleReport(), ...(audit ? { audit } : {}) };
+  const report: PlacementReport = { ...sampleReport(), ...(audit ? { audit: withSnakeKeys(audit) } : {}) };
   const check: CheckView = {
     check_id: report.check_id,
     status: report.status,

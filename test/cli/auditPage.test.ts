@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH } from '../../scripts/system-parts';
 import { renderHtmlReport } from '../../shared/cli/placement/htmlReport';
 import type { PlacementReport } from '../../shared/client';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
 import { sampleReport } from '../support/placementReport';
 import { readyAudit, timedOutDns, trippingParts, unjudgedReport } from '../support/reportAudits';
 
@@ -87,7 +88,7 @@ describe('the report page’s sender audit', () => {
       },
     });
     if (audit.state !== 'ready') throw new Error('fixture');
-    const report = { ...sampleReport(), audit };
+    const report = { ...sampleReport(), audit: withSnakeKeys(audit) };
     const { tab, problems, requests, address } = await opened(report, 'audit.html');
 
     const section = tab.locator('#audit');

@@ -2,11 +2,13 @@
 // the audit's order with why each ranks there, the rule sets item by item, not-checked lines; pending, unavailable
 // and absent said plainly; and a copy nobody judged (no Authentication-Results, DNS timed out) never reads "passed".
 import { describe, expect, it } from 'vitest';
+import { auditLines } from '../../shared/cli/placement/auditView';
 import { renderHtmlReport } from '../../shared/cli/placement/htmlReport';
 import { jsonReport } from '../../shared/cli/placement/output';
 import { reportTable } from '../../shared/cli/placement/reportTable';
 import type { CheckView, PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
 import { cleanDns } from '../support/auditMessage';
 import { sampleReport } from '../support/placementReport';
 import { readyAudit, timedOutDns, trippingParts, unjudgedReport } from '../support/reportAudits';
@@ -16,7 +18,7 @@ type Ready = Extract<ReportAudit, { state: 'ready' }>;
 const withAudit = (audit: ReportAudit | undefined): PlacementReport => {
   const report = sampleReport();
   if (audit === undefined) delete report.audit;
-  else report.audit = audit;
+  else report.audit = withSnakeKeys(audit);
   return report;
 };
 
@@ -137,7 +139,37 @@ describe('an audit not in the shape the report promises', () => {
   });
 });
 
+describe('an audit in either casing', () => {
+  /** `value` with every camelCase field dropped: what the next minor version serves. */
+  const snakeOnly = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(snakeOnly);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([name]) => !/[A-Z]/.test(name))
+        .map(([name, inner]) => [name, snakeOnly(inner)]),
+    );
+  };
+
+  it('reads a 1.0 camelCase audit (a saved report), a 1.1 one and a snake_case-only one alike', async () => {
+    const audit = await readyAudit({ parts: trippingParts() });
+    const served = withSnakeKeys(audit);
+    const lines = auditLines(served);
+    expect(lines.join('\n')).toMatch(/Fix first/i);
+    expect(auditLines(audit)).toEqual(lines);
+    expect(auditLines(snakeOnly(served) as typeof served)).toEqual(lines);
+  });
+});
+
 describe('--json', () => {
+  it('names every field in snake_case outside the 1.0 fields kept beside (look_first.suspect_seeds)', () => {
+    const report = withAudit(undefined);
+    const parsed = JSON.parse(jsonReport(checkOf(report), 10, report));
+    expect(parsed.look_first.length).toBeGreaterThan(0);
+    for (const reading of parsed.look_first) expect(reading.suspect_seeds).toEqual(reading.suspectSeeds);
+    expect(parsed.coverage).toHaveProperty('everything_checked');
+  });
+
   it.each([
     ['ready', () => readyAudit({ parts: trippingParts() })],
     ['partial', () => readyAudit({ auth: null, dns: timedOutDns() })],
@@ -147,7 +179,7 @@ describe('--json', () => {
     const audit = await make();
     const report = withAudit(audit);
     const parsed = JSON.parse(jsonReport(checkOf(report), 10, report));
-    expect(parsed.report.audit).toEqual(JSON.parse(JSON.stringify(audit)));
+    expect(parsed.report.audit).toEqual(JSON.parse(JSON.stringify(withSnakeKeys(audit))));
     expect(parsed.coverage.checked).toHaveLength(2);
   });
 });

@@ -4,10 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { awaitAudit } from '../../shared/cli/placement/auditWait';
 import type { PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
 import { sampleReport } from '../support/placementReport';
 import { readyAudit } from '../support/reportAudits';
 
-const reportWith = (audit: ReportAudit): PlacementReport => ({ ...sampleReport(), audit });
+const reportWith = (audit: ReportAudit): PlacementReport => ({
+  ...sampleReport(),
+  audit: withSnakeKeys(audit),
+});
 const PENDING = { state: 'pending' } as const;
 
 /** A clock that moves only when slept on, and a service answering the given audits in turn. */
@@ -39,7 +43,7 @@ describe('waiting for a pending audit', () => {
     const ready = await readyAudit();
     const { wait, read, slept, reads } = rig([PENDING, PENDING, ready]);
     const report = await awaitAudit(reportWith(PENDING), read, wait);
-    expect(report.audit).toEqual(ready);
+    expect(report.audit).toEqual(withSnakeKeys(ready));
     expect(reads()).toBe(3);
     expect(slept).toEqual([500, 500, 500]);
   });

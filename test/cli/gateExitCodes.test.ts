@@ -69,7 +69,7 @@ beforeEach(() => {
 const check = async (args: string[], serviceUrl = url) => {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCheck([...args, '--no-send', '--poll-ms', '50'], {
+  const code = await runCheck([...args, '--no-send', '--poll', '50ms'], {
     settings: { ...loadCliSettings({}), serviceUrl, apiKey: KEY },
     stdout: (text) => out.push(text),
     stderr: { write: (text: string) => err.push(text) },

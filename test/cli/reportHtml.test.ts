@@ -61,7 +61,7 @@ afterAll(async () => {
 });
 
 const check = (args: string[]) =>
-  runEntry('shared/main/placement.ts', [...args, '--no-send', '--poll-ms', '50'], {
+  runEntry('shared/main/placement.ts', [...args, '--no-send', '--poll', '50ms'], {
     INBOX_PLACEMENT_URL: url,
     INBOX_PLACEMENT_API_KEY: KEY,
   });

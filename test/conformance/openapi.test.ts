@@ -1,6 +1,7 @@
 // openapi.yaml against docs/contract.md and the code: the version, the two operations, the vocabularies and error texts
 // taken from the domain, the bearer scheme, how additions are marked, and proof that the response validator
 // every conformance test goes through (test/support/testService.ts) can fail.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../shared/domain/categories';
 import {
@@ -76,6 +77,7 @@ const exampleOf = (response: ResponseObject, name: string): unknown => {
 };
 
 const additions = doc['x-additional-responses'];
+const packageVersion = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 const startOp = operation(START, 'post');
 const getOp = operation(GET, 'get');
 const completeCheck = () =>
@@ -83,9 +85,10 @@ const completeCheck = () =>
 const started = () => exampleOf(responseOf(startOp.responses, 200), 'started') as Record<string, unknown>;
 
 describe('openapi.yaml: the document', () => {
-  it('is OpenAPI 3.1 and carries version 1.0.0, as docs/contract.md Versioning says', () => {
+  it('is OpenAPI 3.1 and carries version 1.1.0, as docs/contract.md Versioning and package.json say', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.version).toBe('1.1.0');
+    expect(packageVersion).toBe(doc.info.version);
   });
 
   it('has exactly the two paths of docs/contract.md and the report, compare and history additions, no version segment', () => {

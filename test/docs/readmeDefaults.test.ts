@@ -145,11 +145,7 @@ describe('the README and the docs pages state the defaults the code has', () => 
       'check CLI poll interval',
       `polls every ${s(POLL_INTERVAL_MS.default)} s (\`--interval\` ${s(POLL_INTERVAL_MS.min)}–${s(POLL_INTERVAL_MS.max)} s`,
     ],
-    [
-      OPERATING,
-      'check CLI timeout',
-      `\`--timeout S\` stops waiting after S seconds (default ${DEFAULT_TIMEOUT_S};`,
-    ],
+    [OPERATING, 'check CLI timeout', `\`--timeout D\` stops waiting after D (default ${DEFAULT_TIMEOUT_S}s;`],
     [
       OPERATING,
       'CDK throttling',

@@ -104,7 +104,7 @@ describe('npm run admin -- accounts', () => {
       '--send-via',
       `smtp://127.0.0.1:${blackhole.port}`,
       '--wait',
-      '3',
+      '3s',
     ]);
     await blackhole.close();
     expect(lost.code).toBe(4);

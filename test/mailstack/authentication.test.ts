@@ -38,8 +38,8 @@ const signedSendArgs = (subject: string, text: string, key: string) => [
   's1',
   '--dkim-domain',
   'sender.test',
-  '--poll-ms',
-  '50',
+  '--poll',
+  '50ms',
 ];
 
 const transport = nodemailer.createTransport({ ...SMTP, secure: false, ignoreTLS: true });

@@ -56,8 +56,8 @@ const send = (subject: string, text: string) => [
   subject,
   '--text',
   text,
-  '--poll-ms',
-  '200',
+  '--poll',
+  '200ms',
 ];
 
 const lines = (text: string) => text.trim().split('\n');
@@ -119,8 +119,8 @@ describe('npm run placement', () => {
       join(dir, 'message.eml'),
       '--smtp',
       `smtp://${SMTP.host}:${SMTP.port}`,
-      '--poll-ms',
-      '200',
+      '--poll',
+      '200ms',
       '--json',
     ]);
     expect(run.code).toBe(0);
@@ -171,7 +171,7 @@ describe('npm run placement', () => {
   });
 
   it('with --no-send prints the addresses, waits for someone else to send, then reports', async () => {
-    const child = spawn('node_modules/.bin/tsx', [CHECK, '--no-send', '--poll-ms', '200'], {
+    const child = spawn('node_modules/.bin/tsx', [CHECK, '--no-send', '--poll', '200ms'], {
       env: { ...process.env, ...env },
       stdio: 'pipe',
     });

@@ -55,7 +55,7 @@ const inputs = (name: string, text: string, key: string, assertions: string, bas
     'dkim-domain': 'sender.test',
     assertions,
     baseline,
-    timeout: '120',
+    timeout: '120s',
   };
 };
 

@@ -5,6 +5,7 @@ import type { DnsResults, ProviderPlacement } from '../../shared/audit/types';
 import type { PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
 import type { AuthVerdict } from '../../shared/domain/placement';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
 import {
   cleanDns,
   cleanHeaders,
@@ -91,11 +92,13 @@ export const unjudgedReport = async (): Promise<PlacementReport> => {
       spam: null,
     },
   ];
-  report.audit = await readyAudit({
-    provider: 'imap',
-    auth: null,
-    dns: timedOutDns(),
-    placements: { imap: { inbox: 0, spam: 0, missing: 0, other: 1 } },
-  });
+  report.audit = withSnakeKeys(
+    await readyAudit({
+      provider: 'imap',
+      auth: null,
+      dns: timedOutDns(),
+      placements: { imap: { inbox: 0, spam: 0, missing: 0, other: 1 } },
+    }),
+  );
   return report;
 };

@@ -10,16 +10,23 @@ import {
   ApiKeyRejectedError,
   BadResponseError,
   CheckGoneError,
+  CheckNotFoundError,
   type CheckView,
   createClient,
   InboxPlacementError,
+  InvalidApiKeyError,
   inboxRate,
   NetworkError,
+  NoAccountsError,
   NoAccountsInScopeError,
   POLL_INTERVAL_MS,
   pollIntervalOf,
   WaitTimeoutError,
 } from '../../shared/client';
+import * as serverErrors from '../../shared/domain/errors';
+import { withSnakeKeys } from '../../shared/domain/wireKeys';
+import { sampleReport } from '../support/placementReport';
+import { readyAudit, trippingParts } from '../support/reportAudits';
 
 interface Answer {
   status?: number;
@@ -118,11 +125,36 @@ describe('startCheck and getCheck', () => {
     expect(seen.map((request) => request.url)).toEqual(['/api/spam-check/c1', '/api/spam-check/a%2Fb%3Fc']);
   });
 
-  it('throws ApiKeyRejectedError for 401 on either endpoint', async () => {
+  it('names its errors as the server does, the 1.0 names kept as deprecated aliases of the same classes', () => {
+    expect([InvalidApiKeyError, NoAccountsError, CheckNotFoundError].map((error) => error.name)).toEqual(
+      [serverErrors.InvalidApiKeyError, serverErrors.NoAccountsError, serverErrors.CheckNotFoundError].map(
+        (error) => error.name,
+      ),
+    );
+    expect(new NoAccountsError('x').name).toBe('NoAccountsError');
+    expect(ApiKeyRejectedError).toBe(InvalidApiKeyError);
+    expect(NoAccountsInScopeError).toBe(NoAccountsError);
+    expect(CheckGoneError).toBe(CheckNotFoundError);
+  });
+
+  it("hands back the report's audit by its snake_case names, from a 1.0 service's camelCase too", async () => {
+    const audit = await readyAudit({ parts: trippingParts() });
+    if (audit.state !== 'ready') throw new Error('fixture');
+    const wire = withSnakeKeys(audit);
+    for (const served of [audit, wire]) {
+      script = () => ({ body: JSON.parse(JSON.stringify({ ...sampleReport('c1'), audit: served })) });
+      const report = await client().getReport('c1');
+      if (report.audit?.state !== 'ready') throw new Error('fixture');
+      expect(report.audit.fix_first).toEqual(JSON.parse(JSON.stringify(wire.fix_first)));
+      expect(report.audit.not_checked).toHaveLength(audit.notChecked.length);
+    }
+  });
+
+  it('throws InvalidApiKeyError for 401 on either endpoint', async () => {
     script = () => ({ status: 401, body: { detail: 'Invalid or missing API key' } });
     for (const call of [client().startCheck(), client().getCheck('c1')] as Promise<unknown>[]) {
       const { error } = await settle(call);
-      expect(error).toBeInstanceOf(ApiKeyRejectedError);
+      expect(error).toBeInstanceOf(InvalidApiKeyError);
       expect(error).toBeInstanceOf(ApiError);
       expect(error).toMatchObject({
         status: 401,
@@ -132,7 +164,7 @@ describe('startCheck and getCheck', () => {
     }
   });
 
-  it('throws NoAccountsInScopeError for 404 on start and CheckGoneError for 404 on get', async () => {
+  it('throws NoAccountsError for 404 on start and CheckNotFoundError for 404 on get', async () => {
     script = (request) => ({
       status: 404,
       body: {
@@ -141,13 +173,13 @@ describe('startCheck and getCheck', () => {
       },
     });
     const started = await settle(client().startCheck());
-    expect(started.error).toBeInstanceOf(NoAccountsInScopeError);
+    expect(started.error).toBeInstanceOf(NoAccountsError);
     expect(started.error).toMatchObject({
       kind: 'NoAccounts',
       detail: 'No accounts available for this scope',
     });
     const read = await settle(client().getCheck('gone'));
-    expect(read.error).toBeInstanceOf(CheckGoneError);
+    expect(read.error).toBeInstanceOf(CheckNotFoundError);
     expect(read.error).toMatchObject({ kind: 'CheckNotFound', checkId: 'gone', status: 404 });
   });
 
@@ -155,7 +187,7 @@ describe('startCheck and getCheck', () => {
     script = () => ({ status: 500, body: { detail: 'Internal server error' } });
     const { error } = await settle(client().getCheck('c1'));
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).not.toBeInstanceOf(CheckGoneError);
+    expect(error).not.toBeInstanceOf(CheckNotFoundError);
     expect(error).toMatchObject({ status: 500, kind: 'Other', message: '500 Internal server error' });
   });
 
@@ -250,7 +282,7 @@ describe('waitForCheck', () => {
     seen = [];
     script = () => ({ status: 404, body: { detail: 'Check not found or expired' } });
     const { error } = await settle(client().waitForCheck('c1', fast));
-    expect(error).toBeInstanceOf(CheckGoneError);
+    expect(error).toBeInstanceOf(CheckNotFoundError);
     expect(seen).toHaveLength(1);
 
     seen = [];

@@ -1,7 +1,15 @@
 // Pure domain rules: check ids, tagging, status derivation, categories, API key parsing and expiry notation.
 import { describe, expect, it } from 'vitest';
 import { parseExpiry } from '../../shared/cli/duration';
-import { MAX_ACCOUNT_LOCAL_PART, parseAccountAddress, tagAddress } from '../../shared/domain/address';
+import {
+  MAX_ACCOUNT_LOCAL_PART,
+  nextTagAt,
+  parseAccountAddress,
+  TAG_LENGTH,
+  tagAddress,
+  taggedAddressOf,
+  tagOf,
+} from '../../shared/domain/address';
 import {
   bearerKeyOf,
   checksumHolds,
@@ -66,6 +74,38 @@ describe('tagged addresses', () => {
     expect(tagAddress('Inbox@Mail.Test', 'abcdefghijklmnopqrst')).toBe(
       'inbox+tc_abcdefghijklmnopqrst@mail.test',
     );
+  });
+
+  it('read back as what tagAddress wrote, in any case, from the one spelling of the tag', () => {
+    const tagged = tagAddress('inbox@mail.test', 'abcdefghijklmnopqrst');
+    expect(taggedAddressOf(tagged)).toEqual({
+      local: 'inbox',
+      checkId: 'abcdefghijklmnopqrst',
+      domain: 'mail.test',
+    });
+    expect(taggedAddressOf('Inbox+TC_ABCdefghijklmnopqrst@Mail.Test')).toEqual(taggedAddressOf(tagged));
+    expect(tagged).toContain(tagOf('abcdefghijklmnopqrst'));
+    expect(nextTagAt(`x ${tagged}`)).toBe(2 + 'inbox'.length);
+    expect(nextTagAt('a+b +Tc_x', 2)).toBe(4);
+    expect(nextTagAt('a+b+tc', 0)).toBe(-1);
+    expect(TAG_LENGTH).toBe(tagOf('').length);
+  });
+
+  it('read nothing from a token that is not a whole tagged address', () => {
+    for (const token of [
+      '+tc_abc@mail.test',
+      'a=b+tc_abc@mail.test',
+      'a+x+tc_abc@mail.test',
+      'a+tc_@mail.test',
+      'a+tc_ab-c@mail.test',
+      'a+tc_abc@localhost',
+      'a+tc_abc@mail.test_evil.com',
+      'a+tc_abc@-mail.test',
+      'a+tc_abc@mail..test',
+      'a+tc_abc@x@mail.test',
+      'a+tc_abc',
+    ])
+      expect(taggedAddressOf(token), token).toBeUndefined();
   });
 
   it('keep the tagged local part within 64 characters for the longest allowed account', () => {

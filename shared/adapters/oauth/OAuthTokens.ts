@@ -186,7 +186,7 @@ export class OAuthTokens implements AccessTokens {
       state.access = { token: response.access_token, renewAt: sentAt + expiresIn * 1000 - EXPIRY_MARGIN_MS };
     this.options.log.debug('oauth2 access token refreshed', {
       account: email,
-      expiresInSeconds: expiresIn,
+      expires_in_seconds: expiresIn,
       rotated,
     });
     return response.access_token;

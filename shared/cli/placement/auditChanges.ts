@@ -15,11 +15,11 @@ const RANK = { pass: 2, unknown: 1, fail: 0, 'not judged': 1 } as const;
 type Shown = keyof typeof RANK;
 
 const judgements = (audit: {
-  checklists: readonly { ruleSet: string; items: readonly { id: string; judgement: string }[] }[];
+  checklists: readonly { rule_set: string; items: readonly { id: string; judgement: string }[] }[];
 }) =>
   new Map(
     audit.checklists.flatMap((checklist) =>
-      checklist.items.map((item) => [`${checklist.ruleSet} ${item.id}`, item.judgement as Shown] as const),
+      checklist.items.map((item) => [`${checklist.rule_set} ${item.id}`, item.judgement as Shown] as const),
     ),
   );
 

@@ -1,6 +1,7 @@
 // Owns the HTML page's sender audit section: the score and its deductions, the fix-first list in order, each rule
 // set's items, the findings by severity and what was not checked; every value escaped, since findings name sender text.
 import type { ReportAudit } from '../../domain/auditReport';
+import type { WireAudit } from '../../domain/placementReport';
 import { readableAudit } from './auditShape';
 import {
   auditStateLine,
@@ -27,7 +28,7 @@ const items = (id: string, lines: readonly string[], tag: 'ul' | 'ol' = 'ul') =>
 const cell = (value: string, cls?: string) =>
   `<td${cls ? ` class="${cls}"` : ''}>${escapeHtml(printable(value, 200))}</td>`;
 
-export const auditSection = (given: ReportAudit | undefined): string => {
+export const auditSection = (given: WireAudit | ReportAudit | undefined): string => {
   const audit = readableAudit(given);
   const state = auditStateLine(audit);
   if (state !== undefined || audit?.state !== 'ready')
@@ -42,7 +43,7 @@ export const auditSection = (given: ReportAudit | undefined): string => {
         .slice(0, MAX_SHOWN)
         .map(
           (item) =>
-            `<tr>${cell(checklist.ruleSet)}${cell(item.label)}${cell(item.judgement, item.judgement)}${cell(item.detail ?? '')}</tr>`,
+            `<tr>${cell(checklist.rule_set)}${cell(item.label)}${cell(item.judgement, item.judgement)}${cell(item.detail ?? '')}</tr>`,
         ),
     );
   const findings = findingsBySeverity(audit).map(

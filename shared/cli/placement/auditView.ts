@@ -1,11 +1,11 @@
 // Owns the words of the sender audit as the check CLI shows it: the score with each deduction named, the fix-first
 // list with why each ranks there, each rule set's items, and what was not checked; pending or unavailable said plainly.
 // Shared by the terminal table and the HTML page; every string is capped and cleaned, since findings name sender text.
-import type { Finding, ReportAudit, RuleChecklist, Severity } from '../../domain/auditReport';
-import { readableAudit } from './auditShape';
+import type { Finding, ReportAudit, Severity } from '../../domain/auditReport';
+import type { WireAudit } from '../../domain/placementReport';
+import { type ReadyAudit, readableAudit } from './auditShape';
 import { printable, providerName } from './explain';
 
-type ReadyAudit = Extract<ReportAudit, { state: 'ready' }>;
 /** The audit as checked for showing: absent, pending, unavailable, unreadable or ready. */
 type ShownAudit = ReturnType<typeof readableAudit>;
 
@@ -33,11 +33,11 @@ export const auditStateLine = (audit: ShownAudit): string | undefined => {
 
 /** "7.25/10", with the partial note where anything was left out. */
 export const scoreText = (audit: ReadyAudit): string => {
-  const count = audit.notChecked.length;
+  const count = audit.not_checked.length;
   const partial = audit.score.partial
     ? `; partial: ${count} thing${count === 1 ? '' : 's'} not checked, left out of the score`
     : '';
-  return `${points(audit.score.value)}/${audit.score.outOf}${partial}`;
+  return `${points(audit.score.value)}/${audit.score.out_of}${partial}`;
 };
 
 /** A sentence without its closing stop, to sit inside another (a loop, not a regex: the text names sender text). */
@@ -54,18 +54,18 @@ const titleOf = (audit: ReadyAudit, findingId: string): string =>
 export const deductionTexts = (audit: ReadyAudit): string[] =>
   shown(audit.score.deductions).map(
     (deduction) =>
-      `-${points(deduction.points)} ${titleOf(audit, deduction.findingId)} (${printable(deduction.findingId, 80)})`,
+      `-${points(deduction.points)} ${titleOf(audit, deduction.finding_id)} (${printable(deduction.finding_id, 80)})`,
   );
 
 export const fixFirstTexts = (audit: ReadyAudit): { fix: string; why: string; finding: string }[] =>
-  shown(audit.fixFirst).map((item) => ({
+  shown(audit.fix_first).map((item) => ({
     fix: printable(item.fix, 300),
     why: printable(item.why, 200),
-    finding: titleOf(audit, item.findingId),
+    finding: titleOf(audit, item.finding_id),
   }));
 
 /** One rule set's items in one line: "Gmail: 6 pass; fail: one-click unsubscribe; unknown: valid PTR". */
-const checklistLine = (checklist: RuleChecklist): string => {
+const checklistLine = (checklist: ReadyAudit['checklists'][number]): string => {
   const items = shown(checklist.items);
   const named = (judgement: 'fail' | 'unknown') =>
     items.filter((item) => item.judgement === judgement).map((item) => printable(item.label, 80));
@@ -73,7 +73,7 @@ const checklistLine = (checklist: RuleChecklist): string => {
   const failed = named('fail');
   const unknown = named('unknown');
   return [
-    `${printable(checklist.ruleSet, 60)}: ${passes} pass`,
+    `${printable(checklist.rule_set, 60)}: ${passes} pass`,
     ...(failed.length > 0 ? [`fail: ${failed.join(', ')}`] : []),
     ...(unknown.length > 0 ? [`unknown: ${unknown.join(', ')}`] : []),
   ].join('; ');
@@ -82,7 +82,7 @@ const checklistLine = (checklist: RuleChecklist): string => {
 /** One line per reason, naming what it left unchecked: "DNS unknown: lookups timed out (rules.fcrdns, dns.spf)". */
 export const notCheckedTexts = (audit: ReadyAudit): string[] => {
   const byWhy = new Map<string, string[]>();
-  for (const item of shown(audit.notChecked)) {
+  for (const item of shown(audit.not_checked)) {
     const why = printable(item.why, 200);
     byWhy.set(why, [...(byWhy.get(why) ?? []), printable(item.id, 80)]);
   }
@@ -102,7 +102,7 @@ export const copyText = (audit: ReadyAudit): string =>
   `read from one copy at ${providerName(audit.copy.provider)}: ${audit.copy.fetched === 'source' ? `its source, ${audit.copy.bytes} bytes` : 'its headers only'}`;
 
 /** The audit for the terminal, after the placement table. */
-export const auditLines = (given: ReportAudit | undefined): string[] => {
+export const auditLines = (given: WireAudit | ReportAudit | undefined): string[] => {
   const audit = readableAudit(given);
   const state = auditStateLine(audit);
   if (state !== undefined || audit?.state !== 'ready') return [state ?? ''];

@@ -5,11 +5,11 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
   ApiError,
-  ApiKeyRejectedError,
-  CheckGoneError,
+  CheckNotFoundError,
   type ComparedCheck,
   type ComparedRate,
   createClient,
+  InvalidApiKeyError,
   NetworkError,
   type PlacementComparison,
 } from '../../client';
@@ -133,9 +133,9 @@ const comparisonTable = (comparison: PlacementComparison): string => {
 };
 
 const describe = (error: unknown, url: string): string => {
-  if (error instanceof ApiKeyRejectedError)
+  if (error instanceof InvalidApiKeyError)
     return `the service at ${url} refused the API key (${error.detail})`;
-  if (error instanceof CheckGoneError)
+  if (error instanceof CheckNotFoundError)
     return `a check is gone (${error.detail}): each must be of this key's scope, and live (10 minutes) or archived`;
   if (error instanceof ApiError) return `the service at ${url} answered ${error.message}`;
   if (error instanceof NetworkError) return `${error.message} (is the service running?)`;

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { POLL_INTERVAL_MS } from '../../client';
 import type { CliSettings } from '../../config';
 import { mayCarrySecrets } from '../../domain/loopback';
+import { durationMs, parseDurationFlag, type Warn, warnOnStderr } from '../duration';
 import { type Assertion, AssertionSyntaxError, parseAssertions } from './assertions';
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
@@ -58,11 +59,62 @@ export interface CheckOptions {
   timeoutMs: number;
 }
 
-const number = (option: string, raw: string, min: number, max: number, unit: string): number => {
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max)
-    throw new UsageError(`--${option} takes ${unit} from ${min} to ${max}, not "${raw}"`);
-  return value;
+/** A duration flag between `min` and `max` ms; a bare number (the 1.0 form) read in `legacyUnit`, with a warning. */
+const duration = (flag: string, raw: string, range: [number, number], legacyUnit: 's' | 'ms', warn: Warn) => {
+  const [min, max] = range;
+  let ms: number;
+  try {
+    ms = parseDurationFlag(`--${flag}`, raw, legacyUnit, warn);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (ms < min || ms > max)
+    throw new UsageError(`--${flag} takes a duration from ${min / 1000}s to ${max / 1000}s, not "${raw}"`);
+  return ms;
+};
+
+/**
+ * How the check CLI polls and how long it waits: --interval (5s to 15s, as the spec asks), --timeout, and the
+ * testing aid --poll (any interval down to 10ms); --poll-ms N is the 1.0 spelling of --poll, read with a warning.
+ */
+type ParsedValues = ReturnType<typeof parse>['values'];
+
+const pollingOf = (values: ParsedValues, warn: Warn) => {
+  let intervalMs: number = POLL_INTERVAL_MS.default;
+  let minIntervalMs: number | undefined;
+  if (values['poll-ms'] !== undefined)
+    warn(
+      `warning: --poll-ms is deprecated and goes in the next minor version: write --poll ${values['poll-ms']}ms`,
+    );
+  const poll = values.poll ?? values['poll-ms'];
+  if (values['poll-ms'] !== undefined && values.poll !== undefined)
+    throw new UsageError('--poll and --poll-ms cannot be used together');
+  if (poll !== undefined && values.interval !== undefined)
+    throw new UsageError(
+      `--interval and --${values.poll === undefined ? 'poll-ms' : 'poll'} cannot be used together`,
+    );
+  if (values.interval !== undefined)
+    intervalMs = duration(
+      'interval',
+      values.interval,
+      [POLL_INTERVAL_MS.min, POLL_INTERVAL_MS.max],
+      's',
+      warn,
+    );
+  if (poll !== undefined) {
+    // --poll-ms took a bare number of milliseconds; its warning above already names the new form.
+    const raw = values.poll === undefined && durationMs(poll) === undefined ? `${poll}ms` : poll;
+    intervalMs = duration('poll', raw, [10, POLL_INTERVAL_MS.max], 'ms', warn);
+    minIntervalMs = intervalMs;
+  }
+  const timeoutMs = duration(
+    'timeout',
+    values.timeout ?? `${DEFAULT_TIMEOUT_S}s`,
+    [1000, 3_600_000],
+    's',
+    warn,
+  );
+  return { intervalMs, minIntervalMs, timeoutMs };
 };
 
 /** A fraction (0.8) or a percentage (80%). */
@@ -134,6 +186,7 @@ const sending = (
 export const parseCheckOptions = (
   argv: string[],
   settings: Pick<CliSettings, 'serviceUrl' | 'apiKey' | 'smtpPassword'>,
+  warn: Warn = warnOnStderr,
 ): CheckOptions => {
   let values: ReturnType<typeof parse>['values'];
   try {
@@ -150,23 +203,7 @@ export const parseCheckOptions = (
   checkServiceUrl(url, values.insecure);
   const send = sending(values, settings.smtpPassword);
 
-  let intervalMs: number = POLL_INTERVAL_MS.default;
-  let minIntervalMs: number | undefined;
-  if (values['poll-ms'] !== undefined && values.interval !== undefined)
-    throw new UsageError('--interval and --poll-ms cannot be used together');
-  if (values.interval !== undefined)
-    intervalMs =
-      number(
-        'interval',
-        values.interval,
-        POLL_INTERVAL_MS.min / 1000,
-        POLL_INTERVAL_MS.max / 1000,
-        'seconds (the spec’s poll interval)',
-      ) * 1000;
-  if (values['poll-ms'] !== undefined) {
-    intervalMs = Math.round(number('poll-ms', values['poll-ms'], 10, POLL_INTERVAL_MS.max, 'milliseconds'));
-    minIntervalMs = intervalMs;
-  }
+  const { intervalMs, minIntervalMs, timeoutMs } = pollingOf(values, warn);
   return {
     help,
     url,
@@ -178,7 +215,7 @@ export const parseCheckOptions = (
     gate: gate(values.assert ?? [], nonEmpty(values.baseline), values['min-inbox']),
     intervalMs,
     minIntervalMs,
-    timeoutMs: number('timeout', values.timeout ?? String(DEFAULT_TIMEOUT_S), 1, 3600, 'seconds') * 1000,
+    timeoutMs,
   };
 };
 
@@ -286,6 +323,7 @@ const parse = (argv: string[]) =>
       interval: { type: 'string' },
       timeout: { type: 'string' },
       'poll-ms': { type: 'string' },
+      poll: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

@@ -3,6 +3,7 @@
 import { type CheckView, inboxRate, type PlacementReport } from '../../client';
 import { isInbox } from '../../domain/categories';
 import { lookFirst } from '../../domain/controlReading';
+import { withSnakeKeys } from '../../domain/wireKeys';
 import { formatTable } from '../table';
 import { coverageOf } from './coverage';
 
@@ -58,7 +59,7 @@ export const jsonReport = (
     /** The placement report (why each copy landed where it did), null when the service gave none. */
     report,
     /** Where the message went to spam: what to look at first, set beside the control (null without a report). */
-    look_first: report ? lookFirst(report) : null,
+    look_first: report ? withSnakeKeys(lookFirst(report)) : null,
     /** What the receivers checked and what they did not (null without a report); the audit is report.audit. */
     coverage: report ? coverageJson(report) : null,
     ...gate,

@@ -34,10 +34,11 @@ gate:     --assert EXPR       repeatable; each must hold, e.g. 'gmail.inbox >= 0
                               'no_regression' (with --baseline); a wrong one lists the accepted forms
           --baseline FILE     a saved --json of an earlier run: print what changed since (placement per
                               provider, authentication, spam verdicts)
-          --interval S        seconds between polls, 5 to 15 as the spec asks (default 5)
-          --timeout S         stop waiting after S seconds (default ${DEFAULT_TIMEOUT_S}; the service times a check out
-                              after 5 minutes)
-testing:  --poll-ms N         poll every N ms, even below the spec's 5 s: a testing aid for a local service only
+          --interval D        time between polls, 5s to 15s as the spec asks (default 5s)
+          --timeout D         stop waiting after D (default ${DEFAULT_TIMEOUT_S}s; the service times a check out
+                              after 5 minutes); every duration is a number and a unit: 500ms, 30s, 5m, 90d
+testing:  --poll D            poll every D, even below the spec's 5s (e.g. 200ms): a testing aid for a local
+                              service only (--poll-ms N, its 1.0 spelling, still works with a warning)
           -h, --help          this text
 
 Progress goes to stderr (one live line on a terminal); results go to stdout.
