@@ -8,6 +8,7 @@ import type {
 } from './scriptedImapShapes';
 import {
   dayOf,
+  headerBlock,
   headerFields,
   inSet,
   internalDateOf,
@@ -145,6 +146,7 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
     const mailbox = session.selected as ScriptedFolder;
     const wanted = inSet(args[0] ?? '', uidNextOf(mailbox) - 1);
     const fields = /BODY\.PEEK\[HEADER\.FIELDS \(([^)]*)\)\]/i.exec(text)?.[1];
+    const partial = /BODY\.PEEK\[HEADER\]<0\.(\d+)>/i.exec(text);
     mailbox.messages.forEach((message, index) => {
       if (!wanted(message.uid)) return;
       let items = `UID ${message.uid}`;
@@ -157,6 +159,12 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
         items += ` X-GM-MSGID 17900000000000${10_000 + message.uid}`;
       const head = fields === undefined ? undefined : headerFields(message.headers, fields.split(' '));
       if (head) items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
+      // BODY.PEEK[HEADER]<0.n>: the whole header block, its first n bytes (RFC 3501 6.4.5, partial fetch).
+      if (partial) {
+        // Sent as text like the rest: a cut through a UTF-8 character is sent whole (its literal a byte or two longer).
+        const block = Buffer.from(headerBlock(message.headers)).subarray(0, Number(partial[1])).toString();
+        items += ` BODY[HEADER]<0> {${Buffer.byteLength(block)}}\r\n${block}`;
+      }
       send(`* ${index + 1} FETCH (${items})`);
     });
     return send(`${tag} OK FETCH completed.`);

@@ -1,7 +1,7 @@
 // Owns a mailbox session: one connection a sweep reads through, folder by folder under a read-only lock, with every
 // call bounded by a watchdog; only headers are fetched, and a refused SEARCH fails the sweep.
 import type { ImapFlow } from 'imapflow';
-import { FETCHED_HEADERS } from '../../scanner/headers';
+import { FETCHED_HEADERS, MAX_HEADER_BYTES, selectedFields } from '../../scanner/headers';
 import {
   type FetchedHeaders,
   type FolderCursor,
@@ -17,6 +17,11 @@ import { logOut } from './connection';
 const DAY_MS = 86_400_000;
 /** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
 export const MAX_FIRST_SIGHT_MESSAGES = 500;
+/** Header bytes one fetch of a batch holds at most: FETCH_BATCH messages of FIRST_READ_BYTES, or fewer read whole. */
+export const BATCH_HEADER_BYTES = 8 * 1024 * 1024;
+/** What each message of a batch is read as first: a delivered copy's header block is a few KB; longer ones are read again. */
+export const FIRST_READ_BYTES = 32 * 1024;
+const FETCHED: ReadonlySet<string> = new Set(FETCHED_HEADERS);
 
 export class ImapSession implements MailboxSession {
   readonly gmail: boolean;
@@ -78,8 +83,11 @@ export class ImapSession implements MailboxSession {
       ).filter((uid) => uid >= from);
       if (found.length === 0) return [];
       const uids = found.sort((a, b) => a - b).slice(-MAX_FIRST_SIGHT_MESSAGES);
-      const fetched = await this.fetchHeaders(uids.join(','));
-      return fetched.filter((message) => message.internalDate >= since);
+      // In fetches of a batch's size, each within the byte budget; one left over-budget ends the read there.
+      const fetched: FetchedHeaders[] = [];
+      for (let at = 0; at < uids.length && !fetched.some(({ unread }) => unread === 'over-budget'); at += 250)
+        fetched.push(...(await this.fetchHeaders(uids.slice(at, at + 250).join(','))));
+      return fetched.filter((message) => message.unread || message.internalDate >= since);
     });
   }
 
@@ -182,17 +190,53 @@ export class ImapSession implements MailboxSession {
     return fetched.filter((message) => message.uid > afterUid && message.uid <= upToUid);
   }
 
+  /**
+   * The messages of `range`, each read as at most FIRST_READ_BYTES of its header block (a batch of FETCH_BATCH asks
+   * for at most BATCH_HEADER_BYTES), then the ones cut short read again alone, as at most MAX_HEADER_BYTES + 1: one
+   * longer than that is `too-large`, never parsed. Once a batch holds too much to read one more of those whole, it and
+   * the rest are left `over-budget` for the next fetch. So no answer, and no literal, outgrows its budget.
+   */
   private async fetchHeaders(range: string): Promise<FetchedHeaders[]> {
+    const first = await this.fetchCapped(range, FIRST_READ_BYTES);
+    const read: FetchedHeaders[] = [];
+    let held = 0;
+    for (const message of first) {
+      if (!message.cut) {
+        held += message.headers.length;
+        read.push(message.read);
+        continue;
+      }
+      if (held > 0 && held + MAX_HEADER_BYTES + 1 > BATCH_HEADER_BYTES) {
+        read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'over-budget' });
+        break;
+      }
+      const [again] = await this.fetchCapped(String(message.read.uid), MAX_HEADER_BYTES + 1);
+      if (!again || again.cut) {
+        read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'too-large' });
+        continue;
+      }
+      held += again.headers.length;
+      read.push(again.read);
+    }
+    return read;
+  }
+
+  /** One FETCH of `BODY.PEEK[HEADER]<0.bytes>`, kept to the fields the scanner reads; `cut`: the block is longer. */
+  private async fetchCapped(
+    range: string,
+    bytes: number,
+  ): Promise<{ read: FetchedHeaders; cut: boolean; headers: Buffer }[]> {
     const messages = await this.client.fetchAll(
       range,
-      { uid: true, internalDate: true, headers: [...FETCHED_HEADERS] },
+      { uid: true, internalDate: true, bodyParts: [{ key: 'HEADER', start: 0, maxLength: bytes }] },
       { uid: true },
     );
-    return messages.map((message) => ({
-      uid: message.uid,
-      internalDate: dateOf(message.internalDate),
-      headers: message.headers ?? Buffer.alloc(0),
-    }));
+    return messages.map((message) => {
+      const raw = message.headers ?? message.bodyParts?.get('header') ?? Buffer.alloc(0);
+      const headers = Buffer.from(selectedFields(raw.toString('latin1'), FETCHED), 'latin1');
+      const read = { uid: message.uid, internalDate: dateOf(message.internalDate), headers };
+      return { read, cut: raw.length >= bytes, headers };
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import type { Logger } from '../../log';
+import { MAX_HEADER_BYTES } from '../../scanner/headers';
 import type { MailboxCredentials, MailboxServer } from '../../scanner/ports';
 import { ImapConnectError } from './connectionErrors';
 
@@ -17,8 +18,11 @@ export interface ImapTimeouts {
 
 export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs: 5000, socketMs: 15_000 };
 
-// Header blocks beyond this are not read at all; the parser refuses anything over 1 MB anyway.
-const MAX_LITERAL_BYTES = 4 * 1024 * 1024;
+/**
+ * The longest literal a connection takes: a header read asks for at most MAX_HEADER_BYTES + 1 (ImapSession), so a
+ * longer one is a server that ignored the partial fetch; refusing it ends the connection before it costs memory.
+ */
+export const MAX_LITERAL_BYTES = MAX_HEADER_BYTES + 64 * 1024;
 export const LOGOUT_WAIT_MS = 2000;
 
 /** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
@@ -99,7 +103,7 @@ export const openConnection = async (
     socketTimeout: timeouts.socketMs,
     ...mode,
     maxLiteralSize: MAX_LITERAL_BYTES,
-    maxResponseSize: MAX_LITERAL_BYTES * 4,
+    maxResponseSize: MAX_LITERAL_BYTES * 2,
     clientInfo: { name: 'inbox-placement-scanner' },
     logger: {
       debug: (entry: { src?: string; msg?: string }) => {
