@@ -1,6 +1,8 @@
 // Owns a mailbox session: one connection a sweep reads through, folder by folder under a read-only lock, with every
 // call bounded by a watchdog; only headers are fetched, and a refused SEARCH fails the sweep.
+
 import type { ImapFlow } from 'imapflow';
+import { startTimer, type Timer } from '../../domain/timer';
 import { FETCHED_HEADERS, MAX_HEADER_BYTES, selectedFields } from '../../scanner/headers';
 import {
   type FetchedHeaders,
@@ -140,14 +142,14 @@ export class ImapSession implements MailboxSession {
 
   /** Runs `call`, closing the connection (which fails the call) when the server has not answered within answerMs. */
   private async answered<T>(call: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     let silent = false;
     const watchdog = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      timer = startTimer(this.answerMs, () => {
         silent = true;
         this.client.close();
         reject(new SilentServerError(this.answerMs));
-      }, this.answerMs);
+      });
     });
     try {
       return await Promise.race([call(), watchdog]);
@@ -155,7 +157,7 @@ export class ImapSession implements MailboxSession {
       if (silent) throw new SilentServerError(this.answerMs);
       throw error;
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
       watchdog.catch(() => undefined);
     }
   }

@@ -1,7 +1,9 @@
 // Owns one IMAP connection with imapflow: its transport security, its timeouts and size caps, the commands it shows a
 // listener, connecting (failures as ImapConnectError) and logging out without waiting on a silent server.
+
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
+import { startTimer, type Timer } from '../../domain/timer';
 import type { Logger } from '../../log';
 import { MAX_HEADER_BYTES } from '../../scanner/headers';
 import type { MailboxCredentials, MailboxServer } from '../../scanner/ports';
@@ -133,11 +135,11 @@ export const openConnection = async (
 
 /** LOGOUT politely (imapflow breaks an IDLE first), but never wait on a server that has stopped answering. */
 export const logOut = async (client: ImapFlow): Promise<void> => {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Timer | undefined;
   await Promise.race([
     client.logout().catch(() => undefined),
-    new Promise((resolve) => (timer = setTimeout(resolve, LOGOUT_WAIT_MS))),
+    new Promise((resolve) => (timer = startTimer(LOGOUT_WAIT_MS, () => resolve(undefined)))),
   ]);
-  clearTimeout(timer);
+  timer?.cancel();
   client.close();
 };

@@ -1,11 +1,13 @@
 // Owns POSTing a webhook without being turned against the service's own network: https only (plain http to this
 // machine only when allowed), every resolved address public, the socket's actual peer checked before a byte is
 // written, no redirect followed, one deadline for the whole exchange, and at most a few KB of the answer read.
+
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request } from 'node:http';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { type CallbackPolicy, isLoopbackAddress, mayConnectTo } from '../../domain/publicAddress';
+import { startTimer, type Timer } from '../../domain/timer';
 import type { PostOutcome, WebhookPoster } from '../../domain/webhook';
 import { retryAfterMsOf } from '../../domain/webhookRetry';
 
@@ -50,17 +52,17 @@ export class SafePoster implements WebhookPoster {
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
     const sockets: Socket[] = [];
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     const timeoutMs = this.options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     const deadline = new Promise<PostOutcome>((resolve) => {
-      timer = setTimeout(() => resolve({ error: `no answer within ${timeoutMs / 1000} s` }), timeoutMs);
+      timer = startTimer(timeoutMs, () => resolve({ error: `no answer within ${timeoutMs / 1000} s` }));
     });
     try {
       return await Promise.race([this.exchange(url, headers, body, sockets), deadline]);
     } catch (error) {
       return { error: errorText(error) };
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
       for (const socket of sockets) socket.destroy();
     }
   }
