@@ -27,7 +27,7 @@ export const startTimer = (ms: number, fire: () => void, unref = false): Timer =
   return { cancel: () => clearTimeout(handle) };
 };
 
-/** Calls `fire` every `ms`, clamped as `after`; returns its cancel. */
+/** Calls `fire` every `ms`, clamped as `startTimer`; returns its cancel. */
 export const every = (ms: number, fire: () => void, unref = false): Timer => {
   let current: Timer | undefined;
   let stopped = false;
@@ -51,7 +51,7 @@ export const every = (ms: number, fire: () => void, unref = false): Timer => {
   };
 };
 
-/** Resolves after `ms` (clamped as `after`), or at once when `signal` aborts. */
+/** Resolves after `ms` (clamped as `startTimer`), or at once when `signal` aborts. */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
