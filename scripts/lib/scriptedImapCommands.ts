@@ -142,11 +142,21 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
     );
   };
 
+  // One header block's bytes per distinct header text: a test may give a thousand messages one multi-MB text.
+  const blocks = new Map<string, Buffer>();
+  const blockBytes = (headers: string) => {
+    const known = blocks.get(headers);
+    if (known) return known;
+    const bytes = Buffer.from(headerBlock(headers));
+    blocks.set(headers, bytes);
+    return bytes;
+  };
+
   const fetch = (tag: string, text: string, args: string[]) => {
     const mailbox = session.selected as ScriptedFolder;
     const wanted = inSet(args[0] ?? '', uidNextOf(mailbox) - 1);
     const fields = /BODY\.PEEK\[HEADER\.FIELDS \(([^)]*)\)\]/i.exec(text)?.[1];
-    const partial = /BODY\.PEEK\[HEADER\]<0\.(\d+)>/i.exec(text);
+    const partial = /BODY\.PEEK\[HEADER\]<(\d+)\.(\d+)>/i.exec(text);
     mailbox.messages.forEach((message, index) => {
       if (!wanted(message.uid)) return;
       let items = `UID ${message.uid}`;
@@ -159,11 +169,14 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
         items += ` X-GM-MSGID 17900000000000${10_000 + message.uid}`;
       const head = fields === undefined ? undefined : headerFields(message.headers, fields.split(' '));
       if (head) items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
-      // BODY.PEEK[HEADER]<0.n>: the whole header block, its first n bytes (RFC 3501 6.4.5, partial fetch).
+      // BODY.PEEK[HEADER]<o.n>: the whole header block, n of its bytes from o (RFC 3501 6.4.5, partial fetch).
       if (partial) {
         // Sent as text like the rest: a cut through a UTF-8 character is sent whole (its literal a byte or two longer).
-        const block = Buffer.from(headerBlock(message.headers)).subarray(0, Number(partial[1])).toString();
-        items += ` BODY[HEADER]<0> {${Buffer.byteLength(block)}}\r\n${block}`;
+        const [origin, length] = [Number(partial[1]), Number(partial[2])];
+        const block = blockBytes(message.headers)
+          .subarray(origin, origin + length)
+          .toString();
+        items += ` BODY[HEADER]<${origin}> {${Buffer.byteLength(block)}}\r\n${block}`;
       }
       send(`* ${index + 1} FETCH (${items})`);
     });

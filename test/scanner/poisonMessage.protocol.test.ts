@@ -3,7 +3,9 @@
 // literal) lies just below the cursor's next UID, and a tagged copy behind it. Each header block is asked for in
 // part (`BODY.PEEK[HEADER]<0.n>`): the poison's is never read whole, it is skipped with its reason and counted,
 // the cursor passes it and the tagged copy is recorded, all in one sweep, on one connection.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { spawnEntry } from '../../scripts/lib/process';
 import { newsletterHeaders, startScriptedImap } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { BATCH_HEADER_BYTES, FIRST_READ_BYTES } from '../../shared/adapters/imap/ImapSession';
@@ -17,6 +19,8 @@ import { FakeChecks, MemoryCursors } from '../support/scannerFakes';
 import { SEED as ACCOUNT, DOVECOT_LIKE, seedCredentialSource, seedMessage } from '../support/scriptedSeed';
 
 const clock = new ManualClock();
+/** What the memory test's server process adds: 1,000 messages of 3.9 MB of header fields. */
+const POISON = { messages: 1000 };
 const cleanups = cleanupsAfterEach();
 
 /** 45 `To:` fields of about 100 KB each, every one naming the seed: what Postfix lets through field by field. */
@@ -26,11 +30,11 @@ const poisonHeaders = (uid: number) =>
     ...Array.from({ length: 45 }, (_, index) => `To: "${'x'.repeat(100 * 1024)}${index}" <${ACCOUNT}>`),
   ]);
 
-/** The header bytes each `UID FETCH` asked for (its `<0.n>`), by the UIDs it named. */
+/** The header bytes each `UID FETCH` asked for (its `<origin.n>`), by the UIDs it named. */
 const partials = (commands: string[]) =>
   commands.flatMap((command) => {
-    const found = /^UID FETCH (\S+) .*BODY\.PEEK\[HEADER\]<0\.(\d+)>/i.exec(command);
-    return found ? [{ uids: found[1] ?? '', bytes: Number(found[2]) }] : [];
+    const found = /^UID FETCH (\S+) .*BODY\.PEEK\[HEADER\]<(\d+)\.(\d+)>/i.exec(command);
+    return found ? [{ uids: found[1] ?? '', from: Number(found[2]), bytes: Number(found[3]) }] : [];
   });
 
 const sweepWith = async (messages: ReturnType<typeof seedMessage>[]) => {
@@ -83,16 +87,19 @@ describe('a message whose header block is too large to read', () => {
     expect(cursors.byKey.get(`${ACCOUNT} INBOX`)?.lastUid).toBe(2);
     // One connection: the poison never made imapflow drop it.
     expect(server.commands.filter((command) => /^LOGIN\b|^AUTHENTICATE\b/i.test(command))).toHaveLength(1);
-    // Asked for in part: the batch at the first-read size, the poison alone at one byte over the cap.
+    // Asked for in part: the batch at the first-read size, then of the poison one byte past the cap, never more.
     expect(partials(server.commands)).toEqual([
-      { uids: '1:2', bytes: FIRST_READ_BYTES },
-      { uids: '1', bytes: MAX_HEADER_BYTES + 1 },
+      { uids: '1:2', from: 0, bytes: FIRST_READ_BYTES },
+      { uids: '1', from: MAX_HEADER_BYTES, bytes: 1 },
     ]);
     // Logged with the account and the UID, never the content.
     const logged = lines.find((line) => line.includes('skipped a message'));
     expect(logged).toContain('"uid":1');
     expect(logged).toContain(ACCOUNT);
     expect(lines.join('\n')).not.toContain('xxxxxxxx');
+    console.info(
+      `poison message figure ${JSON.stringify({ headerBytes: Buffer.byteLength(poison.headers), skippedUid: 1, reason: 'too-large', sweeps: sweeps.length, fetches: partials(server.commands).length })}`,
+    );
   });
 
   it('reads a long but legal header block whole, and keeps a batch inside its byte budget', async () => {
@@ -114,8 +121,8 @@ describe('a message whose header block is too large to read', () => {
     expect(skipped).toEqual([]);
     expect(checks.calls.map((call) => call.checkId).sort()).toEqual([...ids].sort());
     expect(cursors.byKey.get(`${ACCOUNT} INBOX`)?.lastUid).toBe(12);
-    // Each fetch: the first read of its batch, then whole blocks alone while the budget holds one more.
-    const asked = partials(server.commands);
+    // Each fetch: the first read of its batch, the probe past the cap, then whole blocks alone while the budget holds.
+    const asked = partials(server.commands).filter(({ from }) => from === 0);
     const batches = asked.filter(({ bytes }) => bytes === FIRST_READ_BYTES);
     expect(batches.length).toBeGreaterThan(1);
     // Each block holds at least 9 × 100 KB of the fields the scanner reads: no fetch held more than the budget.
@@ -126,6 +133,72 @@ describe('a message whose header block is too large to read', () => {
     }
     expect(longest).toBeGreaterThan(1);
     expect(longest * 9 * 100 * 1024).toBeLessThanOrEqual(BATCH_HEADER_BYTES);
-    expect(asked.filter(({ bytes }) => bytes === MAX_HEADER_BYTES + 1)).toHaveLength(12);
+    expect(asked.filter(({ bytes }) => bytes === MAX_HEADER_BYTES)).toHaveLength(12);
   });
+
+  it('holds the scanner within 64 MB of a held session while it steps over 1,000 of them', async () => {
+    // The server runs in a process of its own (test/support/poisonImapChild.ts), so this one's RSS is the scanner's.
+    // The baseline: the scanner holding its session after reading the one plain message the mailbox first holds.
+    const checkId = newCheckId();
+    const child = await spawnEntry(
+      join(__dirname, '../support/poisonImapChild.ts'),
+      { CHECK_ID: checkId, POISON_MESSAGES: String(POISON.messages) },
+      /listening (\d+)/,
+    );
+    const server = { host: '127.0.0.1', port: Number(child.match[1]) };
+    const checks = new FakeChecks([{ checkId, accounts: [ACCOUNT] }]);
+    const cursors = new MemoryCursors();
+    await cursors.put(ACCOUNT, 'INBOX', { uidValidity: '7', lastUid: 0 });
+    const skipped: number[] = [];
+    const log = createLogger('test', 'error', () => undefined);
+    const scanner = new Scanner({
+      checks,
+      cursors,
+      credentials: seedCredentialSource(server),
+      connector: new ImapConnector(log, { connectMs: 2000, greetingMs: 2000, socketMs: 10_000 }),
+      clock,
+      log,
+      events: { skipped: ({ uid }) => skipped.push(uid) },
+    });
+    cleanups.push(
+      async () => {
+        await child.stop();
+      },
+      () => scanner.close(),
+    );
+    await scanner.sweepOnce();
+    const baseline = process.memoryUsage().rss;
+    const added = new Promise<number>((resolve) =>
+      child.child.stdout.on('data', (chunk: Buffer) => {
+        const found = /added (\d+)/.exec(chunk.toString());
+        if (found) resolve(Number(found[1]));
+      }),
+    );
+    child.child.stdin.write('add\n');
+    const headerBytesEach = await added;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
+    const last = POISON.messages + 2;
+    try {
+      for (let sweep = 0; sweep < 20 && (cursors.byKey.get(`${ACCOUNT} INBOX`)?.lastUid ?? 0) < last; sweep++)
+        await scanner.sweepOnce();
+    } finally {
+      clearInterval(sampler);
+    }
+    const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    const figures = {
+      messages: POISON.messages,
+      headerBytesEach,
+      baselineRssMb: mb(baseline),
+      peakRssMb: mb(peak),
+      overBaselineMb: mb(peak - baseline),
+    };
+    console.info(`byte budget figure ${JSON.stringify(figures)}`);
+    expect(headerBytesEach).toBeGreaterThan(3.9e6);
+    expect(skipped).toHaveLength(POISON.messages);
+    expect(checks.calls.map((call) => call.checkId)).toEqual([checkId]);
+    expect(peak - baseline).toBeLessThan(64 * 2 ** 20);
+  }, 120_000);
 });

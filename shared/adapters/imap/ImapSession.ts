@@ -194,50 +194,69 @@ export class ImapSession implements MailboxSession {
 
   /**
    * The messages of `range`, each read as at most FIRST_READ_BYTES of its header block (a batch of FETCH_BATCH asks
-   * for at most BATCH_HEADER_BYTES), then the ones cut short read again alone, as at most MAX_HEADER_BYTES + 1: one
-   * longer than that is `too-large`, never parsed. Once a batch holds too much to read one more of those whole, it and
-   * the rest are left `over-budget` for the next fetch. So no answer, and no literal, outgrows its budget.
+   * for at most BATCH_HEADER_BYTES). Of the ones cut short, one byte past MAX_HEADER_BYTES is asked in one command:
+   * those that have it are `too-large`, never read. The rest are read again alone, whole, while the batch can hold
+   * one more; then it and the rest are left `over-budget` for the next fetch. No answer outgrows its budget.
    */
   private async fetchHeaders(range: string): Promise<FetchedHeaders[]> {
-    const first = await this.fetchCapped(range, FIRST_READ_BYTES);
+    const first = await this.fetchCapped(range, 0, FIRST_READ_BYTES);
+    const cut = first.filter((message) => message.cut).map(({ read }) => read.uid);
+    const over =
+      cut.length === 0
+        ? new Set<number>()
+        : new Set(
+            (await this.fetchCapped(cut.join(','), MAX_HEADER_BYTES, 1))
+              .filter(({ raw }) => raw > 0)
+              .map(({ read }) => read.uid),
+          );
     const read: FetchedHeaders[] = [];
     let held = 0;
     for (const message of first) {
-      if (!message.cut) {
-        held += message.headers.length;
-        read.push(message.read);
-        continue;
-      }
-      if (held > 0 && held + MAX_HEADER_BYTES + 1 > BATCH_HEADER_BYTES) {
-        read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'over-budget' });
-        break;
-      }
-      const [again] = await this.fetchCapped(String(message.read.uid), MAX_HEADER_BYTES + 1);
-      if (!again || again.cut) {
+      const { uid } = message.read;
+      if (over.has(uid)) {
         read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'too-large' });
         continue;
       }
-      held += again.headers.length;
-      read.push(again.read);
+      if (!message.cut) {
+        held += message.read.headers.length;
+        read.push(message.read);
+        continue;
+      }
+      if (held > 0 && held + MAX_HEADER_BYTES > BATCH_HEADER_BYTES) {
+        read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'over-budget' });
+        break;
+      }
+      const [again] = await this.fetchCapped(String(uid), 0, MAX_HEADER_BYTES);
+      // Grown past the cap since the probe cannot happen (a message does not change); counted as too large anyway.
+      if (!again || again.cut) read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'too-large' });
+      else {
+        held += again.read.headers.length;
+        read.push(again.read);
+      }
     }
     return read;
   }
 
-  /** One FETCH of `BODY.PEEK[HEADER]<0.bytes>`, kept to the fields the scanner reads; `cut`: the block is longer. */
+  /**
+   * One FETCH of `BODY.PEEK[HEADER]<from.bytes>`, kept to the fields the scanner reads; `cut`: the block is longer,
+   * `raw`: the bytes the server sent.
+   */
   private async fetchCapped(
     range: string,
+    from: number,
     bytes: number,
-  ): Promise<{ read: FetchedHeaders; cut: boolean; headers: Buffer }[]> {
+  ): Promise<{ read: FetchedHeaders; cut: boolean; raw: number }[]> {
     const messages = await this.client.fetchAll(
       range,
-      { uid: true, internalDate: true, bodyParts: [{ key: 'HEADER', start: 0, maxLength: bytes }] },
+      { uid: true, internalDate: true, bodyParts: [{ key: 'HEADER', start: from, maxLength: bytes }] },
       { uid: true },
     );
     return messages.map((message) => {
       const raw = message.headers ?? message.bodyParts?.get('header') ?? Buffer.alloc(0);
-      const headers = Buffer.from(selectedFields(raw.toString('latin1'), FETCHED), 'latin1');
+      const headers =
+        from === 0 ? Buffer.from(selectedFields(raw.toString('latin1'), FETCHED), 'latin1') : Buffer.alloc(0);
       const read = { uid: message.uid, internalDate: dateOf(message.internalDate), headers };
-      return { read, cut: raw.length >= bytes, headers };
+      return { read, cut: raw.length >= bytes, raw: raw.length };
     });
   }
 }
