@@ -74,7 +74,10 @@ describe('a message of 45 To: fields of 99 KB each, through Postfix and Dovecot'
     const completeMs = Date.now() - started;
 
     const skipped = harness.logs.filter((line) => line.message === 'skipped a message it could not read');
-    console.info(`poison message figure ${JSON.stringify({ rawBytes: raw.length, completeMs, skipped })}`);
+    const [skip] = skipped as { uid?: number; reason?: string }[];
+    console.info(
+      `poison message figure ${JSON.stringify({ rawBytes: raw.length, completeMs, skipped: skipped.length, uid: skip?.uid, reason: skip?.reason })}`,
+    );
     expect(body).toMatchObject({ status: 'complete', received: 1 });
     expect(skipped).toEqual([
       expect.objectContaining({ account: ACCOUNT, folder: 'INBOX', reason: 'too-large' }),
