@@ -232,7 +232,7 @@ export const readAhead = (state: AccountState, path: string, range: AheadRange):
 };
 
 /** A fetch's answer as a read: what to attribute, the UIDs skipped as too large, and how far it reached. */
-export const answerOf = (messages: FetchedHeaders[], to: number) => {
+const answerOf = (messages: FetchedHeaders[], to: number) => {
   const deferred = messages.find(({ unread }) => unread === 'over-budget');
   const reached = deferred ? deferred.uid - 1 : to;
   const within = messages.filter(({ uid }) => uid <= reached);

@@ -24,7 +24,7 @@ export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs
  * The longest literal a connection takes: a header read asks for at most MAX_HEADER_BYTES + 1 (ImapSession), so a
  * longer one is a server that ignored the partial fetch; refusing it ends the connection before it costs memory.
  */
-export const MAX_LITERAL_BYTES = MAX_HEADER_BYTES + 64 * 1024;
+const MAX_LITERAL_BYTES = MAX_HEADER_BYTES + 64 * 1024;
 export const LOGOUT_WAIT_MS = 2000;
 
 /** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
