@@ -22,6 +22,9 @@ export const NEEDS_A_REAL_PEER: Record<string, string> = {
 
 /** The files that need no peer but most of the loop's minute each: the full suite runs them. */
 export const TOO_SLOW_FOR_THE_LOOP: Record<string, string> = {
+  'test/scanner/poisonMessage.protocol.test.ts':
+    'starts a scripted IMAP server as a process of its own (memory)',
+  'test/local/keepAlive.test.ts': 'waits out a 12 s client stall on the real clock',
   'test/local/npmStart.test.ts': 'starts npm start and the admin CLI as processes of their own',
   'test/local/accessLimits.test.ts': 'starts npm start as a process of its own',
   'test/local/localTrust.test.ts': 'starts npm start as a process of its own',

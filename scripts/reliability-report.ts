@@ -40,9 +40,17 @@ const AREAS: { area: string; files: string[] }[] = [
       'test/unit/headers.test.ts',
       'test/conformance/hostile.test.ts',
       'test/conformance/authorization.test.ts',
+      'test/scanner/poisonMessage.protocol.test.ts',
+      'test/unit/unknownKeyFlood.test.ts',
+      'test/unit/callbackBody.test.ts',
+      'test/unit/ianaRanges.test.ts',
+      'test/unit/oauthRedaction.test.ts',
     ],
   },
-  { area: 'Hostile mail through the stack', files: ['test/mailstack/hostileCorpus.test.ts'] },
+  {
+    area: 'Hostile mail through the stack',
+    files: ['test/mailstack/hostileCorpus.test.ts', 'test/mailstack/poisonMessage.test.ts'],
+  },
   {
     area: 'Access and abuse',
     files: [

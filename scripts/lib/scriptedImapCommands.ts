@@ -8,6 +8,7 @@ import type {
 } from './scriptedImapShapes';
 import {
   dayOf,
+  headerBlock,
   headerFields,
   inSet,
   internalDateOf,
@@ -154,10 +155,21 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
     return items;
   };
 
+  // One header block's bytes per distinct header text: a test may give a thousand messages one multi-MB text.
+  const blocks = new Map<string, Buffer>();
+  const blockBytes = (headers: string) => {
+    const known = blocks.get(headers);
+    if (known) return known;
+    const bytes = Buffer.from(headerBlock(headers));
+    blocks.set(headers, bytes);
+    return bytes;
+  };
+
   const fetch = (tag: string, text: string, args: string[]) => {
     const mailbox = session.selected as ScriptedFolder;
     const wanted = inSet(args[0] ?? '', uidNextOf(mailbox) - 1);
     const fields = /BODY\.PEEK\[HEADER\.FIELDS \(([^)]*)\)\]/i.exec(text)?.[1];
+    const partial = /BODY\.PEEK\[HEADER\]<(\d+)\.(\d+)>/i.exec(text);
     mailbox.messages.forEach((message, index) => {
       if (!wanted(message.uid)) return;
       let items = `UID ${message.uid}`;
@@ -171,6 +183,15 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
       const head = fields === undefined ? undefined : headerFields(message.headers, fields.split(' '));
       if (head) items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
       items += wholeMessageItems(message, text);
+      // BODY.PEEK[HEADER]<o.n>: the whole header block, n of its bytes from o (RFC 3501 6.4.5, partial fetch).
+      if (partial) {
+        // Sent as text like the rest: a cut through a UTF-8 character is sent whole (its literal a byte or two longer).
+        const [origin, length] = [Number(partial[1]), Number(partial[2])];
+        const block = blockBytes(message.headers)
+          .subarray(origin, origin + length)
+          .toString();
+        items += ` BODY[HEADER]<${origin}> {${Buffer.byteLength(block)}}\r\n${block}`;
+      }
       send(`* ${index + 1} FETCH (${items})`);
     });
     return send(`${tag} OK FETCH completed.`);

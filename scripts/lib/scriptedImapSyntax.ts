@@ -30,6 +30,13 @@ export const inSet = (set: string, highest: number) => (uid: number) =>
   });
 
 /** Only the requested fields of a header block, as a server answers BODY[HEADER.FIELDS (...)]. */
+/** A message's whole header block as IMAP's BODY[HEADER] gives it: its fields, CRLF line ends, an empty line. */
+export const headerBlock = (headers: string) =>
+  `${headers
+    .replace(/\r?\n$/, '')
+    .split(/\r?\n/)
+    .join('\r\n')}\r\n\r\n`;
+
 export const headerFields = (headers: string, names: string[]) => {
   const wanted = new Set(names.map((name) => name.toLowerCase()));
   const fields = headers.replace(/\r?\n$/, '').split(/\r?\n(?![ \t])/);

@@ -1,5 +1,6 @@
 // Owns the account test's delivery check: watching the mailbox for the probe until the wait runs out, and what the
 // scanner would make of the copy that arrived (which envelope evidence it carries, whether it could be credited).
+import { sleep } from '../domain/timer';
 
 import type { MailboxCredentials, MailboxSession } from '../scanner/ports';
 import { judgeProbeCopy, probeCopyOf, type scanFolders } from '../scanner/probe';
@@ -10,8 +11,6 @@ export interface ProbeDelivery {
   bcc_works?: boolean;
   attributed?: boolean;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Looks for the probe in every folder a sweep reads, once a second, until it arrives or `waitMs` has passed. */
 export const watchForProbe = async (

@@ -63,25 +63,37 @@ const parsedJson = (text: string): { ok: true; value: unknown } | { ok: false } 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** `callback_url` as a body may spell it, in JSON's escapes too: a fixed pattern, linear on any text. */
+const MENTIONS_CALLBACK = /callback(?:_|\\u005f)url/i;
+
+/** Whether a body names `callback_url` anywhere: such a body asks for a webhook, and is judged. */
+export const mentionsCallback = (text: string): boolean => MENTIONS_CALLBACK.test(text);
+
 /**
  * The start request from its raw body. The base contract sends none and ignores any body sent anyway, and so does
  * this, unless the body asks for a webhook: it is declared JSON (`declaredJson`: Content-Type application/json),
- * or it is a JSON object naming `callback_url`. Such a body is judged strictly; any other is ignored as before.
+ * or it names `callback_url` anywhere (`mentioned`, for a body too long to be passed whole), whatever its
+ * Content-Type. Such a body is judged strictly (400 when it is not a valid request); any other is ignored as before.
  */
 export const parseStartRequest = (
   body: Buffer | undefined,
   policy: CallbackPolicy,
   declaredJson = false,
+  mentioned = false,
 ): StartRequest => {
   if (!body || body.length === 0) return {};
+  const mentions = mentioned || mentionsCallback(body.toString('latin1'));
+  const judged = declaredJson || mentions;
   if (body.length > MAX_START_BODY_BYTES)
-    return declaredJson ? refuse(`longer than ${MAX_START_BODY_BYTES} bytes`) : {};
+    return judged ? refuse(`longer than ${MAX_START_BODY_BYTES} bytes`) : {};
   const parsed = parsedJson(body.toString('utf8'));
-  if (!parsed.ok) return declaredJson ? refuse('not valid JSON') : {};
+  if (!parsed.ok) return judged ? refuse('not valid JSON') : {};
   const value = parsed.value;
-  if (!isObject(value)) return declaredJson ? refuse('expected a JSON object') : {};
+  if (!isObject(value)) return judged ? refuse('expected a JSON object') : {};
   // A JSON object that does not ask for a webhook is ignored, as the base contract ignores any body.
-  if (!Object.hasOwn(value, 'callback_url')) return {};
+  // One that names it elsewhere (nested, in a value) meant to ask for one: told so, not started without it.
+  if (!Object.hasOwn(value, 'callback_url'))
+    return mentions ? refuse('callback_url must be a field of the top-level object') : {};
   const unknown = Object.keys(value).filter((name) => name !== 'callback_url');
   // The names are the caller's own text: counted, not repeated.
   if (unknown.length > 0)

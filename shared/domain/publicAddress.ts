@@ -20,17 +20,22 @@ const NOT_PUBLIC_V4: readonly [string, number][] = [
   ['240.0.0.0', 4],
 ];
 
-// Every IPv6 form that can carry an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo) is refused whole rather
-// than decoded: a public service has no reason to be reached through one.
+// Every IPv6 form that can carry an IPv4 address (mapped, translated, compatible, NAT64, 6to4, Teredo) is refused
+// whole rather than decoded: a public service has no reason to be reached through one. Every entry of IANA's
+// special-purpose registries that is not globally reachable is here (test/fixtures/iana/special-purpose.csv).
 const NOT_PUBLIC_V6: readonly [string, number][] = [
   ['::', 96], // unspecified, loopback and IPv4-compatible
   ['::ffff:0:0', 96], // IPv4-mapped
+  ['::ffff:0:0:0', 96], // IPv4-translated (RFC 2765)
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001::', 32], // Teredo
+  ['100::', 64], // discard-only
+  ['100:0:0:1::', 64], // dummy prefix
+  ['2001::', 23], // IETF protocol assignments: Teredo, benchmarking (2001:2::/48), AMT, AS112, ORCHIDv2
   ['2001:db8::', 32],
   ['2002::', 16], // 6to4
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // SRv6 SIDs
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10],

@@ -1,7 +1,9 @@
 // Owns the in-process scanner of `npm start`: the same loop as the Lambda, started by a kick or a 60 s timer.
+
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
+import { every, type Timer } from '../domain/timer';
 import type { Logger } from '../log';
 import type { Lease } from '../scanner/ports';
 import type { Scanner } from '../scanner/Scanner';
@@ -11,7 +13,7 @@ export class LocalScanRunner implements ScanTrigger {
   private running: Promise<void> | undefined;
   private kickedWhileRunning = false;
   private lastKickAt = Number.NEGATIVE_INFINITY;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private readonly stopper = new AbortController();
   private readonly owner = `local-${randomUUID()}`;
   private runMs = 0;
@@ -29,7 +31,7 @@ export class LocalScanRunner implements ScanTrigger {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.wake(false), this.scheduleMs);
+    this.timer = every(this.scheduleMs, () => this.wake(false));
     this.wake(true);
   }
 
@@ -61,7 +63,7 @@ export class LocalScanRunner implements ScanTrigger {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.stopper.abort();
     await this.running;
     // No next loop: the sessions the last one parked are logged out.

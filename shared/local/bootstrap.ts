@@ -1,4 +1,5 @@
 // Owns preparing a local store at boot: the table, the account registry from the config file, and API keys.
+
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -14,6 +15,7 @@ import { validateAccount } from '../domain/account';
 import { generateApiKey, hashApiKey, newApiKeyRecord } from '../domain/apiKey';
 import type { Clock } from '../domain/clock';
 import { ConflictError } from '../domain/errors';
+import { sleep } from '../domain/timer';
 import type { LocalConfig } from './localConfig';
 
 /**
@@ -43,7 +45,7 @@ export const ensureTable = async (client: DynamoDBDocumentClient, tableName: str
   for (let attempt = 0; attempt < 50; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (Table?.TableStatus === 'ACTIVE') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   try {
     await client.send(

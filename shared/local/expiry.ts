@@ -2,10 +2,12 @@
 // (and every key's start counters) stayed in the local table, and the table, its index and leveldb's files grew for
 // as long as the service ran. Expiry itself never depends on deletion (shared/domain/check.ts isExpired): this only
 // keeps the local store the size DynamoDB's TTL keeps the real one.
+
 import { DeleteCommand, type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { written } from '../adapters/dynamo/conditionalWrite';
 import { TABLE_SCHEMA } from '../adapters/dynamo/table';
 import type { Clock } from '../domain/clock';
+import { every, type Timer } from '../domain/timer';
 import type { Logger } from '../log';
 
 /** As often as the runner's schedule: DynamoDB's own TTL is far less punctual (hours), so this is generous. */
@@ -62,7 +64,7 @@ export const purgeExpired = async (
 
 /** Runs purgeExpired every PURGE_EVERY_MS while the local service runs. */
 export class LocalExpiry {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
@@ -71,7 +73,7 @@ export class LocalExpiry {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.purge(), this.everyMs);
+    this.timer = every(this.everyMs, () => void this.purge());
   }
 
   /** One purge now (none while one is running); a failure is logged and the next one tries again. */
@@ -86,7 +88,7 @@ export class LocalExpiry {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     await this.running;
   }
 }

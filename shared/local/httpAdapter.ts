@@ -199,6 +199,9 @@ const screened = (
   }
 };
 
+/** How long the local server keeps an idle connection open (docs/operating.md). */
+export const KEEP_ALIVE_MS = 65_000;
+
 /** Path of the benchmarks' timing read-out; served only when the server was created with `handlerTiming`. */
 export const HANDLER_TIMING_PATH = '/__bench/handler-timings';
 
@@ -256,5 +259,10 @@ export const createLocalServer = (
     }
   });
   server.on('clientError', answerClientError);
+  // Longer than common client pools keep an idle socket (undici 4 s, AWS SDK and browsers up to 60 s): a client whose
+  // event loop stalls between requests must not find its socket closed under it ("other side closed").
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Above the keep-alive, as Node requires, or a socket idle just under it could be cut while its headers arrive.
+  server.headersTimeout = KEEP_ALIVE_MS + 1000;
   return server;
 };

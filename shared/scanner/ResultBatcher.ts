@@ -1,9 +1,11 @@
 // Owns coalescing the results that one tick finds for the same check into one write. One message to 20 test
 // mailboxes lands in all of them within milliseconds, and each account's sweep finds its copy in the same tick: one
 // conditional write for all of them costs what a single one does, where 20 writes of a 3 KB item cost 60 units.
+
 import type { DetectedCategory } from '../domain/categories';
 import type { Clock } from '../domain/clock';
 import type { PlacementDetails, RecordOutcome } from '../domain/ports';
+import { startTimer, type Timer } from '../domain/timer';
 import type { ResultStore } from './ports';
 
 /** How long the first result of a check waits for others of the same tick. */
@@ -24,7 +26,7 @@ const MAX_CLOSED_REMEMBERED = 10_000;
 
 export class ResultBatcher {
   /** Each check's batch being gathered, and the timer that writes it when its window ends. */
-  private readonly open = new Map<string, { waiting: Waiting[]; timer: NodeJS.Timeout }>();
+  private readonly open = new Map<string, { waiting: Waiting[]; timer: Timer }>();
   /**
    * Checks the store called closed (past their 5 minutes, or never stored here). Closed is final, so copies of them
    * found later (other accounts, other folders, a first sight of old mail) are answered without a write: each
@@ -59,7 +61,7 @@ export class ResultBatcher {
     return new Promise((resolve, reject) => {
       let gathering = this.open.get(checkId);
       if (!gathering) {
-        gathering = { waiting: [], timer: setTimeout(() => void this.flush(checkId), this.windowMs) };
+        gathering = { waiting: [], timer: startTimer(this.windowMs, () => void this.flush(checkId)) };
         this.open.set(checkId, gathering);
       }
       const { waiting } = gathering;
@@ -79,7 +81,7 @@ export class ResultBatcher {
     const gathering = this.open.get(checkId);
     if (!gathering) return;
     this.open.delete(checkId);
-    clearTimeout(gathering.timer);
+    gathering.timer.cancel();
     const { waiting } = gathering;
     // The first copy of each account goes in the batch; a second copy (the same message in two folders) can only
     // be already-recorded, and is written alone after.

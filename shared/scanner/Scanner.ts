@@ -1,10 +1,10 @@
 // Owns one sweep of the test mailboxes end to end: it asks planning what to read, reads it, attributes and records.
 
 import { StoreUnavailableError } from '../domain/errors';
-import type { RecordOutcome } from '../domain/ports';
 import { isProvider, presetFor } from '../providers/presets';
-import { attribute } from './attributing';
 import { type Announced, foldersToRead } from './focus';
+import { SWEEP_BATCHES } from './folderReads';
+import { type AccountSweepContext, sweepFolder } from './folderSweep';
 import { scanFolders } from './folders';
 import { ParkedSessions } from './parking';
 import {
@@ -16,16 +16,7 @@ import {
   waitingAccounts,
 } from './planning';
 import type { MailboxSession } from './ports';
-import {
-  type AccountState,
-  advanceCursors,
-  closingSignal,
-  dropSession,
-  readAhead,
-  readNew,
-  SWEEP_BATCHES,
-  sessionOf,
-} from './reading';
+import { type AccountState, advanceCursors, closingSignal, dropSession, sessionOf } from './reading';
 import { Recorder } from './recording';
 import type { ScannerDeps } from './ScannerDeps';
 import { type AccountSweep, emptySweep, type TickReport } from './scanHooks';
@@ -198,7 +189,7 @@ export class Scanner {
   private async sweepAccount(email: string, state: AccountState, news?: Announced): Promise<AccountSweep> {
     const startedAt = performance.now();
     const report = emptySweep(email);
-    const { cursors, clock } = this.deps;
+    const { cursors } = this.deps;
     try {
       const credentials = await this.deps.credentials.get(email);
       if (!credentials) throw new Error('no credentials for this account');
@@ -212,72 +203,25 @@ export class Scanner {
         news,
         pushed,
       );
-      // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
-      const placed = (checkId: string, outcome: RecordOutcome) =>
-        this.plan.placed(checkId, email, outcome === 'closed', clock.now());
       const evidence = isProvider(credentials.provider)
         ? presetFor(credentials.provider).quirks.envelopeEvidence.value
         : undefined;
       const chosen = scanFolders(folders, credentials.folders);
       if (this.deps.watch && !focused) this.watches.keep(credentials, chosen, this.closing.signal);
       const moved: NonNullable<AccountState['cursors']> = new Map();
-      const budget = { batches: SWEEP_BATCHES };
+      const context: AccountSweepContext = {
+        ...{ deps: this.deps, plan: this.plan, record: this.record, tabs: this.tabs, watches: this.watches },
+        ...{ email, state, credentials, session, reader, evidence, report, moved },
+        budget: { batches: SWEEP_BATCHES },
+        winding: () => this.winding,
+      };
       let [backlog, stalled] = [false, false];
       for (const folder of chosen) {
         const folderState = folders.find((candidate) => candidate.path === folder.path);
         if (!folderState) continue;
-        let unfinished: boolean | undefined;
-        for await (const read of readNew(cursors, clock, email, state, reader, folderState, budget)) {
-          if (unfinished === undefined) report.foldersRead++;
-          unfinished = read.partial;
-          stalled ||= read.stalled !== undefined;
-          if (read.stalled?.skipped) this.record.skipped(email, folder.path, read.stalled.skipped);
-          report.messagesFetched += read.messages.length;
-          const messages = read.cursor ? this.tabs.unread(email, folder.path, read.messages) : read.messages;
-          await this.plan.listed(messages);
-          const found = await attribute(messages, {
-            email,
-            session,
-            folderCategory: folder.category,
-            path: folder.path,
-            evidence,
-            trust: credentials.trust,
-            wanted: (checkId, message) => this.plan.mayWait(checkId, message.internalDate),
-            costOf: ({ uid }, cost) => this.deps.events?.parsed?.({ email, path: folder.path, uid, ...cost }),
-          });
-          // The next copies are likely to land where these did: a watch that can select that folder does.
-          if (found.copies.length > 0) this.watches.landed(email, folder.path);
-          if (!read.cursor) {
-            // Read ahead of the cursor: a copy no tab search names yet is left to the read that reaches it in order.
-            report.placements += await this.record.all(found.copies, credentials, folder.path, placed);
-            if (read.ahead && found.untabbed.length === 0) readAhead(state, folder.path, read.ahead);
-            continue;
-          }
-          const waited = this.tabs.decide(
-            email,
-            folder.path,
-            found.untabbed,
-            read.cursor,
-            clock.now(),
-            (id) => this.plan.createdAtOf(id),
-          );
-          const copies = [...found.copies, ...waited.unknown];
-          report.placements += await this.record.all(copies, credentials, folder.path, placed);
-          // Results are written before the cursor moves, so a crash in between re-reads, never skips.
-          moved.set(folder.path, waited.cursor);
-          // A copy waiting for its tab holds the cursor: the folder is read from there again, as its grace allows.
-          if (waited.cursor.lastUid < read.cursor.lastUid) {
-            unfinished = false;
-            break;
-          }
-          // News, or a scanner closing, ends the oldest-first batches here; every folder still gets its first.
-          if (this.watches.hasNews(email) || this.winding) budget.batches = 0;
-          if (!read.partial) continue;
-          // A backlog keeps its progress batch by batch: a sweep failing later resumes from here.
-          await advanceCursors(cursors, email, state, moved);
-          moved.clear();
-        }
-        if (unfinished) backlog = true;
+        const swept = await sweepFolder(context, folder, folderState);
+        backlog ||= swept.unfinished;
+        stalled ||= swept.stalled;
         if (stalled) break;
       }
       await advanceCursors(cursors, email, state, moved);

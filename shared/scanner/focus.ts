@@ -1,8 +1,9 @@
 // Owns a sweep of only the folders a watch announced: each one opened (EXAMINE says its state) with no listing first.
 import type { DetectedCategory } from '../domain/categories';
+import { FETCH_BATCH } from './folderReads';
 import { scanFolders } from './folders';
 import type { CursorStore, FetchedHeaders, FolderState, MailboxCredentials, MailboxSession } from './ports';
-import { type AccountState, FETCH_BATCH, knownCursors } from './reading';
+import { type AccountState, knownCursors } from './reading';
 import type { PushedOpening } from './watching';
 
 /** The folders announcements named since an account's last sweep started (see Watches.sweeping). */

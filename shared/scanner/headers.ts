@@ -175,3 +175,17 @@ export const valueInBlock = (block: string, name: string): string | undefined =>
   if (field.name === undefined) return undefined;
   return unfolded(block, { ...field, valueEnd: Math.min(field.valueEnd, field.valueStart + max) });
 };
+
+/**
+ * The fields of a header block named in `names` (lower-case), each with its continuation lines, in their order:
+ * what `BODY[HEADER.FIELDS (…)]` would have answered, cut from a whole `BODY[HEADER]<0.n>` read. One pass.
+ */
+export const selectedFields = (block: string, names: ReadonlySet<string>): string => {
+  const kept: string[] = [];
+  for (let start = 0; start < block.length; ) {
+    const field = fieldAt(block, start);
+    if (field.name !== undefined && names.has(field.name)) kept.push(block.slice(start, field.end));
+    start = field.end > start ? field.end : block.length;
+  }
+  return kept.join('');
+};

@@ -53,6 +53,12 @@ export interface FetchedHeaders {
   /** Milliseconds since the epoch, as the server stored it (INTERNALDATE). */
   internalDate: number;
   headers: Buffer;
+  /**
+   * Set when the headers were not read: `too-large`, its header block is over MAX_HEADER_BYTES (skipped, counted and
+   * stepped over); `over-budget`, the fetch's byte budget was spent before it (it and every UID above it are read
+   * by the next fetch: nothing above it is in this answer).
+   */
+  unread?: 'too-large' | 'over-budget';
 }
 
 export const GMAIL_TABS = ['primary', 'promotions', 'social', 'updates', 'forums'] as const;

@@ -7,7 +7,7 @@ import type { Logger } from '../log';
 import { type AttributedCopy, disagrees } from './attributing';
 import type { AccountHealthStore, ResultStore } from './ports';
 import { ResultBatcher } from './ResultBatcher';
-import type { ScanEvents } from './scanHooks';
+import type { ScanEvents, SkipReason } from './scanHooks';
 
 export interface RecorderDeps {
   checks: ResultStore;
@@ -27,14 +27,13 @@ export class Recorder {
     this.results = new ResultBatcher(deps.checks, deps.clock, deps.awaited);
   }
 
-  /** A message the server did not hand over within a fetch's deadline even alone: named by UID, never its content. */
-  skipped(email: string, path: string, uid: number): void {
-    this.deps.log.warn('skipped a message the server did not hand over in time', {
-      account: email,
-      folder: path,
-      uid,
-    });
-    this.deps.events?.skipped?.({ email, path, uid });
+  /**
+   * A message stepped over unread: the server did not hand it over within a fetch's deadline even alone
+   * (`deadline`), or its header block is over MAX_HEADER_BYTES (`too-large`). Named by UID, never its content.
+   */
+  skipped(email: string, path: string, uid: number, reason: SkipReason): void {
+    this.deps.log.warn('skipped a message it could not read', { account: email, folder: path, uid, reason });
+    this.deps.events?.skipped?.({ email, path, uid, reason });
   }
 
   /** Records one attributed copy, once per check and account; returns the store's outcome. */

@@ -22,11 +22,14 @@ export interface ScanEvents {
   watched?(watch: { email: string; path: string; state: 'watching' | 'failed' | 'pushless' }): void;
   /** Every check this scanner settled as complete or timed out (each check is settled once, by one scanner). */
   settled?(check: SettledCheck): void;
-  /** Every message skipped because the server did not hand it over within a fetch's deadline even alone. */
-  skipped?(skip: { email: string; path: string; uid: number }): void;
+  /** Every message stepped over unread: not handed over within a fetch's deadline even alone, or too large. */
+  skipped?(skip: { email: string; path: string; uid: number; reason: SkipReason }): void;
   /** Every message a sweep read, with what reading its header block cost (the scanner's time per hostile copy). */
   parsed?(parse: MessageParse): void;
 }
+
+/** Why a message was stepped over unread (Recorder.skipped). */
+export type SkipReason = 'deadline' | 'too-large';
 
 /** What reading one message's header block (tags, evidence, verdicts) cost, in milliseconds (see ParseCost). */
 export interface MessageParse extends ParseCost {

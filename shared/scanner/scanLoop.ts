@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import { SCAN_SCHEDULE_MS } from './planning';
 import type { Lease } from './ports';
 import type { Scanner } from './Scanner';
+import type { TickReport } from './scanHooks';
 
 /**
  * The scanner Lambda stops its loop this long before its deadline: Scanner.close() waits at most 5 s for sweeps
@@ -81,105 +82,46 @@ export interface ScanLoopReport {
   lastTickAt?: number;
 }
 
+type LoopDeps = { scanner: Pick<Scanner, 'tick' | 'close'>; lease: Lease; clock: Clock; log: Logger };
+
+/** Takes the lease, trying again each interval while `acquireWaitMs` allows; when it was taken, or undefined. */
+const acquireLease = async (
+  { lease, clock }: LoopDeps,
+  options: ScanLoopOptions,
+  signal: AbortSignal | undefined,
+): Promise<{ acquiredAt: number; waited: boolean } | undefined> => {
+  const giveUpAt = clock.now() + (options.acquireWaitMs ?? 0);
+  let waited = false;
+  let acquiredAt = clock.now();
+  while (!(await lease.acquire(options.owner, acquiredAt, options.leaseTtlMs, options.reservedBy))) {
+    waited = true;
+    if (signal?.aborted || clock.now() + options.intervalMs > Math.min(giveUpAt, options.deadline))
+      return undefined;
+    await clock.sleep(options.intervalMs, signal);
+    acquiredAt = clock.now();
+  }
+  return { acquiredAt, waited };
+};
+
 export const runScanLoop = async (
-  deps: { scanner: Pick<Scanner, 'tick' | 'close'>; lease: Lease; clock: Clock; log: Logger },
+  deps: LoopDeps,
   options: ScanLoopOptions,
   signal?: AbortSignal,
   /** Called after every tick, e.g. to publish buffered metrics from a long loop. */
   afterTick?: () => void,
 ): Promise<ScanLoopReport> => {
-  const { scanner, lease, clock, log } = deps;
-  const giveUpAt = clock.now() + (options.acquireWaitMs ?? 0);
-  let waitedForLease = false;
-  let acquiredAt = clock.now();
-  while (!(await lease.acquire(options.owner, acquiredAt, options.leaseTtlMs, options.reservedBy))) {
-    waitedForLease = true;
-    if (signal?.aborted || clock.now() + options.intervalMs > Math.min(giveUpAt, options.deadline)) {
-      return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
-    }
-    await clock.sleep(options.intervalMs, signal);
-    acquiredAt = clock.now();
-  }
-  /** Until when the lease is surely this loop's, by its clock: counted from the moment before the write that took it. */
-  let heldUntil = acquiredAt + options.leaseTtlMs;
+  const { scanner, lease, log } = deps;
+  const acquired = await acquireLease(deps, options, signal);
+  if (!acquired) return { ran: false, ticks: 0, stoppedBecause: 'not-acquired' };
   // A loop that had to wait for the lease was woken while another one ran, and that one swept after the wake-up and
   // then lingered: the check that woke this loop is done or shows within a linger. The full grace would bill
   // seconds of sweeping nothing.
-  const idleGraceMs = waitedForLease
+  const idleGraceMs = acquired.waited
     ? Math.min(options.idleGraceMs, options.lingerMs ?? options.idleGraceMs)
     : options.idleGraceMs;
-  let ticks = 0;
-  let lastTickAt: number | undefined;
-  let stoppedBecause: ScanLoopReport['stoppedBecause'] = 'deadline';
-  let idleSince: number | undefined;
-  let sawWork = false;
-  let failingSince: number | undefined;
-  /** Rethrows once the store has failed for longer than the grace; until then the loop carries on. */
-  const failed = (what: string, error: unknown) => {
-    failingSince ??= clock.now();
-    const failingForMs = clock.now() - failingSince;
-    if (failingForMs > (options.storeFailureGraceMs ?? STORE_FAILURE_GRACE_MS)) throw error;
-    log.warn(`${what} failed; trying again next interval`, { owner: options.owner, failingForMs, error });
-  };
+  const loop = new LoopState(deps, options, idleGraceMs, acquired.acquiredAt);
   try {
-    while (clock.now() + options.intervalMs < options.deadline) {
-      if (signal?.aborted) {
-        stoppedBecause = 'stopped';
-        break;
-      }
-      let healthy = true;
-      lastTickAt = clock.now();
-      const tick = await scanner.tick().catch((error: unknown) => {
-        healthy = false;
-        failed('scanner tick', error);
-      });
-      ticks++;
-      afterTick?.();
-      // Work is an account of this loop's shard held by a live check within its patience; one only late checks wait
-      // for is the schedule's to sweep, so a lone check that never completes does not keep the loop (and its
-      // Lambda) running. A failed tick says nothing.
-      if (tick && tick.heldAccounts > 0) {
-        idleSince = undefined;
-        sawWork = true;
-      } else if (tick) {
-        idleSince ??= clock.now();
-        const grace = sawWork ? (options.lingerMs ?? idleGraceMs) : idleGraceMs;
-        if (clock.now() - idleSince >= grace && tick.started.length > 0) {
-          // The schedule's loop is idle at its first tick, having started the sweeps of accounts no check holds:
-          // they end before it closes (within the deadline), or closing would cut them and count them failed. Then
-          // it looks once more at once: a sweep may have found something to hold (a copy waiting for its Gmail tab).
-          await settled(tick.started, clock, options.deadline, signal);
-          continue;
-        }
-        if (clock.now() - idleSince >= grace) {
-          stoppedBecause = 'idle';
-          break;
-        }
-      }
-      await clock.sleep(options.intervalMs, signal);
-      let held = true;
-      if (renewalDue(heldUntil - clock.now(), options)) {
-        const from = clock.now();
-        // Unknown is not lost: the lease is ours until it expires, and results are conditional writes anyway.
-        held = await lease.acquire(options.owner, from, options.leaseTtlMs).then(
-          (renewed) => {
-            if (renewed) heldUntil = from + options.leaseTtlMs;
-            return renewed;
-          },
-          (error: unknown) => {
-            healthy = false;
-            failed('scanner lease renewal', error);
-            return true;
-          },
-        );
-      }
-      if (!held) {
-        log.warn('scanner lease lost; stopping this loop', { owner: options.owner });
-        stoppedBecause = 'lease-lost';
-        break;
-      }
-      if (healthy) failingSince = undefined;
-    }
+    await loop.run(signal, afterTick);
   } finally {
     // The next loop in this process takes up the sessions of accounts still waited for (Scanner's parked sessions).
     await scanner.close(undefined, true);
@@ -188,5 +130,121 @@ export const runScanLoop = async (
       .release(options.owner)
       .catch((error: unknown) => log.warn('scanner lease not released', { owner: options.owner, error }));
   }
+  const { ticks, stoppedBecause, lastTickAt } = loop;
   return { ran: true, ticks, stoppedBecause, ...(lastTickAt === undefined ? {} : { lastTickAt }) };
 };
+
+/** One loop's ticks between taking the lease and closing: idle, failure and lease bookkeeping. */
+class LoopState {
+  ticks = 0;
+  lastTickAt: number | undefined;
+  stoppedBecause: ScanLoopReport['stoppedBecause'] = 'deadline';
+  private idleSince: number | undefined;
+  private sawWork = false;
+  private failingSince: number | undefined;
+  /** Until when the lease is surely this loop's, by its clock: counted from the moment before the write that took it. */
+  private heldUntil: number;
+
+  constructor(
+    private readonly deps: LoopDeps,
+    private readonly options: ScanLoopOptions,
+    private readonly idleGraceMs: number,
+    acquiredAt: number,
+  ) {
+    this.heldUntil = acquiredAt + options.leaseTtlMs;
+  }
+
+  /** Rethrows once the store has failed for longer than the grace; until then the loop carries on. */
+  private failed(what: string, error: unknown): void {
+    const { clock, log } = this.deps;
+    this.failingSince ??= clock.now();
+    const failingForMs = clock.now() - this.failingSince;
+    if (failingForMs > (this.options.storeFailureGraceMs ?? STORE_FAILURE_GRACE_MS)) throw error;
+    log.warn(`${what} failed; trying again next interval`, {
+      owner: this.options.owner,
+      failingForMs,
+      error,
+    });
+  }
+
+  async run(signal: AbortSignal | undefined, afterTick: (() => void) | undefined): Promise<void> {
+    const { clock, log } = this.deps;
+    const { options } = this;
+    while (clock.now() + options.intervalMs < options.deadline) {
+      if (signal?.aborted) {
+        this.stoppedBecause = 'stopped';
+        return;
+      }
+      let healthy = true;
+      this.lastTickAt = clock.now();
+      const tick = await this.deps.scanner.tick().catch((error: unknown) => {
+        healthy = false;
+        this.failed('scanner tick', error);
+      });
+      this.ticks++;
+      afterTick?.();
+      const next = tick ? await this.afterIdle(tick, signal) : 'sleep';
+      if (next === 'stop') return;
+      if (next === 'again') continue;
+      await clock.sleep(options.intervalMs, signal);
+      const held = await this.renewed(() => {
+        healthy = false;
+      });
+      if (!held) {
+        log.warn('scanner lease lost; stopping this loop', { owner: options.owner });
+        this.stoppedBecause = 'lease-lost';
+        return;
+      }
+      if (healthy) this.failingSince = undefined;
+    }
+  }
+
+  /**
+   * Work is an account of this loop's shard held by a live check within its patience; one only late checks wait
+   * for is the schedule's to sweep, so a lone check that never completes does not keep the loop (and its Lambda)
+   * running. Answers whether the loop sleeps, looks again at once, or stops idle.
+   */
+  private async afterIdle(
+    tick: TickReport,
+    signal: AbortSignal | undefined,
+  ): Promise<'sleep' | 'again' | 'stop'> {
+    const { clock } = this.deps;
+    if (tick.heldAccounts > 0) {
+      this.idleSince = undefined;
+      this.sawWork = true;
+      return 'sleep';
+    }
+    this.idleSince ??= clock.now();
+    const grace = this.sawWork ? (this.options.lingerMs ?? this.idleGraceMs) : this.idleGraceMs;
+    if (clock.now() - this.idleSince < grace) return 'sleep';
+    if (tick.started.length > 0) {
+      // The schedule's loop is idle at its first tick, having started the sweeps of accounts no check holds: they
+      // end before it closes (within the deadline), or closing would cut them and count them failed. Then it looks
+      // once more at once: a sweep may have found something to hold (a copy waiting for its Gmail tab).
+      await settled(tick.started, clock, this.options.deadline, signal);
+      return 'again';
+    }
+    this.stoppedBecause = 'idle';
+    return 'stop';
+  }
+
+  /** Writes the lease again when due; false when another loop holds it. Unknown is not lost (see below). */
+  private async renewed(unhealthy: () => void): Promise<boolean> {
+    const { clock, lease } = this.deps;
+    const { options } = this;
+    if (!renewalDue(this.heldUntil - clock.now(), options)) return true;
+    const from = clock.now();
+    // Unknown is not lost: the lease is ours until it expires, and results are conditional writes anyway.
+    return lease.acquire(options.owner, from, options.leaseTtlMs).then(
+      (renewed) => {
+        if (renewed) this.heldUntil = from + options.leaseTtlMs;
+        return renewed;
+      },
+      (error: unknown) => {
+        unhealthy();
+        this.failed('scanner lease renewal', error);
+        return true;
+      },
+    );
+  }
+}

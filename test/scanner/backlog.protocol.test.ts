@@ -10,8 +10,8 @@ import {
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { newCheckId } from '../../shared/domain/checkId';
 import { createLogger } from '../../shared/log';
+import { FETCH_BATCH, SWEEP_BATCHES } from '../../shared/scanner/folderReads';
 import type { FolderCursor, MailboxConnector, MailboxSession } from '../../shared/scanner/ports';
-import { FETCH_BATCH, SWEEP_BATCHES } from '../../shared/scanner/reading';
 import { type AccountSweep, Scanner } from '../../shared/scanner/Scanner';
 import { cleanupsAfterEach } from '../support/cleanups';
 import { ManualClock } from '../support/manualClock';

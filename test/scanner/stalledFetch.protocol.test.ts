@@ -91,7 +91,7 @@ describe('a message the server cannot hand over within the deadline', () => {
     expect(missed.at(-1)).toEqual([SLOW_UID]);
     expect(missed.slice(1).every((uids, index) => uids.length <= (missed[index]?.length ?? 0))).toBe(true);
     expect(missed.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(MESSAGES)));
-    expect(skipped).toEqual([{ email: ACCOUNT, path: 'INBOX', uid: SLOW_UID }]);
+    expect(skipped).toEqual([{ email: ACCOUNT, path: 'INBOX', uid: SLOW_UID, reason: 'deadline' }]);
     // Every other UID was read, the check's copy after the skipped one included.
     const read = new Set(fetches.filter((uids) => !uids.includes(SLOW_UID)).flat());
     expect([...read].sort((a, b) => a - b)).toEqual(

@@ -11,7 +11,6 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   GetSecretValueCommand,
   PutSecretValueCommand,
@@ -21,6 +20,7 @@ import {
 import * as z from 'zod';
 import { parseJsonText } from '../../domain/jsonText';
 import { problemsOf } from '../../domain/problems';
+import { sleep } from '../../domain/timer';
 import { type AccountEntry, accountEntrySchema, parseLocalConfig } from './accountEntrySchema';
 
 export interface AccountEntries {

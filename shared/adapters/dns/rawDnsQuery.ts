@@ -5,6 +5,7 @@ import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
 import { type Answer, decode, encode } from 'dns-packet';
 import type { DnsAnswer, DnsType } from '../../audit/dnsPort';
+import { startTimer } from '../../domain/timer';
 
 /** `ip`, `ip:port` or `[ip6]:port`, as node:dns's getServers gives them. */
 const hostAndPort = (server: string): [string, number] => {
@@ -29,14 +30,14 @@ const exchange = (server: string, question: Buffer, timeoutMs: number, signal: A
     const [host, port] = hostAndPort(server);
     const socket = createSocket(isIP(host) === 6 ? 'udp6' : 'udp4');
     const done = (error: Error | undefined, reply?: Buffer) => {
-      clearTimeout(timer);
+      timer.cancel();
       signal.removeEventListener('abort', abort);
       socket.close();
       if (reply) resolve(reply);
       else reject(error);
     };
     const abort = () => done(new Error('aborted'));
-    const timer = setTimeout(() => done(new Error('timeout')), timeoutMs);
+    const timer = startTimer(timeoutMs, () => done(new Error('timeout')));
     signal.addEventListener('abort', abort, { once: true });
     socket.on('error', (error) => done(error));
     socket.on('message', (reply) => done(undefined, reply));

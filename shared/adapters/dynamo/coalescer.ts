@@ -1,5 +1,6 @@
 // Owns coalescing the calls that concurrent account sweeps make within a few milliseconds into one batch call:
 // a tick's sweeps each read and write their own cursors, and one call for many accounts costs what one for one does.
+import { startTimer, type Timer } from '../../domain/timer';
 
 interface Waiting<T, R> {
   value: T;
@@ -8,7 +9,7 @@ interface Waiting<T, R> {
 
 export class Coalescer<T, R> {
   private pending = new Map<string, Waiting<T, R>>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: Timer | undefined;
 
   /**
    * `run` receives at most `max` distinct keys and answers a result per key (a key it leaves out: undefined); a
@@ -31,12 +32,12 @@ export class Coalescer<T, R> {
       else this.pending.set(key, { value, waiters: [] });
       this.pending.get(key)?.waiters.push({ resolve, reject });
       if (this.pending.size >= this.max) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+      else this.timer ??= startTimer(this.windowMs, () => this.flush());
     });
   }
 
   private flush(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     const batch = this.pending;
     this.pending = new Map();

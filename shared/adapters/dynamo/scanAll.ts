@@ -1,4 +1,5 @@
-// Owns paging through a filtered Scan of the table, for rare operator listings only (never on a request path).
+// Owns paging through a filtered Scan of the table: operator listings, and the auth cache's list of keys past its read
+// budget (at most once per DEFAULT_KEY_LIST_EVERY_MS per process, never per request).
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { ItemType } from './keys';
 

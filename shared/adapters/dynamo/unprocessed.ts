@@ -1,6 +1,7 @@
 // Owns what DynamoDB's batch calls leave unprocessed (throttled): sent again a bounded number of times, with backoff.
-import { setTimeout as sleep } from 'node:timers/promises';
+
 import { StoreUnavailableError } from '../../domain/errors';
+import { sleep } from '../../domain/timer';
 
 /** What a batch call left unprocessed is sent again this many times, after 50, 100, 200 ms. */
 const UNPROCESSED_RETRIES = 3;

@@ -2,7 +2,8 @@
 // call bounded by a watchdog; sweeps fetch headers only (the audit, one copy's capped source), and a refused SEARCH
 // fails the sweep.
 import type { ImapFlow } from 'imapflow';
-import { FETCHED_HEADERS } from '../../scanner/headers';
+import { startTimer, type Timer } from '../../domain/timer';
+import { FETCHED_HEADERS, MAX_HEADER_BYTES, selectedFields } from '../../scanner/headers';
 import {
   type FetchedHeaders,
   type FolderCursor,
@@ -19,6 +20,11 @@ import { partialSourceIn } from './copySource';
 const DAY_MS = 86_400_000;
 /** On first sight of a folder, at most this many of the newest candidates are read; a test mailbox gets far fewer in 10 minutes. */
 export const MAX_FIRST_SIGHT_MESSAGES = 500;
+/** Header bytes one fetch of a batch holds at most: FETCH_BATCH messages of FIRST_READ_BYTES, or fewer read whole. */
+export const BATCH_HEADER_BYTES = 8 * 1024 * 1024;
+/** What each message of a batch is read as first: a delivered copy's header block is a few KB; longer ones are read again. */
+export const FIRST_READ_BYTES = 32 * 1024;
+const FETCHED: ReadonlySet<string> = new Set(FETCHED_HEADERS);
 
 export class ImapSession implements MailboxSession {
   readonly gmail: boolean;
@@ -80,8 +86,11 @@ export class ImapSession implements MailboxSession {
       ).filter((uid) => uid >= from);
       if (found.length === 0) return [];
       const uids = found.sort((a, b) => a - b).slice(-MAX_FIRST_SIGHT_MESSAGES);
-      const fetched = await this.fetchHeaders(uids.join(','));
-      return fetched.filter((message) => message.internalDate >= since);
+      // In fetches of a batch's size, each within the byte budget; one left over-budget ends the read there.
+      const fetched: FetchedHeaders[] = [];
+      for (let at = 0; at < uids.length && !fetched.some(({ unread }) => unread === 'over-budget'); at += 250)
+        fetched.push(...(await this.fetchHeaders(uids.slice(at, at + 250).join(','))));
+      return fetched.filter((message) => message.unread || message.internalDate >= since);
     });
   }
 
@@ -146,14 +155,14 @@ export class ImapSession implements MailboxSession {
 
   /** Runs `call`, closing the connection (which fails the call) when the server has not answered within answerMs. */
   private async answered<T>(call: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     let silent = false;
     const watchdog = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      timer = startTimer(this.answerMs, () => {
         silent = true;
         this.client.close();
         reject(new SilentServerError(this.answerMs));
-      }, this.answerMs);
+      });
     });
     try {
       return await Promise.race([call(), watchdog]);
@@ -161,7 +170,7 @@ export class ImapSession implements MailboxSession {
       if (silent) throw new SilentServerError(this.answerMs);
       throw error;
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
       watchdog.catch(() => undefined);
     }
   }
@@ -196,17 +205,72 @@ export class ImapSession implements MailboxSession {
     return fetched.filter((message) => message.uid > afterUid && message.uid <= upToUid);
   }
 
+  /**
+   * The messages of `range`, each read as at most FIRST_READ_BYTES of its header block (a batch of FETCH_BATCH asks
+   * for at most BATCH_HEADER_BYTES). Of the ones cut short, one byte past MAX_HEADER_BYTES is asked in one command:
+   * those that have it are `too-large`, never read. The rest are read again alone, whole, while the batch can hold
+   * one more; then it and the rest are left `over-budget` for the next fetch. No answer outgrows its budget.
+   */
   private async fetchHeaders(range: string): Promise<FetchedHeaders[]> {
+    const first = await this.fetchCapped(range, 0, FIRST_READ_BYTES);
+    const cut = first.filter((message) => message.cut).map(({ read }) => read.uid);
+    const over =
+      cut.length === 0
+        ? new Set<number>()
+        : new Set(
+            (await this.fetchCapped(cut.join(','), MAX_HEADER_BYTES, 1))
+              .filter(({ raw }) => raw > 0)
+              .map(({ read }) => read.uid),
+          );
+    const read: FetchedHeaders[] = [];
+    let held = 0;
+    for (const message of first) {
+      const { uid } = message.read;
+      if (over.has(uid)) {
+        read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'too-large' });
+        continue;
+      }
+      if (!message.cut) {
+        held += message.read.headers.length;
+        read.push(message.read);
+        continue;
+      }
+      if (held > 0 && held + MAX_HEADER_BYTES > BATCH_HEADER_BYTES) {
+        read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'over-budget' });
+        break;
+      }
+      const [again] = await this.fetchCapped(String(uid), 0, MAX_HEADER_BYTES);
+      // Grown past the cap since the probe cannot happen (a message does not change); counted as too large anyway.
+      if (!again || again.cut) read.push({ ...message.read, headers: Buffer.alloc(0), unread: 'too-large' });
+      else {
+        held += again.read.headers.length;
+        read.push(again.read);
+      }
+    }
+    return read;
+  }
+
+  /**
+   * One FETCH of `BODY.PEEK[HEADER]<from.bytes>`, kept to the fields the scanner reads; `cut`: the block is longer,
+   * `raw`: the bytes the server sent.
+   */
+  private async fetchCapped(
+    range: string,
+    from: number,
+    bytes: number,
+  ): Promise<{ read: FetchedHeaders; cut: boolean; raw: number }[]> {
     const messages = await this.client.fetchAll(
       range,
-      { uid: true, internalDate: true, headers: [...FETCHED_HEADERS] },
+      { uid: true, internalDate: true, bodyParts: [{ key: 'HEADER', start: from, maxLength: bytes }] },
       { uid: true },
     );
-    return messages.map((message) => ({
-      uid: message.uid,
-      internalDate: dateOf(message.internalDate),
-      headers: message.headers ?? Buffer.alloc(0),
-    }));
+    return messages.map((message) => {
+      const raw = message.headers ?? message.bodyParts?.get('header') ?? Buffer.alloc(0);
+      const headers =
+        from === 0 ? Buffer.from(selectedFields(raw.toString('latin1'), FETCHED), 'latin1') : Buffer.alloc(0);
+      const read = { uid: message.uid, internalDate: dateOf(message.internalDate), headers };
+      return { read, cut: raw.length >= bytes, raw: raw.length };
+    });
   }
 }
 

@@ -1,7 +1,9 @@
 // Owns a watch: a connection of its own that IDLEs on one folder, or with NOTIFY on every folder, and says when news
 // arrives (with NOTIFY, the selected folder's new messages come with their headers); it closes with a LOGOUT.
+
 import type { ImapFlow } from 'imapflow';
 import { decodePath, formatMessageResponse } from 'imapflow/lib/tools.js';
+import { startTimer, type Timer } from '../../domain/timer';
 import { FETCHED_HEADERS } from '../../scanner/headers';
 import type { FetchedHeaders, FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/ports';
 import { type ConnectionMode, logOut } from './connection';
@@ -182,7 +184,7 @@ class ImapWatch implements FolderWatch {
 class NotifyWatch extends ImapWatch {
   private readonly pushes = new SelectedPushes();
   /** Set while an announced new message waits for its push (PUSH_WAIT_MS). */
-  private waiting: NodeJS.Timeout | undefined;
+  private waiting: Timer | undefined;
   private selecting: Promise<void> | undefined;
 
   constructor(
@@ -201,10 +203,10 @@ class NotifyWatch extends ImapWatch {
     if (path === undefined) this.onNews(undefined);
     else if (this.pushes.complete) this.announce();
     else
-      this.waiting ??= setTimeout(() => {
+      this.waiting ??= startTimer(PUSH_WAIT_MS, () => {
         this.waiting = undefined;
         this.onNews(path);
-      }, PUSH_WAIT_MS);
+      });
   }
 
   expunged(seq: number | undefined): void {
@@ -249,12 +251,12 @@ class NotifyWatch extends ImapWatch {
   }
 
   override close(): Promise<void> {
-    clearTimeout(this.waiting);
+    this.waiting?.cancel();
     return super.close();
   }
 
   private announce(): void {
-    clearTimeout(this.waiting);
+    this.waiting?.cancel();
     this.waiting = undefined;
     const path = this.pushes.path;
     if (path !== undefined) this.onNews(path);

@@ -1,8 +1,11 @@
 // Owns one IMAP connection with imapflow: its transport security, its timeouts and size caps, the commands it shows a
 // listener, connecting (failures as ImapConnectError) and logging out without waiting on a silent server.
+
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
+import { startTimer, type Timer } from '../../domain/timer';
 import type { Logger } from '../../log';
+import { MAX_HEADER_BYTES } from '../../scanner/headers';
 import type { MailboxCredentials, MailboxServer } from '../../scanner/ports';
 import { ImapConnectError } from './connectionErrors';
 
@@ -17,8 +20,11 @@ export interface ImapTimeouts {
 
 export const DEFAULT_IMAP_TIMEOUTS: ImapTimeouts = { connectMs: 5000, greetingMs: 5000, socketMs: 15_000 };
 
-// Header blocks beyond this are not read at all; the parser refuses anything over 1 MB anyway.
-const MAX_LITERAL_BYTES = 4 * 1024 * 1024;
+/**
+ * The longest literal a connection takes: a header read asks for at most MAX_HEADER_BYTES + 1 (ImapSession), so a
+ * longer one is a server that ignored the partial fetch; refusing it ends the connection before it costs memory.
+ */
+const MAX_LITERAL_BYTES = MAX_HEADER_BYTES + 64 * 1024;
 export const LOGOUT_WAIT_MS = 2000;
 
 /** Sees every command sent (with secrets masked by imapflow), e.g. to count IMAP round trips. */
@@ -99,7 +105,7 @@ export const openConnection = async (
     socketTimeout: timeouts.socketMs,
     ...mode,
     maxLiteralSize: MAX_LITERAL_BYTES,
-    maxResponseSize: MAX_LITERAL_BYTES * 4,
+    maxResponseSize: MAX_LITERAL_BYTES * 2,
     clientInfo: { name: 'inbox-placement-scanner' },
     logger: {
       debug: (entry: { src?: string; msg?: string }) => {
@@ -129,11 +135,11 @@ export const openConnection = async (
 
 /** LOGOUT politely (imapflow breaks an IDLE first), but never wait on a server that has stopped answering. */
 export const logOut = async (client: ImapFlow): Promise<void> => {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Timer | undefined;
   await Promise.race([
     client.logout().catch(() => undefined),
-    new Promise((resolve) => (timer = setTimeout(resolve, LOGOUT_WAIT_MS))),
+    new Promise((resolve) => (timer = startTimer(LOGOUT_WAIT_MS, () => resolve(undefined)))),
   ]);
-  clearTimeout(timer);
+  timer?.cancel();
   client.close();
 };

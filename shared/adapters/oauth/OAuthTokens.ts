@@ -1,6 +1,8 @@
 // Owns access tokens for OAuth2 mailboxes: refreshing them from the account's refresh token, keeping each until a
 // minute before it expires, one refresh at a time per account, and storing a refresh token the provider rotated.
+
 import type { Clock } from '../../domain/clock';
+import { sleep } from '../../domain/timer';
 import type { Logger } from '../../log';
 import type { AccessTokens, OAuth2Grant } from '../../scanner/ports';
 import { redact, requestToken, TOKEN_REQUEST_TIMEOUT_MS, TokenEndpointError } from './tokenRequest';
@@ -235,7 +237,7 @@ export class OAuthTokens implements AccessTokens {
     if (!this.options.storedRefreshToken) return undefined;
     const first = await this.stored(email);
     if (first && first !== used) return first;
-    await new Promise((resolve) => setTimeout(resolve, this.options.rotationSettleMs ?? ROTATION_SETTLE_MS));
+    await sleep(this.options.rotationSettleMs ?? ROTATION_SETTLE_MS);
     const second = await this.stored(email);
     return second && second !== used ? second : undefined;
   }

@@ -34,10 +34,37 @@ export const endpointName = (endpoint: string): string => {
   }
 };
 
-/** Blanks every occurrence of each secret, so a provider echoing one back cannot put it into a log. */
+/**
+ * The forms a secret can be echoed in: as is, URL-encoded (component and form, either case of hex), and in base64 and
+ * base64url at each of the three alignments a surrounding value can give it (the characters that depend on the
+ * secret alone: a few bits at each end may stay, never a usable part).
+ */
+const encodingsOf = (secret: string): string[] => {
+  const bytes = Buffer.from(secret, 'utf8');
+  const urlForms = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
+  const forms = new Set([
+    secret,
+    ...urlForms,
+    ...urlForms.map((form) => form.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())),
+  ]);
+  for (let shift = 0; shift < 3; shift++) {
+    const shifted = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const [from, to] = [shift === 0 ? 0 : 4, Math.floor((shift + bytes.length) / 3) * 4];
+    for (const encoding of ['base64', 'base64url'] as const) {
+      const stable = shifted.toString(encoding).slice(from, to);
+      if (stable.length >= 4) forms.add(stable);
+    }
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+};
+
+/** Blanks every occurrence of each secret in any of its encodings, so a provider echoing one cannot log it. */
 export const redact = (text: string, secrets: readonly (string | undefined)[]): string =>
   secrets.reduce<string>(
-    (result, secret) => (secret && secret.length >= 4 ? result.split(secret).join('[redacted]') : result),
+    (result, secret) =>
+      secret && secret.length >= 4
+        ? encodingsOf(secret).reduce((blanked, form) => blanked.split(form).join('[redacted]'), result)
+        : result,
     text,
   );
 

@@ -1,11 +1,14 @@
 // Owns POSTing a webhook without being turned against the service's own network: https only (plain http to this
 // machine only when allowed), every resolved address public, the socket's actual peer checked before a byte is
 // written, no redirect followed, one deadline for the whole exchange, and at most a few KB of the answer read.
+
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request } from 'node:http';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { type CallbackPolicy, isLoopbackAddress, mayConnectTo } from '../../domain/publicAddress';
+import { startTimer, type Timer } from '../../domain/timer';
 import type { PostOutcome, WebhookPoster } from '../../domain/webhook';
 import { retryAfterMsOf } from '../../domain/webhookRetry';
 
@@ -27,6 +30,47 @@ export interface PosterOptions {
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 4096;
+
+/** What one read of the receiver's socket takes at most: the answer is read in steps of this, only as it is used. */
+export const READ_STEP_BYTES = 4096;
+
+type Connect = NonNullable<PosterOptions['connect']>;
+
+/**
+ * The connection, read READ_STEP_BYTES at a time (a socket's own reads take 64 KB) and only while what was read is
+ * used: once the answer's cap is reached and the exchange ends, no more than a step or two has left the kernel.
+ * `raw` is the TCP socket (its peer is checked); `stream` is what TLS or HTTP reads and writes through.
+ */
+const readInSteps = (connect: Connect, options: { host: string; port: number; family: number }) => {
+  const buffer = Buffer.alloc(READ_STEP_BYTES);
+  const stream: Duplex = new Duplex({
+    readableHighWaterMark: READ_STEP_BYTES,
+    read: () => raw.resume(),
+    write: (chunk: Buffer, _encoding, done) => raw.write(chunk, done),
+    final: (done) => {
+      raw.end();
+      done();
+    },
+    destroy: (error, done) => {
+      raw.destroy();
+      done(error);
+    },
+  });
+  const raw = connect({
+    ...options,
+    onread: {
+      buffer,
+      callback: (bytes: number, read: Buffer) => stream.push(Buffer.from(read.subarray(0, bytes))),
+    },
+  } as Parameters<Connect>[0]);
+  // A socket made without `onread` (an injected one) reads as ever: its chunks go the same way.
+  raw.on('data', (chunk: Buffer) => {
+    if (!stream.push(chunk)) raw.pause();
+  });
+  raw.on('end', () => stream.push(null));
+  raw.on('error', (error) => stream.destroy(error));
+  return { raw, stream };
+};
 
 const systemLookup = async (hostname: string): Promise<ResolvedAddress[]> =>
   dnsLookup(hostname, { all: true, verbatim: true });
@@ -50,17 +94,17 @@ export class SafePoster implements WebhookPoster {
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
     const sockets: Socket[] = [];
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     const timeoutMs = this.options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     const deadline = new Promise<PostOutcome>((resolve) => {
-      timer = setTimeout(() => resolve({ error: `no answer within ${timeoutMs / 1000} s` }), timeoutMs);
+      timer = startTimer(timeoutMs, () => resolve({ error: `no answer within ${timeoutMs / 1000} s` }));
     });
     try {
       return await Promise.race([this.exchange(url, headers, body, sockets), deadline]);
     } catch (error) {
       return { error: errorText(error) };
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
       for (const socket of sockets) socket.destroy();
     }
   }
@@ -88,7 +132,11 @@ export class SafePoster implements WebhookPoster {
       throw new Refused('refused: plain http is allowed to this machine only');
     const chosen = addresses[0] as ResolvedAddress;
     const port = Number(target.port) || (secure ? 443 : 80);
-    const raw = (this.options.connect ?? netConnect)({ host: chosen.address, port, family: chosen.family });
+    const { raw, stream } = readInSteps(this.options.connect ?? netConnect, {
+      host: chosen.address,
+      port,
+      family: chosen.family,
+    });
     sockets.push(raw);
     await onceEvent(raw, 'connect');
     // The peer actually connected to, before anything is written: what a rebinding resolver cannot fake.
@@ -97,10 +145,10 @@ export class SafePoster implements WebhookPoster {
       (!secure && !isLoopbackAddress(raw.remoteAddress ?? ''))
     )
       throw new Refused('refused: connected to a non-public address');
-    let socket: Socket = raw;
+    let socket: Duplex = stream;
     if (secure) {
       const tls = tlsConnect({
-        socket: raw,
+        socket: stream,
         servername: family === 0 ? host : undefined,
         ALPNProtocols: ['http/1.1'],
       });
@@ -113,7 +161,7 @@ export class SafePoster implements WebhookPoster {
 
   private send(
     target: URL,
-    socket: Socket,
+    socket: Duplex,
     headers: Record<string, string>,
     body: string,
   ): Promise<PostOutcome> {
@@ -121,7 +169,7 @@ export class SafePoster implements WebhookPoster {
     return new Promise<PostOutcome>((resolve, reject) => {
       const req = request(
         {
-          createConnection: () => socket,
+          createConnection: () => socket as Socket,
           method: 'POST',
           path: `${target.pathname}${target.search}`,
           headers: {

@@ -1,8 +1,9 @@
 // Owns waiting a little for the sender audit when a check settles before its audit is stored (a one-seed check
 // settles on its first copy, which is when the audit starts): the report is read again until the audit is no
 // longer pending or the wait is over, then shown as it stands, pending said plainly.
-import { setTimeout as delay } from 'node:timers/promises';
+
 import type { InboxPlacementClient, PlacementReport } from '../../client';
+import { sleep } from '../../domain/timer';
 
 export interface AuditWait {
   /** How long after the first read the CLI keeps asking. */
@@ -50,6 +51,9 @@ export const readReportAndAudit = async (
   return awaitAudit(await client.getReport(checkId, { signal }), again, {
     ...AUDIT_WAIT,
     now: Date.now,
-    sleep: (ms) => delay(ms, undefined, { signal }),
+    sleep: async (ms) => {
+      await sleep(ms, signal);
+      signal?.throwIfAborted();
+    },
   });
 };

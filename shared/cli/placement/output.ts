@@ -1,8 +1,10 @@
 // Owns how a check's outcome is shown: a table of accounts with an inbox-rate line for people, one JSON object for
 // machines, and the live progress line on stderr while polling.
+
 import { type CheckView, inboxRate, type PlacementReport } from '../../client';
 import { isInbox } from '../../domain/categories';
 import { lookFirst } from '../../domain/controlReading';
+import { every } from '../../domain/timer';
 import { withSnakeKeys } from '../../domain/wireKeys';
 import { formatTable } from '../table';
 import { coverageOf } from './coverage';
@@ -80,7 +82,7 @@ export const createProgress = (stream: ProgressStream, checkId: string, startedA
   const line = () =>
     `check ${checkId}: ${last ? `${last.received}/${last.total} received` : 'waiting'}, ${Math.floor((Date.now() - startedAt) / 1000)} s`;
   const redraw = () => stream.write(`\r\x1b[2K${line()}`);
-  const ticker = stream.isTTY ? setInterval(redraw, 1000) : undefined;
+  const ticker = stream.isTTY ? every(1000, redraw) : undefined;
   return {
     update(check: CheckView) {
       const state = `${check.received}/${check.total}`;
@@ -90,7 +92,7 @@ export const createProgress = (stream: ProgressStream, checkId: string, startedA
       printed = state;
     },
     stop() {
-      clearInterval(ticker);
+      ticker?.cancel();
       if (stream.isTTY) stream.write(`\r\x1b[2K${line()}\n`);
     },
   };
