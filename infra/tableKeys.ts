@@ -31,7 +31,7 @@ export const ACCOUNT_HEALTH_ATTRIBUTES = [
 export const TABLE_KEYS = {
   none: { read: [], write: [] },
   /** The API key and the check; for its report, the seeds' calibration history and the webhook's deliveries. */
-  get: { read: ['apiKey', 'check', 'seedHistory', 'controlRun', 'webhook'], write: [] },
+  get: { read: ['apiKey', 'check', 'seedHistory', 'controlRun', 'webhook', 'archive', 'history'], write: [] },
   /**
    * The API key, the per-key limits, the layout and the scope's latest control run (its seed marks) read; the
    * check, its shard entries and the limits written.
@@ -42,11 +42,12 @@ export const TABLE_KEYS = {
   },
   /**
    * Checks, cursors, lease, layout and credentials (a rotated token written back), a settled check's webhook
-   * delivery; of an account, its health only.
+   * delivery and archived report (with the scope's latest control run, for its suspect seeds); of an account, its
+   * health only.
    */
   scanner: {
-    read: ['check', 'cursor', 'lease', 'layout', 'credentials'],
-    write: ['check', 'cursor', 'lease', 'layout', 'credentials', 'webhook'],
+    read: ['check', 'cursor', 'lease', 'layout', 'credentials', 'controlRun'],
+    write: ['check', 'cursor', 'lease', 'layout', 'credentials', 'webhook', 'archive', 'history'],
     accountHealth: ACCOUNT_HEALTH_ATTRIBUTES,
   },
   /** The control check, the seeds' history and the scope's control runs; accounts come through their index only. */

@@ -18,6 +18,7 @@ import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
 import { isLoopbackHost } from './domain/loopback';
 import { problemsOf } from './domain/problems';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';
+import { DEFAULT_REPORT_RETENTION_DAYS, MAX_REPORT_RETENTION_DAYS } from './domain/reportArchive';
 import { shardSizeProblem } from './domain/shardBudget';
 
 // The mini build carries no messages of its own: the English ones name what is wrong with a setting.
@@ -86,6 +87,8 @@ const parseEnv = <T extends z.ZodMiniType>(schema: T, env: NodeJS.ProcessEnv): z
 
 /** How long a Gmail INBOX copy waits for its tab, wherever the scanner runs. */
 const tabGrace = intSetting(0, ACTIVE_MS, DEFAULT_TAB_GRACE_MS);
+/** Days each ended check's report is kept for history and compare, wherever the scanner runs; 0 keeps none. */
+const reportRetention = intSetting(0, MAX_REPORT_RETENTION_DAYS, DEFAULT_REPORT_RETENTION_DAYS);
 
 const scanEnv = z.object({
   TABLE_NAME: nonEmpty(),
@@ -109,6 +112,7 @@ const scanEnv = z.object({
   /** Failed sweeps in a row after which an account is left out of new checks until it works again. */
   UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,
+  REPORT_RETENTION_DAYS: reportRetention,
   /** Set by the Lambda runtime; the scanner invokes itself to hand over a loop that reaches its deadline. */
   AWS_LAMBDA_FUNCTION_NAME: nonEmpty(),
   POWERTOOLS_TRACE_ENABLED: traceEnabled,
@@ -225,6 +229,7 @@ const localEnv = z.object({
   SCAN_SHARD_SIZE: intSetting(1, 1000, DEFAULT_SCAN_SHARD_SIZE),
   UNHEALTHY_AFTER_FAILURES: intSetting(1, 1000, DEFAULT_UNHEALTHY_AFTER),
   GMAIL_TAB_GRACE_MS: tabGrace,
+  REPORT_RETENTION_DAYS: reportRetention,
   /** Webhooks may go to this machine over plain http (127.0.0.0/8, ::1, localhost): for local receivers and tests. */
   WEBHOOK_ALLOW_LOOPBACK_HTTP: z._default(z.enum(['0', '1']), '0'),
   /** Benchmarks only: time each handler call and serve the figures (see createLocalServer). */

@@ -1,5 +1,5 @@
-// Owns the client's view of two checks compared (GET /api/spam-check/compare, an addition to the spec): its type,
-// from the service's domain, and checking a response body against it before anyone prints it.
+// Owns the client's view of two series of checks compared (GET /api/spam-check/compare, an addition to the spec): its
+// type, from the service's domain, and checking a response body against it before anyone prints it.
 export type { ComparedCheck, ComparedRate, PlacementComparison } from '../domain/placementComparison';
 export type { RateInterval } from '../domain/placementReport';
 
@@ -20,19 +20,36 @@ const rateProblem = (rate: unknown, where: string): string | undefined => {
 
 const comparedProblem = (compared: unknown, where: string): string | undefined => {
   if (!isRecord(compared)) return `${where} is not an object`;
-  if (!isShareOrNull(compared.difference)) return `${where}.difference is not a number or null`;
-  if (!isShareOrNull(compared.p_value)) return `${where}.p_value is not a number or null`;
+  for (const field of ['difference', 'p_value', 'p_adjusted', 'min_p'])
+    if (!isShareOrNull(compared[field])) return `${where}.${field} is not a number or null`;
+  const interval = compared.interval;
+  if (
+    interval !== null &&
+    (!isRecord(interval) || !isShareOrNull(interval.low) || !isShareOrNull(interval.high))
+  )
+    return `${where}.interval is not an interval or null`;
   if (typeof compared.reading !== 'string') return `${where}.reading is missing`;
   return rateProblem(compared.a, `${where}.a`) ?? rateProblem(compared.b, `${where}.b`);
 };
 
-/** Why `body` is not a comparison of two checks, or undefined when it is one. */
+const sideProblem = (side: unknown, name: string): string | undefined => {
+  if (!isRecord(side) || !Array.isArray(side.checks) || side.checks.length === 0)
+    return `${name}.checks is missing`;
+  for (const [index, check] of side.checks.entries()) {
+    if (!isRecord(check) || typeof check.check_id !== 'string')
+      return `${name}.checks[${index}].check_id is missing`;
+    const problem = rateProblem(check.inbox, `${name}.checks[${index}].inbox`);
+    if (problem) return problem;
+  }
+  return undefined;
+};
+
+/** Why `body` is not a comparison of two series of checks, or undefined when it is one. */
 export const comparisonProblem = (body: unknown): string | undefined => {
   if (!isRecord(body)) return 'the body is not a JSON object';
-  for (const side of ['a', 'b']) {
-    const check = body[side];
-    if (!isRecord(check) || typeof check.check_id !== 'string') return `${side}.check_id is missing`;
-  }
+  const sides = sideProblem(body.a, 'a') ?? sideProblem(body.b, 'b');
+  if (sides) return sides;
+  if (body.design !== 'paired' && body.design !== 'independent') return 'design is not paired or independent';
   if (!isRecord(body.overall)) return 'overall is not an object';
   const overall = comparedProblem(body.overall.inbox, 'overall.inbox');
   if (overall) return overall;

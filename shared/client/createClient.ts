@@ -51,8 +51,11 @@ export interface InboxPlacementClient {
   waitForCheck(checkId: string, options?: WaitOptions): Promise<CheckView>;
   /** Why each copy landed where it did: `GET /api/spam-check/{check_id}/report`, an addition to the spec. */
   getReport(checkId: string, options?: RequestOptions): Promise<PlacementReport>;
-  /** Two checks' rates side by side with Fisher's exact test: `GET /api/spam-check/compare`, an addition. */
-  compare(a: string, b: string, options?: RequestOptions): Promise<PlacementComparison>;
+  /**
+   * Two checks, or two series of up to 50 checks each, compared per seed with exact tests: `GET
+   * /api/spam-check/compare`, an addition.
+   */
+  compare(a: string | string[], b: string | string[], options?: RequestOptions): Promise<PlacementComparison>;
 }
 
 const abortReason = (signal: AbortSignal): unknown =>
@@ -200,14 +203,14 @@ export const createClient = (options: ClientOptions): InboxPlacementClient => {
   };
 
   const compare = async (
-    a: string,
-    b: string,
+    a: string | string[],
+    b: string | string[],
     { signal }: RequestOptions = {},
   ): Promise<PlacementComparison> => {
-    for (const checkId of [a, b])
-      if (typeof checkId !== 'string' || checkId === '')
-        throw new TypeError('check ids must be non-empty strings');
-    const query = new URLSearchParams({ a, b }).toString();
+    for (const checkId of [a, b].flat())
+      if (typeof checkId !== 'string' || checkId === '' || checkId.includes(','))
+        throw new TypeError('check ids must be non-empty strings without commas');
+    const query = new URLSearchParams({ a: [a].flat().join(','), b: [b].flat().join(',') }).toString();
     const { url, status, body } = await request(
       'GET',
       `/api/spam-check/compare?${query}`,

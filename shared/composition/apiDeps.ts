@@ -7,6 +7,7 @@ import { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { DynamoAuditStore } from '../adapters/dynamo/DynamoAuditStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoKeyUsage } from '../adapters/dynamo/DynamoKeyUsage';
+import { DynamoReportArchive } from '../adapters/dynamo/DynamoReportArchive';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
@@ -59,6 +60,8 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
     seeds: new DynamoSeedHistory(client, config.TABLE_NAME),
     // The report's sender audit (an addition): an item beside the check, which get may already read.
     audits: new DynamoAuditStore(client, config.TABLE_NAME),
+    // Ended checks' reports (an addition): what history lists and compare reads past the 10 minutes.
+    archive: new DynamoReportArchive(client, config.TABLE_NAME),
     clock: systemClock,
     log,
     authCache: new AuthCache(config.AUTH_CACHE_TTL_MS, { unknownTtlMs: config.UNKNOWN_KEY_CACHE_TTL_MS }),

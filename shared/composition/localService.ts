@@ -100,6 +100,7 @@ export const composeLocalService = async ({
       unhealthyAfter: settings.UNHEALTHY_AFTER_FAILURES,
       tabGraceMs: settings.GMAIL_TAB_GRACE_MS,
       patienceMs: settings.SCAN_PATIENCE_MS,
+      reportRetentionDays: settings.REPORT_RETENTION_DAYS,
       trustedCa: settings.imapTrustedCa,
       shard: { index, count },
       onWebhookQueued: (checkId) => webhooks.kick(checkId),

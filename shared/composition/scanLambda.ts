@@ -94,6 +94,7 @@ export const composeScanLambda = (config: ScanConfig) => {
         unhealthyAfter: config.UNHEALTHY_AFTER_FAILURES,
         tabGraceMs: config.GMAIL_TAB_GRACE_MS,
         patienceMs: config.SCAN_PATIENCE_MS,
+        reportRetentionDays: config.REPORT_RETENTION_DAYS,
         trustedCa: config.imapTrustedCa,
         shard,
       });

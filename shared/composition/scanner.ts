@@ -18,6 +18,7 @@ import { boundedLogins } from '../scanner/logins';
 import type { AccessTokens, CredentialSource, MailboxConnector } from '../scanner/ports';
 import { type ScanEvents, Scanner } from '../scanner/Scanner';
 import { type Shard, SINGLE_SHARD } from '../scanner/shards';
+import { archiveDepsOf, archivingSettle } from './archivingChecks';
 
 const SCANNER_LEASE = 'scanner';
 
@@ -52,6 +53,8 @@ export interface ScannerParts {
   trustedCa?: string;
   /** Told of each webhook delivery the scanner queues (npm start's in-process sender). */
   onWebhookQueued?: (checkId: string) => void;
+  /** Days each settled check's report is archived (REPORT_RETENTION_DAYS); unset or 0: none. */
+  reportRetentionDays?: number;
 }
 
 /** The scanner's events, with a line per settled check under the key the API's lines use (check_id). */
@@ -71,12 +74,16 @@ const withoutNotify = (connector: MailboxConnector, off: boolean): MailboxConnec
 
 export const createScanner = (parts: ScannerParts) => ({
   scanner: new Scanner({
-    checks: new DynamoOpenChecks(
-      parts.client,
-      parts.tableName,
-      new DynamoShardLayout(parts.client, parts.tableName),
-      parts.shard,
-      parts.onWebhookQueued,
+    checks: archivingSettle(
+      new DynamoOpenChecks(
+        parts.client,
+        parts.tableName,
+        new DynamoShardLayout(parts.client, parts.tableName),
+        parts.shard,
+        parts.onWebhookQueued,
+      ),
+      archiveDepsOf(parts.client, parts.tableName, parts.reportRetentionDays ?? 0),
+      parts.log,
     ),
     cursors: new DynamoCursorStore(parts.client, parts.tableName),
     health: new DynamoAccountRegistry(parts.client, parts.tableName),

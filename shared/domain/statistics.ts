@@ -1,4 +1,6 @@
-// Owns the report's statistics: the Wilson score interval of a rate and the two-sided Fisher exact test of two.
+// Owns the report's statistics: the Wilson score interval of a rate, Newcombe's interval of a difference of two, the
+// two-sided Fisher exact test and Holm's correction (the stratified test is stratifiedTest.ts, power fisherPower.ts).
+import type { RateInterval } from './placementReport';
 
 /** The normal quantile for a two-sided 95 % interval. */
 const Z_95 = 1.959964;
@@ -33,12 +35,57 @@ export const wilsonInterval = (count: number, of: number, z = Z_95): Interval | 
   };
 };
 
+/** count of `of` with its 95 % Wilson interval; all null when there is nothing to count. */
+export const rateOf = (count: number, of: number): RateInterval => {
+  const interval = wilsonInterval(count, of);
+  return {
+    count,
+    of,
+    rate: of > 0 ? count / of : null,
+    low: interval?.low ?? null,
+    high: interval?.high ?? null,
+  };
+};
+
+/**
+ * The 95 % interval of b's rate minus a's by Newcombe's hybrid score method (method 10 of Newcombe 1998, Statistics
+ * in Medicine 17:873-890): each side's Wilson interval, combined by squaring and adding the distances to its rate.
+ * Null when either side has nothing counted.
+ */
+export const newcombeInterval = (a: RateInterval, b: RateInterval, z = Z_95): Interval | null => {
+  const ia = a.of > 0 ? wilsonInterval(a.count, a.of, z) : null;
+  const ib = b.of > 0 ? wilsonInterval(b.count, b.of, z) : null;
+  if (!ia || !ib) return null;
+  const [pa, pb] = [a.count / a.of, b.count / b.of];
+  const difference = pb - pa;
+  return {
+    low: Math.max(-1, difference - Math.hypot(pb - ib.low, ia.high - pa)),
+    high: Math.min(1, difference + Math.hypot(ib.high - pb, pa - ia.low)),
+  };
+};
+
+/**
+ * Holm's step-down correction (Holm 1979) of a family of p-values, as R's p.adjust(method = "holm"): nulls (no test)
+ * stay null and are not counted in the family.
+ */
+export const holmAdjust = (pValues: readonly (number | null)[]): (number | null)[] => {
+  const tested = pValues.flatMap((p, index) => (p === null ? [] : [{ p, index }]));
+  tested.sort((x, y) => x.p - y.p);
+  const adjusted: (number | null)[] = pValues.map(() => null);
+  let running = 0;
+  for (const [rank, { p, index }] of tested.entries()) {
+    running = Math.max(running, Math.min(1, (tested.length - rank) * p));
+    adjusted[index] = running;
+  }
+  return adjusted;
+};
+
 /** Beyond this many trials the table of log-factorials would outgrow what a report ever needs. */
 const MAX_TRIALS = 1_000_000;
 
 const logFactorials: number[] = [0];
 /** ln(n!), summed once and kept: exact to rounding, where Stirling's series would add its own error. */
-const logFactorial = (n: number): number => {
+export const logFactorial = (n: number): number => {
   if (n > MAX_TRIALS) throw new RangeError('too many trials');
   for (let k = logFactorials.length; k <= n; k++)
     logFactorials[k] = (logFactorials[k - 1] as number) + Math.log(k);
@@ -46,7 +93,7 @@ const logFactorial = (n: number): number => {
 };
 
 /** R's fisher.test counts tables this much more likely than the observed one as equally likely (rounding). */
-const RELATIVE_TOLERANCE = 1e-7;
+export const RELATIVE_TOLERANCE = 1e-7;
 
 /**
  * The two-sided p-value of Fisher's exact test on the 2 × 2 table [[a, b], [c, d]] (rows: the two samples;

@@ -10,6 +10,7 @@ import type {
 } from '../domain/ports';
 import type { CallbackPolicy } from '../domain/publicAddress';
 import type { ReadLimiter } from '../domain/readLimits';
+import type { ReportArchive } from '../domain/reportArchive';
 import type { WebhookStore } from '../domain/webhook';
 import type { Logger } from '../log';
 import type { AuditStore } from '../usecases/auditRecord';
@@ -41,4 +42,6 @@ export interface ApiDeps {
   webhooks?: Pick<WebhookStore, 'get'> | undefined;
   /** Checks' sender audits, for the report's audit (an addition); absent: the report says the audit is off. */
   audits?: Pick<AuditStore, 'get'> | undefined;
+  /** Ended checks' reports (an addition), for history and compare; absent: history is empty, compare reads live only. */
+  archive?: Pick<ReportArchive, 'get' | 'list'> | undefined;
 }

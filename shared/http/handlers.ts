@@ -3,14 +3,23 @@
 
 import { compareChecks } from '../usecases/compareChecks';
 import { getCheck } from '../usecases/getCheck';
+import { listHistory } from '../usecases/listHistory';
 import { getReportWithWebhook } from '../usecases/reportWebhook';
 import { type ScreenDeps, screenRequest } from '../usecases/screenRequest';
 import { startCheck } from '../usecases/startCheck';
 import { authenticatedApi, publicApi } from './apiHandler';
 import { compareIdsOf } from './compareRequest';
 import type { ApiDeps } from './deps';
+import { historyPageOf } from './historyRequest';
 import { MethodNotAllowedError, RouteNotFoundError } from './requestErrors';
-import { allowedMethods, COMPARE_ROUTE, REPORT_ROUTE, type RouteFunction, routeKeyOf } from './routes';
+import {
+  allowedMethods,
+  COMPARE_ROUTE,
+  HISTORY_ROUTE,
+  REPORT_ROUTE,
+  type RouteFunction,
+  routeKeyOf,
+} from './routes';
 import { startOptionsOf } from './startRequest';
 
 /** Whether each function reads checks (get, the report, compare), and so counts against the per-key read limit. */
@@ -36,7 +45,7 @@ export const createStartHandler = (deps: ApiDeps) =>
 
 /**
  * GET /api/spam-check/{check_id}: reads a check of the caller's scope; with `/report`, its placement report;
- * `/compare?a=…&b=…`, two of them compared.
+ * `/compare?a=…&b=…`, two series of them compared; `/history`, the scope's archived checks.
  */
 export const createGetHandler = (deps: ApiDeps) =>
   authenticatedApi(
@@ -46,6 +55,8 @@ export const createGetHandler = (deps: ApiDeps) =>
         const { a, b } = compareIdsOf(event);
         return compareChecks(deps, principal, a, b);
       }
+      if (event.routeKey === routeKeyOf(HISTORY_ROUTE))
+        return listHistory(deps, principal, historyPageOf(event));
       const checkId = event.pathParameters?.check_id ?? '';
       return event.routeKey === routeKeyOf(REPORT_ROUTE)
         ? getReportWithWebhook(deps, principal, checkId)

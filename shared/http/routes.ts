@@ -23,11 +23,19 @@ export const COMPARE_ROUTE: Route = {
   function: 'get',
 };
 
+/** The scope's archived checks, newest first (an addition): served by the get function, which reads as get does. */
+export const HISTORY_ROUTE: Route = {
+  method: 'GET',
+  path: '/api/spam-check/history',
+  function: 'get',
+};
+
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/api/spam-check/start', function: 'start' },
   { method: 'GET', path: '/api/spam-check/{check_id}', function: 'get' },
   REPORT_ROUTE,
   COMPARE_ROUTE,
+  HISTORY_ROUTE,
 ];
 
 export const routeKeyOf = (route: Route): string => `${route.method} ${route.path}`;

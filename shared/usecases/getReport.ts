@@ -20,7 +20,7 @@ import type {
   ReportAccount,
 } from '../domain/placementReport';
 import type { RecordedDetails, SeedHistoryStore } from '../domain/ports';
-import { wilsonInterval } from '../domain/statistics';
+import { rateOf } from '../domain/statistics';
 import { type AuditStore, reportAuditOf } from './auditRecord';
 import { showingCheck } from './getCheck';
 import { type SeedContext, seedContextOf } from './seedContext';
@@ -56,17 +56,7 @@ const accountOf = (check: Check, email: string, category: Category): ReportAccou
 const placementOf = (category: Category): PlacementClass | undefined =>
   category === 'pending' ? undefined : placementClassOf(category);
 
-/** count of `of` with its 95 % Wilson interval; all null when there is nothing to count. */
-export const rateOf = (count: number, of: number): RateInterval => {
-  const interval = wilsonInterval(count, of);
-  return {
-    count,
-    of,
-    rate: of > 0 ? count / of : null,
-    low: interval?.low ?? null,
-    high: interval?.high ?? null,
-  };
-};
+export { rateOf };
 
 /** The copies a rate counts: received, and from a seed whose own controls have not gone astray lately. */
 const countable = (accounts: readonly ReportAccount[]) =>

@@ -1,6 +1,6 @@
 // GET /api/spam-check/compare over real HTTP against the local server and dynalite: both checks' rates with their
-// intervals, the difference and Fisher's p-value; the scope rule, the 400 and 404 answers and the read limit, each
-// check counting as one read. Every response is checked against openapi.yaml by the test service. Then the CLI's
+// intervals, the difference with its interval and the exact McNemar p-value of the same seeds; the scope rule, the 400
+// and 404 answers and the read limit, each live check counting as one read. Every response is checked against openapi.yaml by the test service. Then the CLI's
 // `compare A B` through the typed client against the same server: the table and --json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompare } from '../../shared/cli/placement/compare';
@@ -46,7 +46,7 @@ describe('GET /api/spam-check/compare', () => {
     return id;
   };
 
-  it('gives both rates, the difference, Fisher’s p-value and the reading; then counts each check as a read', async () => {
+  it('gives both rates, the difference with its interval, McNemar’s p-value and the reading; each check a read', async () => {
     const a = await checkWith(6);
     const b = await checkWith(0);
     const c = await checkWith(5);
@@ -54,18 +54,28 @@ describe('GET /api/spam-check/compare', () => {
     service.clock.advance(10_000);
     const strong = await service.request('GET', compare(a, b), bearer(key));
     expect(strong.status).toBe(200);
-    const inbox = (strong.body as { overall: { inbox: Record<string, unknown> } }).overall.inbox;
-    // The two most extreme tables with these margins are each 1 in choose(12, 6) = 924; nothing else is as rare.
-    expect(inbox).toMatchObject({ difference: -1, reading: READINGS.real });
-    expect(inbox.p_value).toBeCloseTo(2 / 924, 12);
+    const body = strong.body as {
+      a: { checks: { check_id: string }[] };
+      b: { checks: { check_id: string }[] };
+      design: string;
+      by_provider: object;
+      overall: { inbox: Record<string, unknown> & { interval: { low: number; high: number } } };
+    };
+    const inbox = body.overall.inbox;
+    // The same six seeds, each in the inbox in A and not in B: six discordant seeds one way, 2 * (1/2)^6.
+    expect(body.design).toBe('paired');
+    expect(inbox).toMatchObject({ difference: -1, test: 'mcnemar_exact', reading: READINGS.real });
+    expect(inbox.p_value).toBeCloseTo(2 / 64, 12);
+    expect(inbox.min_p).toBeCloseTo(2 / 64, 12);
+    // Newcombe: -1 + sqrt(2) * 0.3903, the Wilson upper bound of 0 of 6.
+    expect(inbox.interval.high).toBeCloseTo(-1 + Math.SQRT2 * 0.390334, 4);
     expect(inbox.a).toMatchObject({ count: 6, of: 6, rate: 1, high: 1 });
     expect(inbox.b).toMatchObject({ count: 0, of: 6, rate: 0, low: 0 });
-    const body = strong.body as { a: { check_id: string }; b: { check_id: string }; by_provider: object };
-    expect([body.a.check_id, body.b.check_id]).toEqual([a, b]);
+    expect([body.a.checks[0]?.check_id, body.b.checks[0]?.check_id]).toEqual([a, b]);
     expect(Object.keys(body.by_provider)).toEqual(['gmail']);
 
     const weak = await service.request('GET', compare(a, c), bearer(key));
-    // 6 of 6 against 5 of 6: p = 1 (the table is as likely as any), within chance.
+    // 6 of 6 against 5 of 6 on the same seeds: one discordant seed, p = 1, within chance.
     expect((weak.body as { overall: { inbox: Record<string, unknown> } }).overall.inbox).toMatchObject({
       p_value: 1,
       reading: READINGS.chance,
@@ -97,8 +107,21 @@ describe('GET /api/spam-check/compare', () => {
   });
 
   it('answers 400 when a or b is missing or repeated, or another parameter is given, and 401 without a key', async () => {
-    const detail = { detail: 'Query parameters a and b are required, once each' };
-    for (const query of ['', '?a=x', '?b=x', '?a=x&a=y&b=z', '?a=x&b=y&c=z', `?a=${'x'.repeat(300)}&b=y`]) {
+    const detail = {
+      detail:
+        'Query parameters a and b are required, once each: each a comma-separated list of 1 to 50 check ids',
+    };
+    const fiftyOne = Array.from({ length: 51 }, () => 'abcdefghijklmnopqrst').join(',');
+    for (const query of [
+      '',
+      '?a=x',
+      '?b=x',
+      '?a=x&a=y&b=z',
+      '?a=x&b=y&c=z',
+      `?a=${'x'.repeat(3000)}&b=y`,
+      '?a=x,,y&b=z',
+      `?a=${fiftyOne}&b=y`,
+    ]) {
       service.clock.advance(60_000);
       const response = await service.request('GET', `/api/spam-check/compare${query}`, bearer(key));
       expect({ query, status: response.status, body: response.body }).toEqual({
@@ -127,13 +150,20 @@ describe('GET /api/spam-check/compare', () => {
     };
     const table = await run(a, b);
     expect(table).toMatchObject({ code: 0, stderr: '' });
-    expect(table.stdout).toMatch(/^PROVIDER\s+RATE\s+A\s+B\s+B - A\s+P\s+READING$/m);
+    expect(table.stdout).toMatch(/^PROVIDER\s+RATE\s+A\s+B\s+B - A \(95%\)\s+P\s+READING$/m);
     expect(table.stdout).toMatch(
-      /^Gmail\s+inbox\s+6 of 6 \(100%, 61-100%\)\s+0 of 6 \(0%, 0-39%\)\s+-100 points\s+0\.002\s+the difference is larger than chance/m,
+      /^Gmail\s+inbox\s+6 of 6 \(100%, 61-100%\)\s+0 of 6 \(0%, 0-39%\)\s+-100 points \(-100 to -\d+\)\s+0\.031\s+the difference is larger than chance/m,
+    );
+    expect(table.stdout).toContain('design: paired');
+    expect(table.stdout).toMatch(
+      /^power: to detect 100% -> 80% with 80% power takes \d+ seeds a side, i\.e\. \d+ checks of 6 seeds/m,
     );
     expect(table.stdout).toMatch(/^overall\s+inbox\s+6 of 6/m);
     const json = await run(a, b, '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ a: { check_id: a }, b: { check_id: b } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      a: { checks: [{ check_id: a }] },
+      b: { checks: [{ check_id: b }] },
+    });
     const gone = await run(a, 'abcdefghijklmnopqrst');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('a check is gone (Check not found or expired)');

@@ -10,6 +10,7 @@ import {
   StoreUnavailableError,
 } from '../../shared/domain/errors';
 import { CompareQueryError } from '../../shared/http/compareRequest';
+import { HistoryQueryError } from '../../shared/http/historyRequest';
 import {
   MethodNotAllowedError,
   PayloadTooLargeError,
@@ -30,6 +31,7 @@ const START = '/api/spam-check/start';
 const GET = '/api/spam-check/{check_id}';
 const REPORT = '/api/spam-check/{check_id}/report';
 const COMPARE = '/api/spam-check/compare';
+const HISTORY = '/api/spam-check/history';
 const CHECK_ID = 'h7vlvp24y7xpdm6puop3';
 const getPath = `/api/spam-check/${CHECK_ID}`;
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
@@ -86,8 +88,12 @@ describe('openapi.yaml: the document', () => {
     expect(doc.info.version).toBe('1.0.0');
   });
 
-  it('has exactly the two paths of docs/contract.md and the report and compare additions, with no version segment', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual([COMPARE, GET, REPORT, START].sort());
+  it('has exactly the two paths of docs/contract.md and the report, compare and history additions, no version segment', () => {
+    expect(Object.keys(doc.paths).sort()).toEqual([COMPARE, GET, HISTORY, REPORT, START].sort());
+    expect(operation(HISTORY, 'get')['x-addition']).toBe(true);
+    expect(JSON.stringify(responseOf(operation(HISTORY, 'get').responses, 400))).toContain(
+      new HistoryQueryError().detail,
+    );
     expect(operation(REPORT, 'get')['x-addition']).toBe(true);
     expect(operation(COMPARE, 'get')['x-addition']).toBe(true);
     expect(detailOf(responseOf(operation(COMPARE, 'get').responses, 400))).toBe(
@@ -230,6 +236,7 @@ describe('validateResponse', () => {
       ['GET', getPath, getOp.responses],
       ['GET', `${getPath}/report`, operation(REPORT, 'get').responses],
       ['GET', '/api/spam-check/compare', operation(COMPARE, 'get').responses],
+      ['GET', HISTORY, operation(HISTORY, 'get').responses],
       ['GET', '/nowhere', additions.unmatchedPath],
       ['DELETE', START, additions.unmatchedMethod],
       ['POST', START, additions.anyRequest],

@@ -11,7 +11,17 @@ const lines = README.trimEnd().split('\n');
 const DOCS = readdirSync(join(root, 'docs'))
   .filter((name) => name.endsWith('.md'))
   .map((name) => `docs/${name}`);
-const PAGES = ['operating', 'providers', 'testing', 'scanner', 'contract', 'architecture', 'ci', 'webhooks'];
+const PAGES = [
+  'operating',
+  'providers',
+  'testing',
+  'scanner',
+  'contract',
+  'architecture',
+  'ci',
+  'webhooks',
+  'statistics',
+];
 
 /** A calendar date or a clock time of day: what a run stamps on what it measured. */
 const DATE = /\b20\d\d-[01]\d-[0-3]\d\b|\b[0-2]?\d:[0-5]\d(?::[0-5]\d)?\s?UTC\b/;

@@ -166,7 +166,7 @@ describe('settings in the templates', () => {
     }
   });
 
-  it('gives each route a throttle of its own: start its own, get, the report and compare the read one each', () => {
+  it('gives each route a throttle of its own: start its own, get, the report, compare and history the read one each', () => {
     const throttle = (rate: number, burst: number) => ({
       ThrottlingRateLimit: rate,
       ThrottlingBurstLimit: burst,
@@ -181,12 +181,13 @@ describe('settings in the templates', () => {
         'GET /api/spam-check/{check_id}': read,
         'GET /api/spam-check/{check_id}/report': read,
         'GET /api/spam-check/compare': read,
+        'GET /api/spam-check/history': read,
       });
       // A route setting may only name a route that exists when the stage is deployed.
       const routes = Object.entries(resourcesOf(app.serviceTemplate, 'AWS::ApiGatewayV2::Route'))
         .filter(([, route]) => route.Properties?.RouteKey !== '$default')
         .map(([id]) => id);
-      expect(routes).toHaveLength(4);
+      expect(routes).toHaveLength(5);
       expect(stage?.DependsOn).toEqual(expect.arrayContaining(routes));
     }
   });

@@ -18,7 +18,9 @@ export type ItemType =
   | 'controlRun'
   | 'webhook'
   | 'webhookSecrets'
-  | 'audit';
+  | 'audit'
+  | 'archivedReport'
+  | 'historyEntry';
 export type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
@@ -86,6 +88,8 @@ export const KEY_PREFIXES = {
   controlRun: 'CONTROLRUN#',
   webhook: 'WEBHOOK#',
   webhookSecrets: 'WHSEC#',
+  archive: 'ARCHIVE#',
+  history: 'HISTORY#',
 } as const;
 export type KeyKind = keyof typeof KEY_PREFIXES;
 
@@ -130,3 +134,15 @@ export const shardEntryKey = (checkId: string, shard: Shard) => ({
 /** The keys of a check's shard entries, from the sort keys kept on it (anything else: none). */
 export const shardEntryKeysOf = (checkId: string, sortKeys: unknown): Item[] =>
   Array.isArray(sortKeys) ? sortKeys.map((sk) => ({ ...checkKey(checkId), sk: String(sk) })) : [];
+
+/** An ended check's archived report (reportArchive.ts): its own partition, outliving the check by the retention. */
+export const archivedReportKey = (checkId: string) => ({ pk: `ARCHIVE#${checkId}`, sk: 'REPORT' });
+/**
+ * A scope's history, one item per archived check sorted by start time, so newest first is one Query. A scope is
+ * operator text after a prefix of its own, as in inFlightKey.
+ */
+export const historyEntryKey = (scope: string, createdAt: number, checkId: string) => ({
+  pk: `HISTORY#${scope}`,
+  sk: checkTimeSortKey(createdAt, checkId),
+});
+export const historyPartition = (scope: string) => historyEntryKey(scope, 0, '').pk;

@@ -1,10 +1,13 @@
-// Owns `npm run placement -- compare A B` (and `inbox-placement compare A B`): two checks' rates side by side, per
-// provider and overall, with the difference, Fisher's p-value and whether it is more than chance; or one JSON object.
+// Owns `npm run placement -- compare A B` (and `inbox-placement compare A B`): two checks' (or two series') rates side
+// by side, per provider and overall, with the difference and its interval, the exact test's p-value and what it
+// means, each check of the series, the power line; or one JSON object, or an HTML page with the series chart.
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
   ApiError,
   ApiKeyRejectedError,
   CheckGoneError,
+  type ComparedCheck,
   type ComparedRate,
   createClient,
   NetworkError,
@@ -13,20 +16,26 @@ import {
 import type { CliSettings } from '../../config';
 import { mayCarrySecrets } from '../../domain/loopback';
 import { formatTable } from '../table';
+import { renderComparisonHtml } from './comparisonHtml';
+import { comparisonNotes, differenceText, powerText, pText } from './comparisonText';
 import { printable, providerName } from './explain';
 import { DEFAULT_URL } from './options';
 import { rateText } from './rates';
 
 const COMPARE_USAGE = `usage: npm run placement -- compare A B [options]   (or: npx inbox-placement compare A B)
 
-Compares two checks of this API key's scope (A the baseline, B the new one): per provider the inbox and spam rates
-of each with their 95% intervals, B minus A, the two-sided p-value of Fisher's exact test and what it means, and
-the overall inbox rate the same way. A check is kept 10 minutes after it started.
+Compares checks of this API key's scope: A the baseline, B the new one, each one check id or a comma-separated list
+of up to 50 (a series, pooled per seed). Per provider the inbox and spam rates of each side over every seed (a copy
+that never arrived counts as not in the inbox) with their 95% intervals, B minus A with its 95% interval, the exact
+test's two-sided p-value and what it means, the overall inbox rate the same way, each check's own rate, and how many
+checks like these would detect a 20-point change. A check is live 10 minutes; its report is archived
+REPORT_RETENTION_DAYS (default 30) once it ends, and GET /api/spam-check/history lists those.
 
           --url URL     the service (default: $INBOX_PLACEMENT_URL, else ${DEFAULT_URL})
           --key KEY     the API key (default: $INBOX_PLACEMENT_API_KEY; prefer it: argv is visible to others)
           --insecure    allow a plain http --url to a host other than this machine
           --json        the service's answer as one JSON object
+          --html FILE   also write the comparison as one self-contained HTML page, with the series chart
           -h, --help    this text
 
 exit:     0 compared   1 failed (service, key, a check gone)   2 wrong command line`;
@@ -45,6 +54,7 @@ const OPTIONS = {
   key: { type: 'string' },
   insecure: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
+  html: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -59,7 +69,10 @@ const optionsOf = (argv: string[], settings: CompareIo['settings']) => {
   }
   const { values, positionals } = parsed;
   if (values.help) return undefined;
-  if (positionals.length !== 2) throw new CompareUsageError('give exactly two check ids, A and B');
+  if (positionals.length !== 2)
+    throw new CompareUsageError(
+      'give exactly two arguments, A and B, each a check id or a comma-separated list',
+    );
   const key = values.key || settings.apiKey;
   if (!key) throw new CompareUsageError('no API key: set INBOX_PLACEMENT_API_KEY (or pass --key)');
   const url = values.url || settings.serviceUrl || DEFAULT_URL;
@@ -78,41 +91,44 @@ const optionsOf = (argv: string[], settings: CompareIo['settings']) => {
     throw new CompareUsageError(
       `refusing to send the API key over plain http to ${address.host}, which is not this machine: use https, or pass --insecure`,
     );
-  const [a = '', b = ''] = positionals;
-  return { url, key, a, b, json: values.json === true };
+  const [a = '', b = ''] = positionals.map((side) => side.split(','));
+  if ([...a, ...b].some((id) => id === '') || a.length > 50 || b.length > 50)
+    throw new CompareUsageError('each of A and B is 1 to 50 check ids, separated by commas');
+  return { url, key, a, b, json: values.json === true, html: values.html };
 };
-
-const points = (difference: number | null) =>
-  difference === null ? '-' : `${difference > 0 ? '+' : ''}${Math.round(difference * 100)} points`;
-
-const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 const row = (provider: string, rate: string, compared: ComparedRate) => ({
   provider,
   rate,
   a: rateText(compared.a),
   b: rateText(compared.b),
-  'b - a': points(compared.difference),
-  p: pValue(compared.p_value),
+  'b - a (95%)': differenceText(compared),
+  p: pText(compared.p_adjusted),
   reading: compared.reading,
 });
 
-/** The comparison as people read it: one row per provider and rate, the overall inbox rate last. */
+const checkLine = (check: ComparedCheck) =>
+  `  ${printable(check.check_id, 40)} ${check.status}, started ${printable(check.started_at, 40)}: inbox ${rateText(check.inbox)}`;
+
+/** The comparison as people read it: each side's checks, one row per provider and rate, the overall inbox rate last. */
 const comparisonTable = (comparison: PlacementComparison): string => {
   const rows = Object.entries(comparison.by_provider).flatMap(([provider, rates]) => [
     row(providerName(provider), 'inbox', rates.inbox),
     row(providerName(provider), 'spam', rates.spam),
   ]);
   rows.push(row('overall', 'inbox', comparison.overall.inbox));
-  const side = (name: string, check: PlacementComparison['a']) =>
-    `${name}: check ${printable(check.check_id, 40)}, ${check.status}, started ${printable(check.started_at, 40)}`;
+  const side = (name: string, checks: readonly ComparedCheck[]) => [
+    `${name}: ${checks.length} check${checks.length === 1 ? '' : 's'}`,
+    ...checks.map(checkLine),
+  ];
   return [
-    side('A', comparison.a),
-    side('B', comparison.b),
+    ...side('A', comparison.a.checks),
+    ...side('B', comparison.b.checks),
     '',
-    formatTable(rows, ['provider', 'rate', 'a', 'b', 'b - a', 'p', 'reading']),
+    formatTable(rows, ['provider', 'rate', 'a', 'b', 'b - a (95%)', 'p', 'reading']),
     '',
-    'p: two-sided Fisher exact test; rates over received copies from seeds not suspect, with 95% Wilson intervals',
+    ...comparisonNotes(comparison),
+    ...[powerText(comparison) ?? []].flat(),
   ].join('\n');
 };
 
@@ -120,7 +136,7 @@ const describe = (error: unknown, url: string): string => {
   if (error instanceof ApiKeyRejectedError)
     return `the service at ${url} refused the API key (${error.detail})`;
   if (error instanceof CheckGoneError)
-    return `a check is gone (${error.detail}): both must be of this key's scope and under 10 minutes old`;
+    return `a check is gone (${error.detail}): each must be of this key's scope, and live (10 minutes) or archived`;
   if (error instanceof ApiError) return `the service at ${url} answered ${error.message}`;
   if (error instanceof NetworkError) return `${error.message} (is the service running?)`;
   return error instanceof Error ? error.message : String(error);
@@ -142,6 +158,7 @@ export const runCompare = async (argv: string[], io: CompareIo): Promise<number>
   try {
     const client = createClient({ baseUrl: options.url, apiKey: options.key });
     const comparison = await client.compare(options.a, options.b, { signal: io.signal });
+    if (options.html) await writeFile(options.html, renderComparisonHtml(comparison));
     io.stdout(options.json ? JSON.stringify(comparison) : comparisonTable(comparison));
     return 0;
   } catch (error) {

@@ -9,10 +9,10 @@ import { rateText } from './rates';
 const LABEL = 150;
 const PLOT = 400;
 const NOTE = 190;
-const ROW = 22;
+export const ROW = 22;
 const BAR = 12;
-const AXIS = 24;
-const WIDTH = LABEL + PLOT + NOTE;
+export const AXIS = 24;
+export const WIDTH = LABEL + PLOT + NOTE;
 const CHART_COLORS = {
   inbox: '#2e7d32',
   spam: '#c62828',
@@ -23,14 +23,15 @@ const CHART_COLORS = {
 const x = (share: number) => (LABEL + Math.min(1, Math.max(0, share)) * PLOT).toFixed(1);
 const text = (value: string) => escapeHtml(printable(value, 60));
 
-interface Row {
+/** One bar of the chart (the series chart in comparisonHtml.ts draws the same rows). */
+export interface Row {
   label: string;
   kind: 'inbox' | 'spam';
   rate: RateInterval | undefined;
   control?: ControlPlacement | null | undefined;
 }
 
-const rowSvg = (row: Row, index: number): string => {
+export const rowSvg = (row: Row, index: number): string => {
   const top = AXIS + index * ROW;
   const middle = top + ROW / 2;
   const { rate } = row;
@@ -65,7 +66,7 @@ const rowSvg = (row: Row, index: number): string => {
   return `<g class="row" data-kind="${row.kind}">${parts.join('')}</g>`;
 };
 
-const axis = (height: number): string =>
+export const axis = (height: number): string =>
   [0, 0.25, 0.5, 0.75, 1]
     .map(
       (share) =>

@@ -1,0 +1,30 @@
+// Owns archiving ended checks' reports as the scanner settles them (reportArchive.ts): the report as it reads at
+// settling, with the suspect seeds of the scope's latest calibration then, kept REPORT_RETENTION_DAYS from the start.
+import type { CheckStore, SeedHistoryStore } from '../domain/ports';
+import type { ReportArchive } from '../domain/reportArchive';
+import { reportOf } from './getReport';
+import { seedContextOf } from './seedContext';
+
+export interface ArchiveDeps {
+  checks: Pick<CheckStore, 'get'>;
+  archive: Pick<ReportArchive, 'put'>;
+  seeds?: Pick<SeedHistoryStore, 'latestRun'> | undefined;
+  /** How long a report is kept after its check started; 0 keeps none. */
+  retentionMs: number;
+}
+
+/** Archives each of these settled checks still in the store; one that is gone is skipped. */
+export const archiveReports = async (
+  deps: ArchiveDeps,
+  checkIds: readonly string[],
+  now: number,
+): Promise<void> => {
+  if (deps.retentionMs <= 0) return;
+  for (const checkId of checkIds) {
+    const check = await deps.checks.get(checkId);
+    if (!check) continue;
+    const run = deps.seeds ? await deps.seeds.latestRun(check.scope) : undefined;
+    const report = reportOf(check, now, deps.seeds ? seedContextOf(run) : {});
+    await deps.archive.put({ scope: check.scope, report, expiresAt: check.createdAt + deps.retentionMs });
+  }
+};
