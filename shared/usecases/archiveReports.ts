@@ -25,6 +25,11 @@ export const archiveReports = async (
     if (!check) continue;
     const run = deps.seeds ? await deps.seeds.latestRun(check.scope) : undefined;
     const report = reportOf(check, now, deps.seeds ? seedContextOf(run) : {});
-    await deps.archive.put({ scope: check.scope, report, expiresAt: check.createdAt + deps.retentionMs });
+    await deps.archive.put({
+      scope: check.scope,
+      report,
+      expiresAt: check.createdAt + deps.retentionMs,
+      ...(check.monitor ? { monitor: check.monitor } : {}),
+    });
   }
 };
