@@ -1,5 +1,5 @@
 // Owns archiving ended checks' reports as the scanner settles them (reportArchive.ts): the report as it reads at
-// settling, with the suspect seeds of the scope's latest calibration then, kept REPORT_RETENTION_DAYS from the start.
+// settling, with the seed marks kept with the check at its start (as the report route reads them), kept REPORT_RETENTION_DAYS.
 import type { CheckStore, SeedHistoryStore } from '../domain/ports';
 import type { ReportArchive } from '../domain/reportArchive';
 import { reportOf } from './getReport';
@@ -23,8 +23,8 @@ export const archiveReports = async (
   for (const checkId of checkIds) {
     const check = await deps.checks.get(checkId);
     if (!check) continue;
-    const run = deps.seeds ? await deps.seeds.latestRun(check.scope) : undefined;
-    const report = reportOf(check, now, deps.seeds ? seedContextOf(run) : {});
+    // The marks of the check's own time, as the report route reads them (i43b), not the scope's latest run.
+    const report = reportOf(check, now, deps.seeds || check.seedMarks ? seedContextOf(check.seedMarks) : {});
     await deps.archive.put({
       scope: check.scope,
       report,

@@ -43,12 +43,15 @@ export interface ScopeCalibration {
 }
 
 /** Reads the check until it is complete or its 5 minutes are over (a missing copy then stays missing). */
-const settled = async (deps: CalibrateDeps, checkId: string): Promise<Check> => {
+export const settled = async (
+  deps: Pick<CalibrateDeps, 'checks' | 'clock' | 'pollMs'>,
+  checkId: string,
+): Promise<Check> => {
   const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
   // Bounded by the check's own life: past ACTIVE_MS its status is timeout whatever the store holds.
   for (;;) {
     const check = await deps.checks.get(checkId);
-    if (!check) throw new Error(`control check ${checkId} vanished`);
+    if (!check) throw new Error(`check ${checkId} vanished`);
     const now = deps.clock.now();
     if (statusOf(check, now) !== 'pending' || now - check.createdAt > ACTIVE_MS) return check;
     await deps.clock.sleep(pollMs);
