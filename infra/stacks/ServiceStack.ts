@@ -16,6 +16,7 @@ import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes
 import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';
+import { monitorWidgets } from '../constructs/monitorWidgets';
 import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
@@ -259,6 +260,7 @@ export class ServiceStack extends Stack {
       });
     } else Annotations.of(this).addInfo(CALIBRATION_OFF);
     dashboard.dashboard.addWidgets(...webhooks.widgets());
+    dashboard.dashboard.addWidgets(...monitorWidgets());
     const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
     Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     new SafeDeploys(this, 'Deploys', {
