@@ -22,6 +22,7 @@ import { calibrate } from '../usecases/calibrate';
 import { buildApiDeps } from './apiDeps';
 import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { composeCalibration } from './calibration';
+import { localMonitors } from './localMonitors';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
 import { buildDeliverDeps } from './webhookDeps';
@@ -133,6 +134,8 @@ export const composeLocalService = async ({
       log,
       everyMs: settings.calibration.everyMs,
     });
+  // Monitors: each due one runs as an ordinary check scanned by these loops; its counts go to an in-process sink.
+  const monitors = localMonitors({ store, settings, log, trigger, clock: scheduleClock });
   // The same handlers as on Lambda; locally start kicks the in-process loops instead of a Lambda.
   const server = createLocalServer(
     {
@@ -162,9 +165,11 @@ export const composeLocalService = async ({
     server,
     parts,
     schedule,
+    monitors,
     start: () => {
       for (const loop of loops) loop.start();
       schedule?.start();
+      monitors.schedule.start();
       expiry.start();
       return webhooks.start();
     },
@@ -173,6 +178,7 @@ export const composeLocalService = async ({
       server.close();
       server.closeAllConnections();
       await schedule?.stop();
+      await monitors.schedule.stop();
       await calibration?.close();
       await Promise.all(loops.map((loop) => loop.stop()));
       await auditor?.settled(AUDIT_DRAIN_MS);
