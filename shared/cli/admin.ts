@@ -17,10 +17,10 @@ import {
   syncAccountFile,
 } from './accountCommands';
 import { type TestOptions, testAccount } from './accountTest';
-import { openAdminStore } from './adminStore';
+import { type AdminStore, openAdminStore } from './adminStore';
 import { listSeedHealth, restSeed, runCalibration } from './calibrationCommands';
 import { createKey, listKeys, revokeKey } from './keyCommands';
-import { monitorCommand } from './monitorCommands';
+import { type MonitorContext, monitorCommand } from './monitorCommands';
 import { rotateWebhookSecret } from './webhookSecretCommands';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -130,6 +130,22 @@ type Flags = ReturnType<typeof parse>['values'];
 
 const isLocal = (values: Flags) => values.stack === undefined && values.stage === undefined && !values.table;
 
+const monitorContext = (
+  store: AdminStore,
+  settings: CliSettings,
+  values: Flags,
+  out: (text: string) => void,
+): MonitorContext => ({
+  client: store.client,
+  table: store.table,
+  sealer: store.sealer,
+  out,
+  json: values.json,
+  smtpPassword: settings.smtpPassword,
+  localConfig: isLocal(values) ? settings.localConfig : undefined,
+  allowLoopbackHttp: settings.allowLoopbackHttp,
+});
+
 const addOptions = (values: Flags) => ({
   provider: values.provider,
   scope: values.scope ?? 'default',
@@ -194,21 +210,7 @@ export const runAdmin = async (
     const seeds = { client: store.client, table: store.table, registry, out, json: values.json };
     const command = `${noun} ${verb ?? ''}`.trim();
     if (noun === 'monitors')
-      return await monitorCommand(
-        {
-          client: store.client,
-          table: store.table,
-          sealer: store.sealer,
-          out,
-          json: values.json,
-          smtpPassword: settings.smtpPassword,
-          localConfig: isLocal(values) ? settings.localConfig : undefined,
-          allowLoopbackHttp: settings.allowLoopbackHttp,
-        },
-        verb,
-        rest[0],
-        values,
-      );
+      return await monitorCommand(monitorContext(store, settings, values, out), verb, rest[0], values);
     switch (command) {
       case 'keys create':
         return await createKey(keys, values);

@@ -161,7 +161,14 @@ describe('monitors on the local store', () => {
     if (!monitor) throw new Error('no monitor');
     const first = await runMonitor(deps, monitor);
     clock.advance(3_600_000);
-    const second = await runMonitor(deps, monitor);
+    // A monitor with a callback URL: its run's check carries the webhook as any check started with one does.
+    const hooked = { ...monitor, callbackUrl: 'https://hooks.example.com/placement', keyId: 'a1b2c3d4' };
+    const second = await runMonitor(deps, hooked);
+    expect((await checks.get(second.run.checkId))?.callback).toMatchObject({
+      url: 'https://hooks.example.com/placement',
+      keyId: 'a1b2c3d4',
+    });
+    expect((await checks.get(first.run.checkId))?.callback).toBeUndefined();
 
     expect(sent[0]?.eml).toBe(MESSAGE);
     expect(sent[0]?.recipients).toHaveLength(3);
