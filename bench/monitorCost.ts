@@ -45,7 +45,7 @@ const perRun = (input: MonitorCostInput) => {
   return { readUnits, writeUnits, lambdaGbSeconds, dollars };
 };
 
-export const monitorMonthly = (input: MonitorCostInput, everyHours: number) => {
+const monitorMonthly = (input: MonitorCostInput, everyHours: number) => {
   const runs = MONTH_HOURS / everyHours;
   const run = perRun(input);
   const metrics = metricsPerMonitor(input.providers);
@@ -65,7 +65,7 @@ export const monitorMonthly = (input: MonitorCostInput, everyHours: number) => {
 };
 
 /** Runs before the alarm can judge a provider: its window (for the control) and its window plus baseline (a drop). */
-export const runsBeforeAlarm = (seeds: number, providers: number) => {
+const runsBeforeAlarm = (seeds: number, providers: number) => {
   const seedsPerProvider = Math.floor(seeds / providers);
   const window = windowRunsFor(seedsPerProvider);
   return { seedsPerProvider, window, drop: 2 * window };

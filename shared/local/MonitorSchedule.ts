@@ -20,7 +20,7 @@ export interface MonitorScheduleDeps {
 }
 
 /** One line per run: the monitor, its check, and per provider the judgement's state and the inbox counts. */
-export const runLine = (monitor: Monitor, outcome: MonitorRunOutcome): string =>
+const runLine = (monitor: Monitor, outcome: MonitorRunOutcome): string =>
   [
     `monitor ${monitor.scope}/${monitor.name} run ${outcome.run.checkId}:`,
     outcome.judgements

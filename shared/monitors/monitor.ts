@@ -67,7 +67,7 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 // A short schedule is for tests on loopback; a run waits for its check, so runs never overlap whatever the interval.
 const MIN_EVERY_MS = 10_000;
 const MAX_EVERY_MS = 7 * 86_400_000;
-export const MONITOR_EVERY_RULE = 'a duration from 10s to 7d such as 6h, 90m or 1d';
+const MONITOR_EVERY_RULE = 'a duration from 10s to 7d such as 6h, 90m or 1d';
 
 export const parseMonitorEvery = (value: string | undefined): number => {
   // Anchored, one digit run and one letter: nothing here can backtrack.

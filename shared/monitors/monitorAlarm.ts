@@ -32,7 +32,7 @@ export interface ProviderJudgement {
   text: string;
 }
 
-export const ALPHA = 0.05;
+const ALPHA = 0.05;
 /** The rate assumed before a baseline exists: a good sender's, as the comparison's example (0.9 → 0.7). */
 const ASSUMED_BASELINE = 0.9;
 
@@ -57,7 +57,7 @@ const fewer = (a: RateInterval, b: RateInterval): number | null =>
   a.of > 0 && b.of > 0 ? fisherLess(a.count, a.of - a.count, b.count, b.of - b.count) : null;
 
 const percent = (share: number | null) => (share === null ? '-' : `${Math.round(share * 100)} %`);
-export const rateText = (rate: RateInterval | null): string =>
+const rateText = (rate: RateInterval | null): string =>
   rate === null || rate.of === 0
     ? 'nothing counted'
     : `${rate.count} of ${rate.of} (${percent(rate.rate)}, 95 % CI ${percent(rate.low)}–${percent(rate.high)})`;

@@ -41,7 +41,7 @@ const MONITOR_KEY_ID = 'monitor';
 /** The context a monitor's message is sealed under: another monitor's sealed message does not open as this one's. */
 export const sealContextOf = (scope: string, name: string) => `MONITOR#${scope}#${name}`;
 
-export const openSecret = async (deps: Pick<RunMonitorDeps, 'monitors' | 'sealer'>, monitor: Monitor) => {
+const openSecret = async (deps: Pick<RunMonitorDeps, 'monitors' | 'sealer'>, monitor: Monitor) => {
   const sealed = await deps.monitors.sealedMessage(monitor.scope, monitor.name);
   if (sealed === undefined) throw new Error(`monitor ${monitor.name} has no stored message`);
   return JSON.parse(
@@ -50,7 +50,7 @@ export const openSecret = async (deps: Pick<RunMonitorDeps, 'monitors' | 'sealer
 };
 
 /** Per provider, where the check's copies landed; a copy never recorded is missing. */
-export const countsOf = (check: Check): Record<string, ProviderCounts> => {
+const countsOf = (check: Check): Record<string, ProviderCounts> => {
   const counts: Record<string, ProviderCounts> = {};
   for (const { email, category } of check.results) {
     const provider = check.providers?.[email] ?? 'unknown';

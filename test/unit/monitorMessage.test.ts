@@ -1,11 +1,11 @@
 // A monitor's message is checked at creation (at most 1 MB, capped before it is read; headers RFC 5322 accepts, one
 // From, no Bcc) with errors that name the line, never a value; and its sealing opens only under its own context.
 import { describe, expect, it } from 'vitest';
-import { ItemKeySealer } from '../../shared/adapters/credentials/itemKeySealer';
 import { newItemKey } from '../../shared/adapters/credentials/credentialItem';
+import { ItemKeySealer } from '../../shared/adapters/credentials/itemKeySealer';
 import { addressOfFrom } from '../../shared/adapters/smtp/envelopeFrom';
-import { checkMonitorMessage, MAX_MESSAGE_BYTES } from '../../shared/monitors/monitorMessage';
 import { parseMonitorEvery } from '../../shared/monitors/monitor';
+import { checkMonitorMessage, MAX_MESSAGE_BYTES } from '../../shared/monitors/monitorMessage';
 
 const GOOD = [
   'From: "Welcome team" <hello@sender.test>',
@@ -80,8 +80,8 @@ describe('the sealed message', () => {
     await expect(sealer.open(sealed, 'MONITOR#default#other')).rejects.toThrow('does not open');
     const altered = `${sealed.slice(0, -4)}AAA=`;
     await expect(sealer.open(altered, 'MONITOR#default#welcome')).rejects.toThrow('does not open');
-    await expect(new ItemKeySealer(async () => newItemKey()).open(sealed, 'MONITOR#default#welcome')).rejects.toThrow(
-      'does not open',
-    );
+    await expect(
+      new ItemKeySealer(async () => newItemKey()).open(sealed, 'MONITOR#default#welcome'),
+    ).rejects.toThrow('does not open');
   });
 });
