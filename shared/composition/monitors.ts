@@ -2,6 +2,7 @@
 // where no stream wakes the scanner (the admin CLI on the local store), a scanner loop of its own for the checks.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
+import { DynamoAuditStore } from '../adapters/dynamo/DynamoAuditStore';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
 import { DynamoMonitorStore } from '../adapters/dynamo/DynamoMonitorStore';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
@@ -13,6 +14,7 @@ import type { ScanTrigger } from '../domain/ports';
 import type { Logger } from '../log';
 import type { MonitorTelemetry, Sealer } from '../monitors/ports';
 import type { RunMonitorDeps } from '../monitors/runMonitor';
+import { reportAuditOf } from '../usecases/auditRecord';
 import { localRunner } from './calibration';
 
 export interface MonitorParts {
@@ -28,15 +30,27 @@ export interface MonitorParts {
   trigger?: ScanTrigger | undefined;
 }
 
+/** The check's audit score as its report gives it, once the audit is ready; null while pending or unavailable. */
+const auditScoreOf =
+  (checks: DynamoCheckStore, audits: DynamoAuditStore, clock: Clock) =>
+  async (checkId: string): Promise<number | null> => {
+    const check = await checks.get(checkId);
+    if (!check) return null;
+    const audit = reportAuditOf(check, clock.now(), await audits.get(checkId));
+    return audit.state === 'ready' ? audit.score.value : null;
+  };
+
 export const composeMonitors = (parts: MonitorParts) => {
   const { client, tableName, clock } = parts;
+  const checks = new DynamoCheckStore(client, tableName, new DynamoShardLayout(client, tableName));
   const runner = parts.localConfig === undefined ? undefined : localRunner(parts, parts.localConfig);
   const deps: RunMonitorDeps = {
     monitors: new DynamoMonitorStore(client, tableName),
     sealer: parts.sealer,
     accounts: new DynamoAccountRegistry(client, tableName),
-    checks: new DynamoCheckStore(client, tableName, new DynamoShardLayout(client, tableName)),
+    checks,
     clock,
+    auditScore: auditScoreOf(checks, new DynamoAuditStore(client, tableName), clock),
     senderFor: (secret) => createMonitorSender(secret, secret.from ?? addressOfFrom(secret.eml)),
     telemetry: parts.telemetry,
     controls: new DynamoSeedHistory(client, tableName),
