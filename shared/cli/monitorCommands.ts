@@ -3,6 +3,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoMonitorStore } from '../adapters/dynamo/DynamoMonitorStore';
+import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { addressOfFrom } from '../adapters/smtp/envelopeFrom';
 import { parseSmtpUrl } from '../adapters/smtp/smtp';
 import { composeMonitors } from '../composition/monitors';
@@ -174,7 +175,9 @@ const changeMonitor = async (
 const monitorStatus = async (ctx: MonitorContext, flags: MonitorFlags, name: string | undefined) => {
   const monitor = await existing(ctx, flags, name);
   const store = new DynamoMonitorStore(ctx.client, ctx.table);
-  const judgements = await judgeLatest({ monitors: store }, monitor);
+  // The same judgement as the run's: its runs and the scope's latest control run.
+  const controls = new DynamoSeedHistory(ctx.client, ctx.table);
+  const judgements = await judgeLatest({ monitors: store, controls }, monitor);
   ctx.out(
     ctx.json
       ? JSON.stringify({ ...monitorJson(monitor), providers: judgements })
