@@ -195,6 +195,13 @@ describe('monitors on the local store', () => {
   });
 
   it('deletes it with its sealed message', async () => {
+    expect(await admin('monitors', 'status', 'welcome', '--scope', 'default')).toBe(0);
+    expect(lines.join('\n')).toContain('monitor welcome (active)');
+    expect(lines.join('\n')).toContain(
+      'monitor welcome, gmail: too few runs to judge (2 of 35 runs); inbox 2 of 4 (50 %',
+    );
+    // 2 gmail seeds need 35 runs for 80 % power to see 90 % fall to 70 %; 1 yahoo seed 69; a missing copy counts.
+    expect(lines.join('\n')).toContain('yahoo: too few runs to judge (2 of 69 runs); inbox 0 of 2');
     expect(await admin('monitors', 'delete', 'welcome', '--scope', 'default')).toBe(0);
     const items = JSON.stringify(
       (await store.client.send(new ScanCommand({ TableName: LOCAL_TABLE }))).Items,
