@@ -5,8 +5,7 @@ import { placementClassOf } from '../domain/categories';
 import type { Check } from '../domain/check';
 import type { Clock } from '../domain/clock';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
-import { settled } from '../usecases/calibrate';
-import { startCheck } from '../usecases/startCheck';
+import { runMessageCheck } from '../usecases/messageCheck';
 import {
   emptyCounts,
   type Monitor,
@@ -75,25 +74,18 @@ export interface MonitorRunOutcome {
 
 export const runMonitor = async (deps: RunMonitorDeps, monitor: Monitor): Promise<MonitorRunOutcome> => {
   const secret = await openSecret(deps, monitor);
-  const started = await startCheck(
-    {
-      accounts: deps.accounts,
-      checks: deps.checks,
-      clock: deps.clock,
-      trigger: deps.trigger,
-      ...(deps.newId ? { newId: deps.newId } : {}),
-    },
-    { keyId: monitor.keyId ?? MONITOR_KEY_ID, scope: monitor.scope },
-    { monitor: monitor.name, callbackUrl: monitor.callbackUrl },
-  );
-  const sender = deps.senderFor(secret);
-  try {
-    await sender.send(started.accounts, Buffer.from(secret.eml, 'base64'));
-  } finally {
-    sender.close();
-  }
-  const check = await settled(deps, started.check_id);
-  const run: MonitorRun = {
+  // The calibration's mechanism: an ordinary check, the stored message sent once, the wait.
+  const run = { keyId: monitor.keyId ?? MONITOR_KEY_ID, scope: monitor.scope };
+  const options = { monitor: monitor.name, callbackUrl: monitor.callbackUrl };
+  const check = await runMessageCheck(deps, { ...run, options }, async (recipients) => {
+    const sender = deps.senderFor(secret);
+    try {
+      await sender.send(recipients, Buffer.from(secret.eml, 'base64'));
+    } finally {
+      sender.close();
+    }
+  });
+  const kept: MonitorRun = {
     scope: monitor.scope,
     monitor: monitor.name,
     checkId: check.checkId,
@@ -101,9 +93,9 @@ export const runMonitor = async (deps: RunMonitorDeps, monitor: Monitor): Promis
     byProvider: countsOf(check),
     auditScore: deps.auditScore ? await deps.auditScore(check.checkId) : null,
   };
-  await deps.monitors.recordRun(run);
-  await deps.telemetry?.publishRun(run);
-  return { run, judgements: await judgeLatest(deps, monitor) };
+  await deps.monitors.recordRun(kept);
+  await deps.telemetry?.publishRun(kept);
+  return { run: kept, judgements: await judgeLatest(deps, monitor) };
 };
 
 /** The alarm's judgement over the monitor's latest runs: enough for its window and baseline at every provider. */
