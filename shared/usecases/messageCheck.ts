@@ -20,10 +20,7 @@ export interface MessageCheckDeps {
 const DEFAULT_POLL_MS = 1000;
 
 /** Reads the check until it is complete or its 5 minutes are over (a missing copy then stays missing). */
-const settled = async (
-  deps: Pick<MessageCheckDeps, 'checks' | 'clock' | 'pollMs'>,
-  checkId: string,
-) => {
+const settled = async (deps: Pick<MessageCheckDeps, 'checks' | 'clock' | 'pollMs'>, checkId: string) => {
   const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
   // Bounded by the check's own life: past ACTIVE_MS its status is timeout whatever the store holds.
   for (;;) {
