@@ -348,6 +348,16 @@ const main = async () => {
     say(`wake-up: ${records} stream records one at a time, a loop holding the lease`);
     results.wakeUp = await runWakeUpBench({ records });
   }
+  if (wanted('monitor-cost')) {
+    // Computed from the price table and the detection section's measured check cost (this run's, else the last).
+    const { runMonitorCostBench } = await import('./monitorCost');
+    const last = existsSync(join(ROOT, 'bench/results/latest.json'))
+      ? (JSON.parse(readFileSync(join(ROOT, 'bench/results/latest.json'), 'utf8')) as {
+          results: Record<string, unknown>;
+        })
+      : undefined;
+    results.monitorCost = runMonitorCostBench(results.detection ?? last?.results.detection);
+  }
   if (wanted('properties')) {
     const { runPropertyBench } = await import('./properties');
     say(`properties: ${values['property-cases']} generated messages`);

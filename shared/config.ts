@@ -269,6 +269,8 @@ export interface CliSettings {
   apiKey: string | undefined;
   /** `admin calibrate`'s sender; undefined when CONTROL_SMTP_URL and CONTROL_FROM are unset. */
   controlSender: ControlSenderSettings | undefined;
+  /** WEBHOOK_ALLOW_LOOPBACK_HTTP=1: a monitor's callback URL may be http:// on loopback (tests, npm start). */
+  allowLoopbackHttp: boolean;
 }
 
 const setOrUndefined = (value: string | undefined) =>
@@ -283,4 +285,5 @@ export const loadCliSettings = (env: NodeJS.ProcessEnv = process.env): CliSettin
   serviceUrl: setOrUndefined(env.INBOX_PLACEMENT_URL),
   apiKey: setOrUndefined(env.INBOX_PLACEMENT_API_KEY),
   controlSender: loadControlSender(env),
+  allowLoopbackHttp: env.WEBHOOK_ALLOW_LOOPBACK_HTTP === '1',
 });

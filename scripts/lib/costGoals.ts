@@ -114,4 +114,36 @@ export const COST_GOALS: Goal[] = [
       pass: undefined,
     }),
   },
+  {
+    section: 'monitorCost',
+    goal: "A monitor's monthly cost at list prices with 20 seeds, every 1 h and every 6 h (the check's measured variable cost, the run's own reads, writes and Lambda, its custom metrics), and the runs its alarm needs before it can fire (reported)",
+    command: `${BENCH} monitor-cost`,
+    read: (r) => ({ measured: monitorCostText(r), pass: undefined }),
+  },
 ];
+
+interface MonitorMonth {
+  everyHours: number;
+  totalDollars: number;
+  metrics: number;
+  metricsDollars: number;
+  runsPerMonth: number;
+  perRunDollars: number;
+}
+
+const monitorCostText = (r: unknown): string => {
+  const months = (path: string) =>
+    ((get(r, path) as MonitorMonth[] | undefined) ?? [])
+      .map(
+        (m) =>
+          `every ${m.everyHours} h $${m.totalDollars} (${m.runsPerMonth} runs × $${m.perRunDollars} + ${m.metrics} metrics $${m.metricsDollars})`,
+      )
+      .join(', ');
+  const alarm = (path: string) =>
+    `${num(r, `${path}.seedsPerProvider`)} seeds a provider: ${num(r, `${path}.drop`)} runs for a drop against the baseline, ${num(r, `${path}.window`)} for the control's test`;
+  return (
+    `20 seeds over 5 providers: ${months('fiveProviders')}; all at one provider: ${months('oneProvider')}; ` +
+    `a 1 MB message every 1 h over 5 providers $${num(r, 'largestMessage.totalDollars')}. Alarm: ${alarm('alarm.fiveProviders')}; ${alarm('alarm.oneProvider')}. ` +
+    `Check cost $${num(r, 'input.checkDollars')} as the detection section measured it (${String(get(r, 'input.checkMeasured'))}); the run's own part computed from the code's reads and writes, not metered; no CloudWatch alarm is built (the judgement runs in code); list prices as of ${String(get(r, 'prices.asOf')).slice(0, 10)}`
+  );
+};

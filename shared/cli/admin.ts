@@ -17,10 +17,11 @@ import {
   syncAccountFile,
 } from './accountCommands';
 import { type TestOptions, testAccount } from './accountTest';
-import { openAdminStore } from './adminStore';
+import { type AdminStore, openAdminStore } from './adminStore';
 import { listSeedHealth, restSeed, runCalibration } from './calibrationCommands';
 import { parseDurationFlag, warnOnStderr } from './duration';
 import { createKey, listKeys, revokeKey } from './keyCommands';
+import { type MonitorContext, monitorCommand } from './monitorCommands';
 import { rotateWebhookSecret } from './webhookSecretCommands';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -64,6 +65,13 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           on the local store this also runs a scanner over LOCAL_CONFIG's mailboxes
   accounts sync <file>    make the registry hold exactly the accounts of a config/credentials file
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored
+  monitors create --scope S --name N --eml FILE --every 6h --send-via smtps://[user@]host[:port]
+                 [--from ADDR] [--callback-url URL --key KEY-ID] [--window RUNS]
+                          a stored message (at most 1 MB, headers checked, sealed with the deployment's item key;
+                          SMTP_PASSWORD for a user in the URL) sent on a schedule; each run is an ordinary check
+                          tagged with the monitor's name (GET /api/spam-check/history?monitor=N)
+  monitors list [--scope S] | pause|resume|delete|run-now|status <name> --scope S
+                          status prints the alarm's judgement per provider (exit 1 when one fires)
   accounts sync           (a deployed stack) move the accounts the credentials secret holds itself into one
                           sealed item each, while the scanner keeps reading both
 
@@ -107,12 +115,37 @@ const OPTIONS = {
   'oauth-scope': { type: 'string' },
   'refresh-token-stdin': { type: 'boolean', default: false },
   'send-via': { type: 'string' },
+  name: { type: 'string' },
+  eml: { type: 'string' },
+  every: { type: 'string' },
+  from: { type: 'string' },
+  'callback-url': { type: 'string' },
+  key: { type: 'string' },
+  window: { type: 'string' },
   wait: { type: 'string', default: '60s' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 const parse = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
 type Flags = ReturnType<typeof parse>['values'];
+
+const isLocal = (values: Flags) => values.stack === undefined && values.stage === undefined && !values.table;
+
+const monitorContext = (
+  store: AdminStore,
+  settings: CliSettings,
+  values: Flags,
+  out: (text: string) => void,
+): MonitorContext => ({
+  client: store.client,
+  table: store.table,
+  sealer: store.sealer,
+  out,
+  json: values.json,
+  smtpPassword: settings.smtpPassword,
+  localConfig: isLocal(values) ? settings.localConfig : undefined,
+  allowLoopbackHttp: settings.allowLoopbackHttp,
+});
 
 const addOptions = (values: Flags) => ({
   provider: values.provider,
@@ -176,6 +209,8 @@ export const runAdmin = async (
     };
     const seeds = { client: store.client, table: store.table, registry, out, json: values.json };
     const command = `${noun} ${verb ?? ''}`.trim();
+    if (noun === 'monitors')
+      return await monitorCommand(monitorContext(store, settings, values, out), verb, rest[0], values);
     switch (command) {
       case 'keys create':
         return await createKey(keys, values);
@@ -213,10 +248,7 @@ export const runAdmin = async (
       case 'accounts unrest':
         return await restSeed(seeds, email(), false);
       case 'calibrate':
-        return await runCalibration(seeds, settings, {
-          scope: values.scope,
-          local: values.stack === undefined && values.stage === undefined && !values.table,
-        });
+        return await runCalibration(seeds, settings, { scope: values.scope, local: isLocal(values) });
       case 'accounts sync':
         return await syncAccountFile(accounts, rest[0]);
       default:

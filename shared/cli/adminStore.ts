@@ -5,14 +5,18 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FileAccountEntries, SecretAccountEntries } from '../adapters/credentials/accountEntries';
+import { newItemKey } from '../adapters/credentials/credentialItem';
 import { type CredentialStore, DocumentCredentialStore } from '../adapters/credentials/credentialStore';
 import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
+import { ItemKeySealer } from '../adapters/credentials/itemKeySealer';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import type { CliSettings } from '../config';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import { ensureTable } from '../local/bootstrap';
+import { localItemKey } from '../local/localItemKey';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
+import type { Sealer } from '../monitors/ports';
 import { dataStackOf, findDeployedStore } from './stackOutputs';
 
 export interface AdminStore {
@@ -20,6 +24,8 @@ export interface AdminStore {
   table: string;
   /** Where credentials live: the local config file, or the deployed stack's items and their secret. */
   credentials: CredentialStore;
+  /** Seals a monitor's message under the deployment's item key (the credentials secret's, or the local store's). */
+  sealer: Sealer;
   close(): Promise<void>;
 }
 
@@ -59,18 +65,18 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
     if (!table) throw new InvalidInputError('no table: give --stack or --table');
     const secret = secretFlag ?? deployed?.secret;
     const client = createDocumentClient({ region: awsRegion });
-    const credentials = secret
-      ? new ItemCredentialStore(
-          client,
-          table,
-          new SecretAccountEntries(new SecretsManagerClient({ region: awsRegion }), secret),
-          { clock: systemClock },
-        )
+    const entries = secret
+      ? new SecretAccountEntries(new SecretsManagerClient({ region: awsRegion }), secret)
+      : undefined;
+    const credentials = entries
+      ? new ItemCredentialStore(client, table, entries, { clock: systemClock })
       : noSecret;
-    return { client, table, credentials, close: async () => client.destroy() };
+    const sealer = new ItemKeySealer(() => (entries ? entries.ensureItemKey(newItemKey) : needsSecret()));
+    return { client, table, credentials, sealer, close: async () => client.destroy() };
   }
   const local = await openLocalStore(settings.dataDir);
   await ensureTable(local.client, LOCAL_TABLE);
   const credentials = new DocumentCredentialStore(new FileAccountEntries(settings.localConfig));
-  return { client: local.client, table: LOCAL_TABLE, credentials, close: () => local.close() };
+  const sealer = new ItemKeySealer(() => localItemKey(settings.dataDir));
+  return { client: local.client, table: LOCAL_TABLE, credentials, sealer, close: () => local.close() };
 };

@@ -34,7 +34,10 @@ export interface CalibrationParts {
 const LOCAL_SCAN_INTERVAL_MS = 1000;
 
 /** A scanner loop of this process's own over the local config's mailboxes, woken by each control check. */
-const localRunner = ({ client, tableName, clock, log }: CalibrationParts, localConfig: string) => {
+export const localRunner = (
+  { client, tableName, clock, log }: Pick<CalibrationParts, 'client' | 'tableName' | 'clock' | 'log'>,
+  localConfig: string,
+) => {
   const { scanner, lease } = createScanner({
     client,
     tableName,

@@ -23,6 +23,7 @@ import { calibrate } from '../usecases/calibrate';
 import { buildApiDeps } from './apiDeps';
 import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { composeCalibration } from './calibration';
+import { localMonitors } from './localMonitors';
 import { loopTiming } from './loopTiming';
 import { createScanner, type ScannerParts } from './scanner';
 import { buildDeliverDeps } from './webhookDeps';
@@ -196,6 +197,8 @@ export const composeLocalService = async ({
     },
   };
   const { calibration, schedule } = localCalibration(settings, store, log, trigger, scheduleClock);
+  // Monitors: each due one runs as an ordinary check scanned by these loops; its counts go to an in-process sink.
+  const monitors = localMonitors({ store, settings, log, trigger, clock: scheduleClock });
   // The same handlers as on Lambda; locally start kicks the in-process loops instead of a Lambda.
   const server = createLocalServer(
     {
@@ -219,9 +222,11 @@ export const composeLocalService = async ({
     server,
     parts,
     schedule,
+    monitors,
     start: () => {
       for (const loop of loops) loop.start();
       schedule?.start();
+      monitors.schedule.start();
       expiry.start();
       return webhooks.start();
     },
@@ -230,6 +235,7 @@ export const composeLocalService = async ({
       server.close();
       server.closeAllConnections();
       await schedule?.stop();
+      await monitors.schedule.stop();
       await calibration?.close();
       await Promise.all(loops.map((loop) => loop.stop()));
       await auditor?.settled(AUDIT_DRAIN_MS);

@@ -27,6 +27,8 @@ export interface Check {
   callback?: CheckCallback | undefined;
   /** The seeds' marks as they stood when the check started (an addition): its report keeps them. */
   seedMarks?: SeedMarks | undefined;
+  /** The monitor whose run this check is (an addition): its history lists it under the monitor's name. */
+  monitor?: string | undefined;
 }
 
 /** Where a check's webhook goes, and what it names: kept with the check from its start. */

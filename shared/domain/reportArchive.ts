@@ -16,6 +16,8 @@ export interface ArchivedReport {
   report: PlacementReport;
   /** Epoch ms after which it is no longer served (DynamoDB's TTL removes it later). */
   expiresAt: number;
+  /** The monitor whose run it was: the history also lists it under `?monitor=`. */
+  monitor?: string | undefined;
 }
 
 /** One check in the history: enough to choose checks to compare, without reading each report. */
@@ -28,6 +30,8 @@ export interface HistoryEntry {
   received: number;
   /** Inbox copies over every seed not suspect (of_total), with its Wilson interval. */
   inbox: RateInterval;
+  /** The monitor whose run it was (an addition); absent for a check started through the API. */
+  monitor?: string;
 }
 
 export interface HistoryPage {
@@ -50,11 +54,14 @@ export interface ReportArchive {
   put(entry: ArchivedReport): Promise<void>;
   /** The kept reports of these ids in this scope not expired at `now`, by check id; others are absent. */
   get(scope: string, checkIds: readonly string[], now: number): Promise<Map<string, PlacementReport>>;
-  /** The scope's kept checks not expired at `now`, newest first, `limit` at most, after `cursor` (from `next`). */
-  list(scope: string, now: number, limit: number, cursor?: string): Promise<HistoryPage>;
+  /**
+   * The scope's kept checks not expired at `now`, newest first, `limit` at most, after `cursor` (from `next`);
+   * with `monitor`, that monitor's runs only.
+   */
+  list(scope: string, now: number, limit: number, cursor?: string, monitor?: string): Promise<HistoryPage>;
 }
 
-export const historyEntryOf = (report: PlacementReport): HistoryEntry => ({
+export const historyEntryOf = (report: PlacementReport, monitor?: string): HistoryEntry => ({
   check_id: report.check_id,
   status: report.status,
   started_at: report.started_at,
@@ -62,4 +69,5 @@ export const historyEntryOf = (report: PlacementReport): HistoryEntry => ({
   total: report.summary.total,
   received: report.summary.received,
   inbox: inboxOfTotal(report),
+  ...(monitor ? { monitor } : {}),
 });

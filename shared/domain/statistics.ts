@@ -1,5 +1,5 @@
 // Owns the report's statistics: the Wilson score interval of a rate, Newcombe's interval of a difference of two, the
-// two-sided Fisher exact test and Holm's correction (the stratified test is stratifiedTest.ts, power fisherPower.ts).
+// two-sided and one-sided Fisher exact tests and Holm's correction (the stratified test is stratifiedTest.ts, power fisherPower.ts).
 import type { RateInterval } from './placementReport';
 
 /** The normal quantile for a two-sided 95 % interval. */
@@ -122,4 +122,31 @@ export const fisherExact = (a: number, b: number, c: number, d: number): number 
   }
   // Every table counted is the whole distribution: exactly 1, where summing rounded terms could fall short.
   return allCounted ? 1 : Math.min(1, p);
+};
+
+/**
+ * The one-sided p-value of Fisher's exact test that the first row's success share is lower than the second's, as
+ * R's fisher.test(alternative = "less"): the hypergeometric probability of a or fewer successes in row 1.
+ */
+export const fisherLess = (a: number, b: number, c: number, d: number): number => {
+  for (const cell of [a, b, c, d]) assertCounts(cell, cell);
+  const row1 = a + b;
+  const row2 = c + d;
+  const col1 = a + c;
+  const n = row1 + row2;
+  if (n > MAX_TRIALS) throw new RangeError('too many trials');
+  // The whole distribution: exactly 1, where summing rounded terms could fall short.
+  if (a >= Math.min(row1, col1)) return 1;
+  const fixed =
+    logFactorial(row1) + logFactorial(row2) + logFactorial(col1) + logFactorial(n - col1) - logFactorial(n);
+  let p = 0;
+  for (let x = Math.max(0, col1 - row2); x <= a; x++)
+    p += Math.exp(
+      fixed -
+        logFactorial(x) -
+        logFactorial(row1 - x) -
+        logFactorial(col1 - x) -
+        logFactorial(row2 - col1 + x),
+    );
+  return Math.min(1, p);
 };

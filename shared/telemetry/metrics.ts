@@ -6,7 +6,13 @@ export const METRICS_NAMESPACE = 'InboxPlacement';
 /** Powertools adds this dimension to every metric, valued with the function's POWERTOOLS_SERVICE_NAME. */
 export const SERVICE_DIMENSION = 'service';
 
-export const SERVICES = { api: 'api', scan: 'scan', calibration: 'calibration', webhook: 'webhook' } as const;
+export const SERVICES = {
+  api: 'api',
+  scan: 'scan',
+  calibration: 'calibration',
+  webhook: 'webhook',
+  monitor: 'monitor',
+} as const;
 
 const DIMENSIONS = {
   category: 'Category',
@@ -14,6 +20,7 @@ const DIMENSIONS = {
   account: 'Account',
   method: 'Method',
   rule: 'Rule',
+  monitor: 'Monitor',
 } as const;
 
 export interface MetricSpec {
@@ -197,6 +204,48 @@ export const METRICS = {
     secondDimension: 'Rule',
     description:
       "Audited checks failing an item of the provider's bulk-sender rules: 1, else 0; Average = share, by provider and rule",
+  },
+  // Each monitor run emits its counts once per provider, under the monitor and the provider (never a mailbox): the
+  // inbox rate over time is Sum(inbox) / Sum(copies), with its Wilson band drawn by metric math (infra).
+  monitorInbox: {
+    name: 'MonitorInbox',
+    unit: 'Count',
+    service: 'monitor',
+    dimension: 'Monitor',
+    secondDimension: 'Provider',
+    description: "A monitor run's copies in the Inbox (primary, updates), by monitor and provider",
+  },
+  monitorSpam: {
+    name: 'MonitorSpam',
+    unit: 'Count',
+    service: 'monitor',
+    dimension: 'Monitor',
+    secondDimension: 'Provider',
+    description: "A monitor run's copies in spam, by monitor and provider",
+  },
+  monitorMissing: {
+    name: 'MonitorMissing',
+    unit: 'Count',
+    service: 'monitor',
+    dimension: 'Monitor',
+    secondDimension: 'Provider',
+    description:
+      "A monitor run's copies that never arrived within the check's 5 minutes, by monitor and provider",
+  },
+  monitorCopies: {
+    name: 'MonitorCopies',
+    unit: 'Count',
+    service: 'monitor',
+    dimension: 'Monitor',
+    secondDimension: 'Provider',
+    description: "A monitor run's copies sent (the base of its rates), by monitor and provider",
+  },
+  monitorAuditScore: {
+    name: 'MonitorAuditScore',
+    unit: 'Count',
+    service: 'monitor',
+    dimension: 'Monitor',
+    description: "A monitor run's sender audit score, where an audit was made, by monitor",
   },
   activeChecks: {
     name: 'ActiveChecks',

@@ -25,6 +25,11 @@ export const archiveReports = async (
     if (!check) continue;
     // The suspect marks stored with the check at its start, as the report reads them (getReport.ts).
     const report = reportOf(check, now, deps.seeds || check.seedMarks ? seedContextOf(check.seedMarks) : {});
-    await deps.archive.put({ scope: check.scope, report, expiresAt: check.createdAt + deps.retentionMs });
+    await deps.archive.put({
+      scope: check.scope,
+      report,
+      expiresAt: check.createdAt + deps.retentionMs,
+      ...(check.monitor ? { monitor: check.monitor } : {}),
+    });
   }
 };

@@ -2,14 +2,13 @@
 // sent once to all its seeds, the wait for it, and every seed's placement kept as its history.
 import type { RegisteredAccount } from '../domain/account';
 import { placementClassOf } from '../domain/categories';
-import { type Check, statusOf } from '../domain/check';
+import type { Check } from '../domain/check';
 import type { Clock } from '../domain/clock';
 import { type ControlMail, controlMail } from '../domain/controlMessage';
 import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../domain/controlRun';
-import { ACTIVE_MS } from '../domain/limits';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
 import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../domain/seedHealth';
-import { startCheck } from './startCheck';
+import { runMessageCheck } from './messageCheck';
 
 /** Sends one message to every address in BCC, through the operator's control sender. */
 export interface ControlSender {
@@ -35,25 +34,11 @@ export interface CalibrateDeps {
 
 /** The key id a control check is started under: no API key has it (ids are hex), so it is recognisable. */
 const CONTROL_KEY_ID = 'calibration';
-const DEFAULT_POLL_MS = 1000;
 
 export interface ScopeCalibration {
   run: ControlRun;
   entries: SeedCalibration[];
 }
-
-/** Reads the check until it is complete or its 5 minutes are over (a missing copy then stays missing). */
-const settled = async (deps: CalibrateDeps, checkId: string): Promise<Check> => {
-  const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
-  // Bounded by the check's own life: past ACTIVE_MS its status is timeout whatever the store holds.
-  for (;;) {
-    const check = await deps.checks.get(checkId);
-    if (!check) throw new Error(`control check ${checkId} vanished`);
-    const now = deps.clock.now();
-    if (statusOf(check, now) !== 'pending' || now - check.createdAt > ACTIVE_MS) return check;
-    await deps.clock.sleep(pollMs);
-  }
-};
 
 const entryOf = (
   check: Check,
@@ -77,19 +62,12 @@ const entryOf = (
 };
 
 export const calibrateScope = async (deps: CalibrateDeps, scope: string): Promise<ScopeCalibration> => {
-  const started = await startCheck(
-    {
-      accounts: deps.accounts,
-      checks: deps.checks,
-      clock: deps.clock,
-      trigger: deps.trigger,
-      control: true,
-      ...(deps.newId ? { newId: deps.newId } : {}),
-    },
-    { keyId: CONTROL_KEY_ID, scope },
+  // The mechanism a monitor runs on too: an ordinary check, one message, the wait.
+  const check = await runMessageCheck(
+    deps,
+    { keyId: CONTROL_KEY_ID, scope, control: true },
+    (recipients, checkId) => deps.sender.send(recipients, controlMail(checkId)),
   );
-  await deps.sender.send(started.accounts, controlMail(started.check_id));
-  const check = await settled(deps, started.check_id);
   const registered = new Map((await deps.seeds()).map((account) => [account.email, account]));
   const placed = check.results.map(({ email, category }) =>
     entryOf(check, email, category, registered.get(email)),

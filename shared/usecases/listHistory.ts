@@ -15,10 +15,10 @@ export interface HistoryDeps {
 export const listHistory = async (
   deps: HistoryDeps,
   principal: Principal,
-  page: { limit: number; cursor?: string | undefined },
+  page: { limit: number; cursor?: string | undefined; monitor?: string | undefined },
 ): Promise<HistoryPage> => {
   const retryAfter = deps.readLimiter?.take(principal.keyId, deps.clock.now());
   if (retryAfter !== undefined) throw new TooManyReadsError(retryAfter);
   if (!deps.archive) return { checks: [], next: null };
-  return deps.archive.list(principal.scope, deps.clock.now(), page.limit, page.cursor);
+  return deps.archive.list(principal.scope, deps.clock.now(), page.limit, page.cursor, page.monitor);
 };

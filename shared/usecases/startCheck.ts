@@ -30,6 +30,8 @@ export interface StartOptions {
   callbackUrl?: string | undefined;
   /** The API's base URL as the caller reached it, for the webhook's report_url. */
   apiBaseUrl?: string | undefined;
+  /** The monitor whose run this is: kept with the check so its archived report is listed under it. */
+  monitor?: string | undefined;
 }
 
 export interface StartedCheck {
@@ -75,6 +77,7 @@ export const startCheck = async (
     const now = deps.clock.now();
     const check = newCheck(checkId, principal.scope, emails, now, providers, callback);
     if (deps.seeds && !deps.control) check.seedMarks = seedMarksOf(run, emails, now);
+    if (options.monitor !== undefined) check.monitor = options.monitor;
     if (limits) await reserveInFlight(limits, principal, check.checkId, check.createdAt);
     try {
       await deps.checks.create(check);

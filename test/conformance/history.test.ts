@@ -8,6 +8,7 @@ import { archiveDepsOf, archivingSettle } from '../../shared/composition/archivi
 import { READINGS } from '../../shared/domain/placementComparison';
 import { DAY_MS } from '../../shared/domain/reportArchive';
 import { createLogger } from '../../shared/log';
+import { startCheck } from '../../shared/usecases/startCheck';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
 
@@ -115,15 +116,45 @@ describe('the report archive and GET /api/spam-check/history', () => {
     expect(((await history()).body as Page).checks).toEqual([]);
   });
 
+  it('lists a monitor’s runs under ?monitor= (an addition), and them only', async () => {
+    const started = await startCheck(
+      { accounts: service.deps.accounts, checks: service.deps.checks, clock: service.clock },
+      { keyId: 'monitor', scope: 'default' },
+      { monitor: 'welcome' },
+    );
+    service.clock.advance(1000);
+    const plain = await checkWith(2);
+    for (const email of SEEDS)
+      await service.openChecks.recordResult(started.check_id, email, 'primary', service.clock.now(), {
+        folder: 'INBOX',
+      });
+    service.clock.advance(1000);
+    const settling = archivingSettle(
+      service.openChecks,
+      archiveDepsOf(service.client, service.table, 30),
+      quiet,
+    );
+    await settling.settle(service.clock.now());
+    const runs = (await history('?monitor=welcome')).body as Page;
+    expect(runs.checks.map((check) => check.check_id)).toEqual([started.check_id]);
+    expect(runs.checks[0]).toMatchObject({ monitor: 'welcome', inbox: { count: 6, of: 6 } });
+    const all = ((await history()).body as Page).checks.map((check) => check.check_id);
+    expect(all.slice(0, 2)).toEqual([plain, started.check_id]);
+    expect(((await history('?monitor=other')).body as Page).checks).toEqual([]);
+    expect(((await history('?monitor=welcome', otherKey)).body as Page).checks).toEqual([]);
+  });
+
   it('answers 400 for a bad limit, a repeated or unknown parameter, or a cursor it did not give', async () => {
     const detail =
-      'Query parameters: limit (1 to 100) and cursor (the next of the page before), each at most once';
+      'Query parameters: limit (1 to 100), cursor (the next of the page before) and monitor (a monitor name), each at most once';
     for (const query of [
       '?limit=0',
       '?limit=101',
       '?limit=x',
       '?limit=1&limit=2',
       '?page=2',
+      '?monitor=Welcome',
+      '?monitor=a&monitor=b',
       `?cursor=${'x'.repeat(200)}`,
     ])
       expect(await history(query)).toMatchObject({ status: 400, body: { detail } });

@@ -13,6 +13,7 @@ const DOCS = readdirSync(join(root, 'docs'))
   .map((name) => `docs/${name}`);
 const PAGES = [
   'operating',
+  'monitors',
   'providers',
   'testing',
   'scanner',

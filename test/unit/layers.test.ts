@@ -24,6 +24,8 @@ const ROOMS: [prefix: string, layer: number][] = [
   ['shared/usecases/', 1],
   // The sender audit: pure checks over a copy's facts and the check's DNS port.
   ['shared/audit/', 1],
+  // Monitors: a stored message on a schedule, its runs and its alarm (a feature folder of use cases and their ports).
+  ['shared/monitors/', 1],
   ['shared/client/', 2],
   ['shared/adapters/', 2],
   ['shared/http/', 2],

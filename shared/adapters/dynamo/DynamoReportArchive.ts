@@ -13,7 +13,13 @@ import {
 } from '../../domain/reportArchive';
 import { getAll } from './batchGet';
 import { putRequest, writeAll } from './batchWrite';
-import { archivedReportKey, historyEntryKey, historyPartition } from './keys';
+import {
+  archivedReportKey,
+  historyEntryKey,
+  historyPartition,
+  monitorHistoryKey,
+  monitorHistoryPartition,
+} from './keys';
 
 /** An item holds at most 400 KB: a report past this keeps each copy's placement only, not why it landed there. */
 const MAX_REPORT_CHARS = 300_000;
@@ -49,7 +55,7 @@ export class DynamoReportArchive implements ReportArchive {
     private readonly tableName: string,
   ) {}
 
-  async put({ scope, report, expiresAt }: ArchivedReport): Promise<void> {
+  async put({ scope, report, expiresAt, monitor }: ArchivedReport): Promise<void> {
     const createdAt = Date.parse(report.started_at);
     const common = {
       scope,
@@ -58,13 +64,14 @@ export class DynamoReportArchive implements ReportArchive {
       expiresAt,
       purgeAt: epochSeconds(expiresAt),
     };
+    const entry = JSON.stringify(historyEntryOf(report, monitor));
     await writeAll(this.client, this.tableName, [
       putRequest({ ...archivedReportKey(report.check_id), ...common, report: reportText(report) }),
-      putRequest({
-        ...historyEntryKey(scope, createdAt, report.check_id),
-        ...common,
-        entry: JSON.stringify(historyEntryOf(report)),
-      }),
+      putRequest({ ...historyEntryKey(scope, createdAt, report.check_id), ...common, entry }),
+      // A monitor's run is listed twice: in the scope's history and in its monitor's own.
+      ...(monitor
+        ? [putRequest({ ...monitorHistoryKey(scope, monitor, createdAt, report.check_id), ...common, entry })]
+        : []),
     ]);
   }
 
@@ -78,10 +85,18 @@ export class DynamoReportArchive implements ReportArchive {
     return found;
   }
 
-  async list(scope: string, now: number, limit: number, cursor?: string): Promise<HistoryPage> {
+  async list(
+    scope: string,
+    now: number,
+    limit: number,
+    cursor?: string,
+    monitor?: string,
+  ): Promise<HistoryPage> {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     const checks: HistoryEntry[] = [];
-    let start = after === undefined ? undefined : { pk: historyPartition(scope), sk: after };
+    const partition =
+      monitor === undefined ? historyPartition(scope) : monitorHistoryPartition(scope, monitor);
+    let start = after === undefined ? undefined : { pk: partition, sk: after };
     let last: string | undefined;
     // Expired entries TTL has not deleted yet are skipped, so a page may take more than one query to fill.
     do {
@@ -89,7 +104,7 @@ export class DynamoReportArchive implements ReportArchive {
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': historyPartition(scope), ':now': now },
+          ExpressionAttributeValues: { ':pk': partition, ':now': now },
           FilterExpression: 'expiresAt > :now',
           ScanIndexForward: false,
           Limit: limit - checks.length,

@@ -50,6 +50,7 @@ export const checkToItem = (check: Check): Item => {
     ...(check.providers ? { providers: check.providers } : {}),
     ...(check.callback ? { callback: check.callback } : {}),
     ...(check.seedMarks ? { seedMarks: check.seedMarks } : {}),
+    ...(check.monitor ? { monitor: check.monitor } : {}),
   };
 };
 
@@ -87,6 +88,7 @@ export const checkFromItem = (item: Item): Check => {
     ...(item.seedMarks && typeof item.seedMarks === 'object'
       ? { seedMarks: seedMarksFromItem(item.seedMarks) }
       : {}),
+    ...(typeof item.monitor === 'string' ? { monitor: item.monitor } : {}),
   };
 };
 

@@ -20,7 +20,10 @@ export type ItemType =
   | 'webhookSecrets'
   | 'audit'
   | 'archivedReport'
-  | 'historyEntry';
+  | 'historyEntry'
+  | 'monitor'
+  | 'monitorMessage'
+  | 'monitorRun';
 export type Item = Record<string, unknown>;
 
 export const checkKey = (checkId: string) => ({ pk: `CHECK#${checkId}`, sk: 'CHECK' });
@@ -90,6 +93,9 @@ export const KEY_PREFIXES = {
   webhookSecrets: 'WHSEC#',
   archive: 'ARCHIVE#',
   history: 'HISTORY#',
+  monitor: 'MONITOR#',
+  monitorMessage: 'MONITORMSG#',
+  monitorRun: 'MONITORRUN#',
 } as const;
 export type KeyKind = keyof typeof KEY_PREFIXES;
 
@@ -150,3 +156,24 @@ export const historyEntryKey = (scope: string, createdAt: number, checkId: strin
   sk: checkTimeSortKey(createdAt, checkId),
 });
 export const historyPartition = (scope: string) => historyEntryKey(scope, 0, '').pk;
+/** A monitor's runs in the history, a partition of their own under the same prefix (names are [a-z0-9_-]). */
+export const monitorHistoryKey = (scope: string, monitor: string, createdAt: number, checkId: string) => ({
+  pk: `${historyPartition(scope)}#MONITOR#${monitor}`,
+  sk: checkTimeSortKey(createdAt, checkId),
+});
+export const monitorHistoryPartition = (scope: string, monitor: string) =>
+  monitorHistoryKey(scope, monitor, 0, '').pk;
+/** Every monitor in one partition, sorted by scope then name: a schedule lists them all in one Query. */
+export const monitorKey = (scope: string, name: string) => ({ pk: 'MONITOR#', sk: `${scope}#${name}` });
+export const MONITOR_PARTITION = 'MONITOR#';
+/** A monitor's sealed message, in parts (an item holds at most 400 KB), apart so a listing never reads it. */
+export const monitorMessageKey = (scope: string, name: string, part: number) => ({
+  pk: `MONITORMSG#${scope}#${name}`,
+  sk: `PART#${String(part).padStart(3, '0')}`,
+});
+/** One item per monitor run: its check and counts per provider, newest last, for the alarm's window. */
+export const monitorRunKey = (scope: string, name: string, at: number, checkId: string) => ({
+  pk: `MONITORRUN#${scope}#${name}`,
+  sk: checkTimeSortKey(at, checkId),
+});
+export const monitorRunPartition = (scope: string, name: string) => monitorRunKey(scope, name, 0, '').pk;

@@ -1,0 +1,43 @@
+// Owns what monitors need from the outside: where monitors and their runs are kept, how their message is sealed,
+// how a run's message is sent, and where a run's counts are published.
+import type { Monitor, MonitorRun } from './monitor';
+
+/**
+ * Seals a secret of the deployment and opens it again; `context` binds the sealed text to what it belongs to (a
+ * sealed value copied to another monitor does not open). The key is the deployment's, never in the table.
+ */
+export interface Sealer {
+  seal(plain: string, context: string): Promise<string>;
+  open(sealed: string, context: string): Promise<string>;
+}
+
+export interface MonitorStore {
+  /** Writes the monitor and its sealed message once; false when the scope already has a monitor of that name. */
+  create(monitor: Monitor, sealed: string): Promise<boolean>;
+  get(scope: string, name: string): Promise<Monitor | undefined>;
+  sealedMessage(scope: string, name: string): Promise<string | undefined>;
+  /** Every monitor (of `scope` where given), by scope then name. */
+  list(scope?: string): Promise<Monitor[]>;
+  /** Changes state or next run of an existing monitor; false when there is none. */
+  update(
+    scope: string,
+    name: string,
+    change: Partial<Pick<Monitor, 'state' | 'nextRunAt'>>,
+  ): Promise<boolean>;
+  /** Removes the monitor and its message; its runs stay until their TTL. False when there was none. */
+  remove(scope: string, name: string): Promise<boolean>;
+  recordRun(run: MonitorRun): Promise<void>;
+  /** The monitor's latest runs, newest first, at most `limit`. */
+  runs(scope: string, name: string, limit: number): Promise<MonitorRun[]>;
+}
+
+/** Sends a monitor's stored message, unchanged, to every tagged address (envelope recipients only). */
+export interface MonitorSender {
+  send(recipients: readonly string[], eml: Uint8Array): Promise<void>;
+  close(): void;
+}
+
+/** Where each run's counts go: CloudWatch on AWS, an in-process sink under npm start. */
+export interface MonitorTelemetry {
+  publishRun(run: MonitorRun): void | Promise<void>;
+}
