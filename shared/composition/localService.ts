@@ -158,19 +158,22 @@ const localCalibration = (
   return { calibration, schedule };
 };
 
-export const composeLocalService = async ({
+interface DetectionInput
+  extends Pick<LocalServiceInput, 'settings' | 'store' | 'configPath' | 'accounts' | 'log'> {
+  webhooks: LocalWebhookSender;
+  auditListZones: LocalServiceInput['auditListZones'];
+}
+
+/** The in-process loops, one per shard of SCAN_SHARD_SIZE accounts as on Lambda, and the audit over their sessions. */
+const localDetection = async ({
   settings,
   store,
   configPath,
   accounts,
   log,
-  scheduleClock = systemClock,
+  webhooks,
   auditListZones,
-}: LocalServiceInput) => {
-  const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
-  const callbackPolicy = { allowLoopbackHttp: settings.WEBHOOK_ALLOW_LOOPBACK_HTTP === '1' };
-  const webhooks = localWebhooks(store, settings, callbackPolicy);
-  const api = localApi(settings, store, apiClient);
+}: DetectionInput) => {
   const { credentials, tokens } = localCredentials(configPath, log);
   // As on Lambda, one loop per shard of SCAN_SHARD_SIZE accounts; here they share the process.
   const count = shardCountFor(accounts, settings.SCAN_SHARD_SIZE);
@@ -196,6 +199,25 @@ export const composeLocalService = async ({
       await Promise.all(loops.map((loop) => loop.kick()));
     },
   };
+  return { auditor, loops, trigger };
+};
+
+export const composeLocalService = async ({
+  settings,
+  store,
+  configPath,
+  accounts,
+  log,
+  scheduleClock = systemClock,
+  auditListZones,
+}: LocalServiceInput) => {
+  const apiClient = createDocumentClient({ region: LOCAL_REGION, endpoint: store.endpoint });
+  const callbackPolicy = { allowLoopbackHttp: settings.WEBHOOK_ALLOW_LOOPBACK_HTTP === '1' };
+  const webhooks = localWebhooks(store, settings, callbackPolicy);
+  const api = localApi(settings, store, apiClient);
+  const { auditor, loops, trigger } = await localDetection({
+    ...{ settings, store, configPath, accounts, log, webhooks, auditListZones },
+  });
   const { calibration, schedule } = localCalibration(settings, store, log, trigger, scheduleClock);
   // Monitors: each due one runs as an ordinary check scanned by these loops; its counts go to an in-process sink.
   const monitors = localMonitors({ store, settings, log, trigger, clock: scheduleClock });

@@ -8,7 +8,7 @@ import { DEFAULT_SETTINGS } from '../../infra/settings';
 import { DEFAULT_IMAP_TIMEOUTS, LOGOUT_WAIT_MS } from '../../shared/adapters/imap/connection';
 import { MAX_FIRST_SIGHT_MESSAGES } from '../../shared/adapters/imap/ImapSession';
 import { IDLE_RENEW_MS, WATCH_SILENCE_MS } from '../../shared/adapters/imap/ImapWatch';
-import { DEFAULT_TIMEOUT_S } from '../../shared/cli/placement/options';
+import { DEFAULT_TIMEOUT_S } from '../../shared/cli/placement/polling';
 import { POLL_INTERVAL_MS } from '../../shared/client';
 import {
   DEFAULT_SCAN_INTERVAL_MS,

@@ -1,5 +1,6 @@
 // Owns the check command's --help text.
-import { DEFAULT_TIMEOUT_S, DEFAULT_URL } from './options';
+import { DEFAULT_URL } from './options';
+import { DEFAULT_TIMEOUT_S } from './polling';
 
 export const USAGE = `usage: npm run placement -- [options]        (or: npx inbox-placement check [options])
 
