@@ -19,6 +19,7 @@ import { isLoopbackHost } from './domain/loopback';
 import { problemsOf } from './domain/problems';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';
 import { shardSizeProblem } from './domain/shardBudget';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_PATTERN } from './telemetry/metrics';
 
 // The mini build carries no messages of its own: the English ones name what is wrong with a setting.
 z.config(en());
@@ -33,9 +34,16 @@ const logLevel = z._default(z.enum(['debug', 'info', 'warn', 'error']), 'info');
 /** `true` where the deploy turned X-Ray on (-c tracing=true): the Powertools Tracer then records each invocation. */
 const traceEnabled = z._default(z.enum(['true', 'false']), 'false');
 
+/** The stage's metrics namespace, set by the stack (shared/telemetry/metrics.ts); the default stage's when unset. */
+const metricsNamespace = z._default(
+  z.string().check(z.regex(METRICS_NAMESPACE_PATTERN, { message: 'InboxPlacement or InboxPlacement/<stage>' })),
+  METRICS_NAMESPACE,
+);
+
 /** The API's own settings, the same wherever it runs (Lambda, npm start). */
 const apiSettings = {
   LOG_LEVEL: logLevel,
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
   POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** Set by the Lambda runtime only: switches logs and metrics to Powertools. */
   AWS_LAMBDA_FUNCTION_NAME: z.optional(nonEmpty()),
@@ -92,6 +100,7 @@ const scanEnv = z.object({
   AWS_REGION: nonEmpty(),
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   LOG_LEVEL: logLevel,
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
   CREDENTIALS_SECRET_ID: nonEmpty(),
   SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
@@ -293,6 +302,7 @@ const calibrationEnv = z.object({
   AWS_REGION: nonEmpty(),
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   LOG_LEVEL: logLevel,
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
   /** The Secrets Manager secret holding `{"url": "smtp://user@host:587", "password": "…"}`. */
   CONTROL_SENDER_SECRET_ID: nonEmpty(),
   CONTROL_FROM: z.email(),

@@ -14,16 +14,14 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { PROVIDERS } from '../../shared/providers/providerPreset';
-import { METRICS, METRICS_NAMESPACE, SERVICE_DIMENSION, SERVICES } from '../../shared/telemetry/metrics';
+import { METRICS, SERVICE_DIMENSION, SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
-import type { LogLevel } from '../settings';
-import { ServiceFunction, TABLE_ACCESS } from './ServiceFunction';
-import { serviceMetric, serviceSearch } from './serviceMetrics';
+import { type CommonFunctionProps, ServiceFunction, TABLE_ACCESS } from './ServiceFunction';
+import type { ServiceMetrics } from './serviceMetrics';
 
 export interface CalibrationProps {
   table: ITable;
@@ -31,8 +29,10 @@ export interface CalibrationProps {
   controlFrom: string;
   /** A provider's control inbox rate under which its alarm fires. */
   inboxThreshold: number;
-  common: { logRetention: RetentionDays; logLevel: LogLevel; tracing: boolean };
+  common: CommonFunctionProps;
   namePrefix: string;
+  /** The service's own metrics, in this stage's namespace. */
+  metrics: ServiceMetrics;
   dashboard: Dashboard;
   alarmTopic: ITopic;
   /** Why the runtime is pinned (cdk-nag's L1), as the stack says it for every function. */
@@ -49,6 +49,7 @@ export class Calibration extends Construct {
 
   constructor(scope: Construct, id: string, props: CalibrationProps) {
     super(scope, id);
+    const m = props.metrics;
     const every = Duration.millis(props.everyMs);
     this.secret = new Secret(this, 'ControlSender', {
       description:
@@ -86,7 +87,7 @@ export class Calibration extends Construct {
         alarmName: `${props.namePrefix}-ControlInbox-${provider}`,
         alarmDescription: `The control message reached the inbox at ${provider} less often than the threshold: look at those seeds and the sending path (npm run admin -- accounts health)`,
         metric: new Metric({
-          namespace: METRICS_NAMESPACE,
+          namespace: m.namespace,
           metricName: METRICS.controlInbox.name,
           dimensionsMap: {
             [SERVICE_DIMENSION]: METRICS.controlInbox.service,
@@ -112,7 +113,7 @@ export class Calibration extends Construct {
     props.dashboard.addWidgets(
       new GraphWidget({
         title: 'Control inbox rate by provider',
-        left: [serviceSearch('controlInbox', 'Average', period)],
+        left: [m.search('controlInbox', 'Average', period)],
         leftYAxis: { min: 0, max: 1 },
         leftAnnotations: [{ value: props.inboxThreshold, label: 'alarm under' }],
         width: 12,
@@ -121,7 +122,7 @@ export class Calibration extends Construct {
       }),
       new GraphWidget({
         title: 'Suspect seeds',
-        left: [serviceMetric('suspectSeeds', { statistic: 'Maximum', period })],
+        left: [m.metric('suspectSeeds', { statistic: 'Maximum', period })],
         width: 12,
         height: 6,
         period,

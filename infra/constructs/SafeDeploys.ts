@@ -14,7 +14,7 @@ import type { Alias, IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
-import { ServiceFunction, type ServiceFunctionProps } from './ServiceFunction';
+import { type CommonFunctionProps, ServiceFunction } from './ServiceFunction';
 
 /** How the API functions shift: 10% of requests for 5 minutes, then all, unless an alarm fires first. */
 export const API_DEPLOYMENT = LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
@@ -158,7 +158,7 @@ export class SafeDeploys extends Construct {
 export const deployProbeFunction = (
   scope: Construct,
   scanner: IVersion,
-  common: Pick<ServiceFunctionProps, 'logRetention' | 'logLevel' | 'tracing'>,
+  common: CommonFunctionProps,
 ): ServiceFunction => {
   const probe = new ServiceFunction(scope, 'DeployProbe', {
     ...common,

@@ -13,13 +13,21 @@ import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import { ensureTable } from '../local/bootstrap';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
-import { dataStackOf, findDeployedStore } from './stackOutputs';
+import {
+  dataStackOf,
+  findDeployedStore,
+  findScannerCapacity,
+  type ScannerCapacity,
+  serviceStackOf,
+} from './stackOutputs';
 
 export interface AdminStore {
   client: DynamoDBDocumentClient;
   table: string;
   /** Where credentials live: the local config file, or the deployed stack's items and their secret. */
   credentials: CredentialStore;
+  /** The deployed scanner's reservation and shard size, which `accounts add` keeps the mailboxes within. */
+  capacity?: ScannerCapacity | undefined;
   close(): Promise<void>;
 }
 
@@ -51,10 +59,10 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
   if (stack !== undefined || tableFlag) {
     const awsRegion = region ?? settings.awsRegion;
     if (!awsRegion) throw new InvalidInputError('a deployed stack needs --region (or AWS_REGION)');
-    const deployed =
-      stack !== undefined
-        ? await findDeployedStore(new CloudFormationClient({ region: awsRegion }), stack)
-        : undefined;
+    const cloudFormation = new CloudFormationClient({ region: awsRegion });
+    const deployed = stack !== undefined ? await findDeployedStore(cloudFormation, stack) : undefined;
+    const capacity =
+      stack !== undefined ? await findScannerCapacity(cloudFormation, serviceStackOf(stack)) : undefined;
     const table = tableFlag ?? deployed?.table;
     if (!table) throw new InvalidInputError('no table: give --stack or --table');
     const secret = secretFlag ?? deployed?.secret;
@@ -67,7 +75,7 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
           { clock: systemClock },
         )
       : noSecret;
-    return { client, table, credentials, close: async () => client.destroy() };
+    return { client, table, credentials, capacity, close: async () => client.destroy() };
   }
   const local = await openLocalStore(settings.dataDir);
   await ensureTable(local.client, LOCAL_TABLE);

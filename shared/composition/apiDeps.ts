@@ -49,7 +49,7 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
   const log = onLambda
     ? createLambdaLogger(SERVICES.api, config.LOG_LEVEL)
     : createLogger('api', config.LOG_LEVEL);
-  const metrics = onLambda ? createMetrics(SERVICES.api) : undefined;
+  const metrics = onLambda ? createMetrics(SERVICES.api, config.POWERTOOLS_METRICS_NAMESPACE) : undefined;
   return {
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
     checks: new DynamoCheckStore(client, config.TABLE_NAME, new DynamoShardLayout(client, config.TABLE_NAME)),

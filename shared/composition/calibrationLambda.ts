@@ -15,7 +15,7 @@ import { composeCalibration } from './calibration';
 export const composeCalibrationLambda = () => {
   const config = loadCalibrationConfig();
   const log = createLambdaLogger(SERVICES.calibration, config.LOG_LEVEL);
-  const metrics = createMetrics(SERVICES.calibration);
+  const metrics = createMetrics(SERVICES.calibration, config.POWERTOOLS_METRICS_NAMESPACE);
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
   const secrets = new SecretsManagerClient({ region: config.AWS_REGION });
   return {

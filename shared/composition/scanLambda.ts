@@ -33,7 +33,7 @@ import { composeWakeUp } from './wakeUp';
 
 export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
-  const powertools = createMetrics(SERVICES.scan);
+  const powertools = createMetrics(SERVICES.scan, config.POWERTOOLS_METRICS_NAMESPACE);
   const metrics = scanMetrics(powertools);
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
   // One sealed item per account in the table, its key (and any account not moved yet) in the secret: a shard reads
