@@ -216,6 +216,20 @@ const deployProbeEnv = z.object({
 
 export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;
 
+/** The after-traffic bake hook: the probe's settings, where the heartbeat is, and how long the bake lasts. */
+const deployBakeEnv = z.extend(deployProbeEnv, {
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+  /** The live alias the scanner's callers invoke, whose errors of the new version the bake reads. */
+  LIVE_ALIAS_NAME: nonEmpty(),
+  /** The bake: 1 to 12 minutes (the hook is a Lambda of 15 minutes at most). */
+  BAKE_MS: intSetting(60_000, 720_000, 600_000),
+});
+
+export type DeployBakeConfig = z.infer<typeof deployBakeEnv>;
+
+export const loadDeployBakeConfig = (env: NodeJS.ProcessEnv = process.env): DeployBakeConfig =>
+  parseEnv(deployBakeEnv, env);
+
 export const loadDeployProbeConfig = (env: NodeJS.ProcessEnv = process.env): DeployProbeConfig =>
   parseEnv(deployProbeEnv, env);
 

@@ -3,6 +3,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
+  type AlarmProps,
   ComparisonOperator,
   type Dashboard,
   GraphWidget,
@@ -12,6 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -46,6 +48,10 @@ export class Calibration extends Construct {
   readonly function: ServiceFunction;
   readonly secret: Secret;
   readonly alarms: Alarm[] = [];
+  /** The alias the schedule invokes, which CodeDeploy moves (SafeDeploys). */
+  readonly live: Alias;
+  /** The alarms that roll a calibration deployment back. */
+  readonly rollbackAlarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: CalibrationProps) {
     super(scope, id);
@@ -76,8 +82,9 @@ export class Calibration extends Construct {
       description: `Runs the calibration every ${every.toHumanString()}`,
       schedule: Schedule.rate(every),
       // The live alias, as every other caller: a calibration runs the version that passed the deploy.
-      targets: [new LambdaFunction(this.function.live(), { retryAttempts: 0 })],
+      targets: [new LambdaFunction((this.live = this.function.live()), { retryAttempts: 0 })],
     });
+    this.pageOnSilenceAndErrors(props, every);
 
     // One sample per seed per run: the period is the schedule's, so each point is one calibration.
     const period = every.toMinutes() > 24 * 60 ? Duration.days(1) : every;
@@ -109,6 +116,47 @@ export class Calibration extends Construct {
       this.alarms.push(alarm);
     }
 
+    this.widgets(props, period);
+  }
+
+  /** Errors of any run, and a schedule that stopped running (or runs that never finish): both page. */
+  private pageOnSilenceAndErrors(props: CalibrationProps, every: Duration): void {
+    const action = new SnsAction(props.alarmTopic);
+    const alarm = (id: string, alarmProps: Omit<AlarmProps, 'alarmName'>) => {
+      const created = new Alarm(this, id, { ...alarmProps, alarmName: `${props.namePrefix}-${id}` });
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+      this.alarms.push(created);
+      return created;
+    };
+    this.rollbackAlarms.push(
+      alarm('CalibrationErrors', {
+        alarmDescription:
+          'A calibration run failed (a scope failed, an error or a timeout): look at its log for the scope.',
+        metric: this.function.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    // Two schedule periods (CloudWatch's longest alarm period is a day) with no finished run: a window's edge may
+    // fall so that one period holds no run, never two in a row.
+    const period = every.toMinutes() > 24 * 60 ? Duration.days(1) : every;
+    alarm('CalibrationHeartbeat', {
+      alarmDescription:
+        'No calibration run finished in two schedule periods: the schedule stopped, or every run dies before its end.',
+      metric: props.metrics.metric('calibrationHeartbeat', { statistic: 'Sum', period }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      datapointsToAlarm: 2,
+      evaluationPeriods: 2,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+  }
+
+  private widgets(props: CalibrationProps, period: Duration): void {
+    const m = props.metrics;
     props.dashboard.addWidgets(new TextWidget({ markdown: '## Calibration', width: 24, height: 1 }));
     props.dashboard.addWidgets(
       new GraphWidget({

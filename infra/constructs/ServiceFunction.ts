@@ -160,10 +160,7 @@ export interface ServiceFunctionProps
 }
 
 /** What every function of a stack shares: the settings each construct passes on as they are. */
-export type CommonFunctionProps = Pick<
-  ServiceFunctionProps,
-  'logRetention' | 'logLevel' | 'tracing' | 'metricsNamespace'
->;
+export type CommonFunctionProps = Pick<ServiceFunctionProps, 'logRetention' | 'logLevel' | 'tracing' | 'metricsNamespace'>;
 
 const APPLICATION_LOG_LEVELS: Record<LogLevel, ApplicationLogLevel> = {
   debug: ApplicationLogLevel.DEBUG,

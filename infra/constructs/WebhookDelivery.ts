@@ -4,7 +4,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { type Alias, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -34,6 +34,8 @@ export class WebhookDelivery extends Construct {
   readonly retries: Queue;
   /** Turns that failed for good (the store unreachable, a stream batch that kept failing). */
   readonly deadLetters: Queue;
+  /** The alias the stream and the queue invoke, which CodeDeploy moves (SafeDeploys). */
+  readonly live: Alias;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
@@ -68,6 +70,7 @@ export class WebhookDelivery extends Construct {
       this.sender.addToRolePolicy(statement);
     this.retries.grantSendMessages(this.sender);
     const live = this.sender.live();
+    this.live = live;
     // A delivery's first turn at once: only the INSERT of a delivery item passes the filter.
     live.addEventSource(
       new DynamoEventSource(table, {

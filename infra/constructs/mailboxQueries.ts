@@ -19,7 +19,7 @@ const mailboxQuery = new QueryString({
     'ispresent(account)',
     `message in [${MAILBOX_EVENTS.map((event) => `'${event}'`).join(', ')}]`,
   ],
-  stats: 'count(*) as events, latest(error) as lastError by account, message',
+  statsStatements: ['count(*) as events, latest(error) as lastError by account, message'],
   sort: 'events desc',
   limit: 100,
 });

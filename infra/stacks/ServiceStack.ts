@@ -17,7 +17,12 @@ import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes
 import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
 import { metricsNamespaceFor, SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';
-import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
+import {
+  deployBakeFunction,
+  deployProbeFunction,
+  type OtherDeploy,
+  SafeDeploys,
+} from '../constructs/SafeDeploys';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
 import { ServiceDashboard } from '../constructs/ServiceDashboard';
@@ -139,7 +144,13 @@ export class ServiceStack extends Stack {
       scannerReservation: settings.scannerConcurrency,
       deadLetters,
     });
+    const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
+    const bake = deployBakeFunction(this, this.scanner.currentVersion, common);
+    for (const hook of [probe, bake])
+      Validations.of(hook).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     const alarms = new ServiceAlarms(this, 'Alarms', {
+      otherFunctions: { WebhookSender: webhooks.sender, DeployProbe: probe, DeployBake: bake },
+      webhooks,
       namePrefix: this.stackName,
       metrics,
       scanner: this.scanner,
@@ -153,8 +164,16 @@ export class ServiceStack extends Stack {
     });
     dashboard.showAlarms(alarms.alarms);
     // The control message to every seed on a schedule, with its own function and role; off unless configured.
+    const others: OtherDeploy[] = [
+      {
+        id: webhooks.sender.node.id,
+        alias: webhooks.live,
+        alarms: alarms.alarms.filter((alarm) => alarm.node.id === 'WebhookSenderErrors'),
+        shift: 'canary',
+      },
+    ];
     if (settings.calibrationEveryMs !== undefined && settings.controlFrom !== undefined) {
-      new Calibration(this, 'Calibration', {
+      const calibration = new Calibration(this, 'Calibration', {
         table,
         everyMs: settings.calibrationEveryMs,
         controlFrom: settings.controlFrom,
@@ -166,11 +185,15 @@ export class ServiceStack extends Stack {
         alarmTopic: alarms.topic,
         runtimeReason: LATEST_RUNTIME_REASON,
       });
+      others.push({
+        id: 'Calibration',
+        alias: calibration.live,
+        alarms: calibration.rollbackAlarms,
+        shift: 'allAtOnce',
+      });
     } else Annotations.of(this).addInfo(CALIBRATION_OFF);
     dashboard.dashboard.addWidgets(...webhooks.widgets());
     dashboard.dashboard.addWidgets(mailboxQueries(this, this.stackName, this.scanner.logGroup));
-    const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
-    Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     new SafeDeploys(this, 'Deploys', {
       namePrefix: this.stackName,
       api: (['start', 'get', 'fallback'] as const).map((name) => ({
@@ -181,6 +204,8 @@ export class ServiceStack extends Stack {
       scanner: { id: this.scanner.node.id, alias: live.scanner },
       scannerAlarms: alarms.alarms.filter((alarm) => SCANNER_ROLLBACK_ALARMS.has(alarm.node.id)),
       probe,
+      bake,
+      others,
     });
     // One warning line in `cdk synth` output; `npm run deploy` (cdk deploy --strict) refuses to deploy with it.
     if (!hasAlarmDestination(settings)) {

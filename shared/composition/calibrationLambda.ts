@@ -12,6 +12,14 @@ import { SERVICES } from '../telemetry/metrics';
 import { calibrate } from '../usecases/calibrate';
 import { composeCalibration } from './calibration';
 
+/** Some scope's calibration failed: the invocation fails, after every other scope's run was kept. */
+export class CalibrationFailed extends Error {
+  constructor(failed: number, calibrated: number) {
+    super(`calibration failed for ${failed} scope(s); ${calibrated} calibrated`);
+    this.name = 'CalibrationFailed';
+  }
+}
+
 export const composeCalibrationLambda = () => {
   const config = loadCalibrationConfig();
   const log = createLambdaLogger(SERVICES.calibration, config.LOG_LEVEL);
@@ -19,6 +27,7 @@ export const composeCalibrationLambda = () => {
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
   const secrets = new SecretsManagerClient({ region: config.AWS_REGION });
   return {
+    log,
     /** One calibration of every scope; the secret is read each run, so a rotated password is used at once. */
     run: async () => {
       const secret = await readControlSenderSecret(secrets, config.CONTROL_SENDER_SECRET_ID);
@@ -45,7 +54,10 @@ export const composeCalibrationLambda = () => {
           suspect: run.suspect.length,
         }));
         log.info('calibrated', { runs });
-        return { calibrated: runs.length, failed: outcome.failed.length };
+        // A failed scope fails the invocation, so the function's Errors alarm sees it (the others' runs are kept).
+        if (outcome.failed.length > 0)
+          throw new CalibrationFailed(outcome.failed.length, outcome.calibrated.length);
+        return { calibrated: runs.length, failed: 0 };
       } finally {
         await calibration.close();
       }

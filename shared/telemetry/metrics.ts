@@ -176,6 +176,12 @@ export const METRICS = {
     description:
       'Control copies in the Inbox: 1, else 0 (spam, missing, elsewhere); Average = control inbox rate, by provider',
   },
+  calibrationHeartbeat: {
+    name: 'CalibrationHeartbeat',
+    unit: 'Count',
+    service: 'calibration',
+    description: 'One per finished calibration run: its absence means the calibration is not running',
+  },
   suspectSeeds: {
     name: 'SuspectSeeds',
     unit: 'Count',

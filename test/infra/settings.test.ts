@@ -17,7 +17,10 @@ describe('readSettings', () => {
       scanShardSize: maxAccountsPerShard(DEFAULT_SETTINGS.scannerMemoryMb),
       throttleRate: 50,
       throttleBurst: 100,
-      scannerConcurrency: 10,
+      // 500 mailboxes planned: 4 shards of at most 229, three invocations each and two wake-ups.
+      mailboxes: 500,
+      plannedShards: 4,
+      scannerConcurrency: 14,
     });
   });
 
@@ -100,7 +103,9 @@ describe('settings in the templates', () => {
       startThrottleBurst: 4,
       readThrottleRate: 30,
       readThrottleBurst: 60,
-      scannerConcurrency: 4,
+      // 100 mailboxes: one shard, which needs 5 (its loop, hand-over and kick, two wake-ups); 6 leaves one spare.
+      mailboxes: 100,
+      scannerConcurrency: 6,
     });
     defaults = synthApp();
   });
@@ -128,7 +133,7 @@ describe('settings in the templates', () => {
 
   it('reserves scannerConcurrency for the scanner', () => {
     const scanner = resourcesOf(custom.serviceTemplate)[logicalIdOf(custom.service.scanner)];
-    expect(scanner?.Properties?.ReservedConcurrentExecutions).toBe(4);
+    expect(scanner?.Properties?.ReservedConcurrentExecutions).toBe(6);
   });
 
   it('throttles the stage with throttleRate and throttleBurst', () => {
