@@ -26,4 +26,11 @@ export const PRICES = {
   secretApiCall: 0.05 / 1e4,
   fargateArmVcpuHour: 0.03238,
   fargateArmGbHour: 0.00356,
+  /**
+   * A public IPv4 address, per hour (AWS's charge since 2024-02-01): a Fargate task needs one, or a NAT gateway, to
+   * reach the mail providers' IMAP servers; Lambda outside a VPC needs neither.
+   */
+  publicIpv4Hour: 0.005,
+  /** A NAT gateway, per hour, before any data processed: the alternative to a task's public address. */
+  natGatewayHour: 0.045,
 } as const;

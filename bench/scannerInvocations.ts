@@ -2,6 +2,7 @@
 // for a whole Lambda timeout, its successor started at the loop's deadline while the loop still finishes, the
 // minute schedule's kick of every shard, and the stream's wake-ups, all at once. Checks never stop, so loops hand
 // over forever; an invocation started past the reservation is throttled.
+import { readSettings } from '../infra/settings';
 import { WAKE_UP_INVOCATIONS } from '../shared/domain/scannerCapacity';
 import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../shared/scanner/scanLoop';
 
@@ -76,3 +77,19 @@ export const worstPhase = (model: Omit<InvocationModel, 'phaseMs'>): InvocationR
     shardsThrottled: Math.max(worst.shardsThrottled, report.shardsThrottled),
   }));
 };
+
+/**
+ * These shards' invocations against the reservation synth derives for these mailboxes (`-c mailboxes`, the other
+ * settings their defaults): every loop, hand-over, minute kick and wake-up at once, at the schedule's worst phase.
+ */
+export const simulationConcurrency = (mailboxes: number, shards: number) => {
+  const settings = readSettings((key) => (key === 'mailboxes' ? mailboxes : undefined));
+  const modelled = worstPhase({
+    shards,
+    reservation: settings.scannerConcurrency,
+    timeoutMs: 300_000,
+    minutes: 20,
+  });
+  return { reservation: settings.scannerConcurrency, plannedShards: settings.plannedShards, ...modelled };
+};
+

@@ -8,7 +8,7 @@
 // each process group's CPU, failures by kind, accounts left out), the read units each shard's listing spends per sweep
 // at the loop's pace, and the descriptors each shard process holds with its watches up.
 import { availableParallelism } from 'node:os';
-import { DEFAULT_SETTINGS, readSettings } from '../infra/settings';
+import { DEFAULT_SETTINGS } from '../infra/settings';
 import { startDynamoLocal } from '../scripts/lib/dynamoLocal';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
@@ -22,7 +22,7 @@ import { FULL_LIST_EVERY_MS } from '../shared/scanner/Scanner';
 import { shardCountFor } from '../shared/scanner/shards';
 import { percentile, round } from './localServer';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
-import { worstPhase } from './scannerInvocations';
+import { simulationConcurrency } from './scannerInvocations';
 import { runShardProcesses } from './shardProcesses';
 import { breakdownOf, kindsLine } from './simulationBreakdown';
 import { leftOut, leftOutLine, waveCheckSeeder } from './simulationChecks';
@@ -89,21 +89,6 @@ const seedOf = (index: number, port: number, secure: boolean): AccountEntry =>
     imap: { host: '127.0.0.1', port, secure },
     auth: { user: 'seed', pass: 'secret' },
   });
-
-/**
- * These shards' invocations against the reservation synth derives for these mailboxes (`-c mailboxes`, the other
- * settings their defaults): every loop, hand-over, minute kick and wake-up at once, at the schedule's worst phase.
- */
-const concurrencyOf = (mailboxes: number, shards: number) => {
-  const settings = readSettings((key) => (key === 'mailboxes' ? mailboxes : undefined));
-  const modelled = worstPhase({
-    shards,
-    reservation: settings.scannerConcurrency,
-    timeoutMs: 300_000,
-    minutes: 20,
-  });
-  return { reservation: settings.scannerConcurrency, plannedShards: settings.plannedShards, ...modelled };
-};
 
 export const runSimulationBench = async (options: SimulationOptions = {}) => {
   const say = options.progress ?? (() => undefined);
@@ -271,7 +256,7 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
         budget: DESCRIPTOR_BUDGET,
       },
       peakRssMb: round(Math.max(...reports.map((report) => report.peakRssMb))),
-      concurrency: concurrencyOf(total, count),
+      concurrency: simulationConcurrency(total, count),
       breakdown,
     };
   } finally {

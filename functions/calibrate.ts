@@ -5,4 +5,6 @@ import { lambdaContext } from '../shared/log';
 
 const calibration = composeCalibrationLambda();
 
-export const handler = middy(async () => calibration.run()).use(lambdaContext(calibration.log));
+export const handler = middy(async () => calibration.run())
+  .use(lambdaContext(calibration.log))
+  .use(calibration.tracing);

@@ -139,6 +139,7 @@ const webhookEnv = z.object({
   LOG_LEVEL: logLevel,
   /** The SQS queue deliveries wait on between attempts. */
   WEBHOOK_QUEUE_URL: z.url(),
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
 });
 
 export type WebhookConfig = z.infer<typeof webhookEnv>;
@@ -317,6 +318,7 @@ const calibrationEnv = z.object({
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   LOG_LEVEL: logLevel,
   POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** The Secrets Manager secret holding `{"url": "smtp://user@host:587", "password": "…"}`. */
   CONTROL_SENDER_SECRET_ID: nonEmpty(),
   CONTROL_FROM: z.email(),

@@ -169,8 +169,9 @@ export class Calibration extends Construct {
         period,
       }),
       new GraphWidget({
-        title: 'Suspect seeds',
+        title: 'Suspect seeds, and runs finished',
         left: [m.metric('suspectSeeds', { statistic: 'Maximum', period })],
+        right: [m.metric('calibrationHeartbeat', { statistic: 'Sum', period, label: 'runs finished' })],
         width: 12,
         height: 6,
         period,

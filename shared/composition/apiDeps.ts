@@ -11,7 +11,7 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
-import { tracing } from '../adapters/telemetry/tracing';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { type ApiConfig, loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
 import { systemClock } from '../domain/clock';
@@ -29,7 +29,9 @@ let memoClient: DynamoDBDocumentClient | undefined;
 const apiDocumentClient = (): DynamoDBDocumentClient => {
   if (memoClient) return memoClient;
   const config = loadApiConfig();
-  memoClient = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  memoClient = traced(
+    createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
   return memoClient;
 };
 

@@ -11,6 +11,7 @@ import { createLambdaLogger } from '../log';
 import { SERVICES } from '../telemetry/metrics';
 import { calibrate } from '../usecases/calibrate';
 import { composeCalibration } from './calibration';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 
 /** Some scope's calibration failed: the invocation fails, after every other scope's run was kept. */
 export class CalibrationFailed extends Error {
@@ -24,10 +25,13 @@ export const composeCalibrationLambda = () => {
   const config = loadCalibrationConfig();
   const log = createLambdaLogger(SERVICES.calibration, config.LOG_LEVEL);
   const metrics = createMetrics(SERVICES.calibration, config.POWERTOOLS_METRICS_NAMESPACE);
-  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
-  const secrets = new SecretsManagerClient({ region: config.AWS_REGION });
+  const client = traced(
+    createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
+  const secrets = traced(new SecretsManagerClient({ region: config.AWS_REGION }));
   return {
     log,
+    tracing: tracing(SERVICES.calibration, config.POWERTOOLS_TRACE_ENABLED === 'true'),
     /** One calibration of every scope; the secret is read each run, so a rotated password is used at once. */
     run: async () => {
       const secret = await readControlSenderSecret(secrets, config.CONTROL_SENDER_SECRET_ID);

@@ -50,10 +50,9 @@ export const composeDeployBake = (config: DeployBakeConfig, log: Logger): Deploy
     ...versionOf(config.SCANNER_VERSION_ARN),
   };
   const read = cloudWatchBakeReader(new CloudWatchClient({ region: config.AWS_REGION }), target);
-  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   return {
     bake: (deadlineMs) =>
-      bakeScanner({ read, clock: systemClock, sleep }, { bakeMs: config.BAKE_MS, pollMs: 60_000, deadlineMs }),
+      bakeScanner({ read, clock: systemClock }, { bakeMs: config.BAKE_MS, pollMs: 60_000, deadlineMs }),
     hooks: new CodeDeployHooks(config.AWS_REGION, () => ({
       accessKeyId: config.AWS_ACCESS_KEY_ID,
       secretAccessKey: config.AWS_SECRET_ACCESS_KEY,

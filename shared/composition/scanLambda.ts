@@ -15,7 +15,7 @@ import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../adapters/ScannerInvoker';
 import { emitAudit } from '../adapters/telemetry/auditMetrics';
 import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
-import { tracing } from '../adapters/telemetry/tracing';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { judgeCopy } from '../audit/audit';
 import { loadAuditSettings, type ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
@@ -35,14 +35,16 @@ export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
   const powertools = createMetrics(SERVICES.scan, config.POWERTOOLS_METRICS_NAMESPACE);
   const metrics = scanMetrics(powertools);
-  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const client = traced(
+    createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
   // One sealed item per account in the table, its key (and any account not moved yet) in the secret: a shard reads
   // only the accounts it sweeps, and a rotated refresh token is written back to that account's item alone.
   const store = new ItemCredentialStore(
     client,
     config.TABLE_NAME,
     new SecretAccountEntries(
-      new SecretsManagerClient({ region: config.AWS_REGION }),
+      traced(new SecretsManagerClient({ region: config.AWS_REGION })),
       config.CREDENTIALS_SECRET_ID,
     ),
     { clock: systemClock },
@@ -101,7 +103,7 @@ export const composeScanLambda = (config: ScanConfig) => {
     return built;
   };
   const invoker = new ScannerInvoker(
-    new LambdaClient({ region: config.AWS_REGION }),
+    traced(new LambdaClient({ region: config.AWS_REGION })),
     // Through the live alias: a new version runs only once CodeDeploy has moved the alias after the deploy probe.
     config.LIVE_ALIAS
       ? `${config.AWS_LAMBDA_FUNCTION_NAME}:${config.LIVE_ALIAS}`

@@ -10,7 +10,12 @@ const fromContext = (context: Record<string, unknown>) => readSettings((key) => 
 
 describe('readSettings', () => {
   it('uses the defaults when nothing is set', () => {
-    expect(fromContext({})).toEqual({ ...DEFAULT_SETTINGS, alarmEmail: undefined, alarmTopicArn: undefined });
+    expect(fromContext({})).toEqual({
+      ...DEFAULT_SETTINGS,
+      plannedShards: 4,
+      alarmEmail: undefined,
+      alarmTopicArn: undefined,
+    });
     expect(DEFAULT_SETTINGS).toMatchObject({
       logRetentionDays: 30,
       scanIntervalMs: 1000,
@@ -19,7 +24,6 @@ describe('readSettings', () => {
       throttleBurst: 100,
       // 500 mailboxes planned: 4 shards of at most 229, three invocations each and two wake-ups.
       mailboxes: 500,
-      plannedShards: 4,
       scannerConcurrency: 14,
     });
   });

@@ -48,7 +48,7 @@ describe('the concurrency quota check', () => {
     ).toBeUndefined();
     expect(
       await concurrencyShortfall(accountOf(200, 186).client, { reserved: 96 + 5, deployed: 14 }, 'r'),
-    ).toMatch(/request at least 206 /);
+    ).toMatch(/request at least 201 /);
     const exact = { reserved: 10, deployed: 0 };
     expect(await concurrencyShortfall(accountOf(200, 10 + UNRESERVED_MINIMUM).client, exact, 'r')).toBe(undefined);
     expect(await concurrencyShortfall(accountOf(200, 9 + UNRESERVED_MINIMUM).client, exact, 'r')).toMatch(/201/);
@@ -71,13 +71,13 @@ describe('the concurrency quota check', () => {
     await expect(deployedReservationOf(client, ['Broken'])).rejects.toThrow(/Access denied/);
   });
 
-  it('counts what the synthesized stacks reserve, following -c mailboxes and -c scannerConcurrency', () => {
+  // Two synths, each a few seconds alone and far more on a crowded machine.
+  it('counts what the synthesized stacks reserve, following -c mailboxes', { timeout: 120_000 }, () => {
     const templatesOf = (context: Record<string, unknown>) => {
       const { dataTemplate, serviceTemplate } = synthApp(context);
       return [dataTemplate.toJSON(), serviceTemplate.toJSON()];
     };
     expect(reservedConcurrencyOf(templatesOf({}))).toBe(DEFAULT_SETTINGS.scannerConcurrency);
     expect(reservedConcurrencyOf(templatesOf({ mailboxes: '5000' }))).toBe(95);
-    expect(reservedConcurrencyOf(templatesOf({ scannerConcurrency: '25' }))).toBe(25);
   });
 });

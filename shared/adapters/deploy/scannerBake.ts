@@ -14,7 +14,6 @@ export interface BakeReadings {
 export interface BakeDeps {
   read(fromMs: number, toMs: number): Promise<BakeReadings>;
   clock: Clock;
-  sleep(ms: number): Promise<void>;
 }
 
 export interface BakeOptions {
@@ -40,7 +39,7 @@ export const bakeScanner = async (deps: BakeDeps, options: BakeOptions): Promise
         ? { passed: true, readings }
         : { passed: false, reason: `no scanner heartbeat in ${Math.round((now - from) / 1000)} s` };
     }
-    await deps.sleep(Math.min(options.pollMs, until - now));
+    await deps.clock.sleep(Math.min(options.pollMs, until - now));
   }
 };
 
