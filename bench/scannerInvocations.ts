@@ -47,7 +47,9 @@ export const modelScannerInvocations = (model: InvocationModel): InvocationRepor
     return true;
   };
   const loop = (now: number, shard: number) => {
-    handOverAt[shard] = start(now, model.timeoutMs, shard) ? now + model.timeoutMs - DEADLINE_MARGIN_MS : undefined;
+    handOverAt[shard] = start(now, model.timeoutMs, shard)
+      ? now + model.timeoutMs - DEADLINE_MARGIN_MS
+      : undefined;
   };
   for (let now = 0; now < model.minutes * 60_000; now += STEP_MS) {
     running = running.filter((end) => end > now);
@@ -92,4 +94,3 @@ export const simulationConcurrency = (mailboxes: number, shards: number) => {
   });
   return { reservation: settings.scannerConcurrency, plannedShards: settings.plannedShards, ...modelled };
 };
-

@@ -230,7 +230,8 @@ const scannerCapacity = (read: ReadContext, shardSize: number) => {
   // At least 2: a loop's hand-over overlaps its successor's start for a moment.
   const scannerConcurrency = integerIn(read, 'scannerConcurrency', layout.needed, 2, 1000);
   const problem = reservationProblem(mailboxes, shardSize, scannerConcurrency);
-  if (problem) fail('scannerConcurrency', read('scannerConcurrency'), `at least ${layout.needed} (${problem})`);
+  if (problem)
+    fail('scannerConcurrency', read('scannerConcurrency'), `at least ${layout.needed} (${problem})`);
   return { mailboxes, plannedShards: layout.shards, scannerConcurrency };
 };
 

@@ -23,7 +23,13 @@ export const positiveNumber = (read: ReadContext, key: string, fallback: number)
   return parsed > 0 ? parsed : fail(key, value, 'a positive number');
 };
 
-export const integerIn = (read: ReadContext, key: string, fallback: number, min: number, max: number): number => {
+export const integerIn = (
+  read: ReadContext,
+  key: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number => {
   const value = read(key);
   if (value === undefined) return fallback;
   const expected = `an integer from ${min} to ${max}`;
@@ -41,4 +47,3 @@ export const optionalMatching =
       ? value.trim()
       : fail(key, value, expected);
   };
-

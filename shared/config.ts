@@ -36,7 +36,9 @@ const traceEnabled = z._default(z.enum(['true', 'false']), 'false');
 
 /** The stage's metrics namespace, set by the stack (shared/telemetry/metrics.ts); the default stage's when unset. */
 const metricsNamespace = z._default(
-  z.string().check(z.regex(METRICS_NAMESPACE_PATTERN, { message: 'InboxPlacement or InboxPlacement/<stage>' })),
+  z
+    .string()
+    .check(z.regex(METRICS_NAMESPACE_PATTERN, { message: 'InboxPlacement or InboxPlacement/<stage>' })),
   METRICS_NAMESPACE,
 );
 

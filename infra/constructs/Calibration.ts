@@ -13,9 +13,9 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -78,11 +78,12 @@ export class Calibration extends Construct {
     }).bindTable(props.table, TABLE_ACCESS.calibration);
     this.secret.grantRead(this.function);
     Validations.of(this.function).acknowledge({ id: 'AwsSolutions-L1', reason: props.runtimeReason });
+    this.live = this.function.live();
     new Rule(this, 'Schedule', {
       description: `Runs the calibration every ${every.toHumanString()}`,
       schedule: Schedule.rate(every),
       // The live alias, as every other caller: a calibration runs the version that passed the deploy.
-      targets: [new LambdaFunction((this.live = this.function.live()), { retryAttempts: 0 })],
+      targets: [new LambdaFunction(this.live, { retryAttempts: 0 })],
     });
     this.pageOnSilenceAndErrors(props, every);
 

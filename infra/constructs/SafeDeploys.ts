@@ -218,7 +218,8 @@ export const deployBakeFunction = (
     ...common,
     entry: functionEntry('deployBake'),
     service: SERVICES.scan,
-    description: 'After the scanner alias moved: the new version keeps its heartbeat and fails nothing, or it rolls back',
+    description:
+      'After the scanner alias moved: the new version keeps its heartbeat and fails nothing, or it rolls back',
     timeout: SCANNER_BAKE.plus(Duration.minutes(2)),
     environment: {
       SCANNER_VERSION_ARN: scanner.functionArn,
@@ -231,7 +232,8 @@ export const deployBakeFunction = (
   if (policy)
     Validations.of(policy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Only cloudwatch:GetMetricData, which IAM authorises on "*" alone; the hook reads two metrics with it.',
+      reason:
+        'Only cloudwatch:GetMetricData, which IAM authorises on "*" alone; the hook reads two metrics with it.',
     });
   return bake;
 };

@@ -146,11 +146,9 @@ export class ServiceDashboard extends Construct {
         m.metric('detectionLatency', { statistic: 'p95', label: 'p95' }),
         m.metric('detectionLatency', { statistic: 'Maximum', label: 'max' }),
       ]),
-      graph(
-        'Active checks',
-        [m.metric('activeChecks', { statistic: 'Maximum', label: 'active checks' })],
-        { right: [m.metric('scannerHeartbeat', { statistic: 'Sum', label: 'scanner ticks' })] },
-      ),
+      graph('Active checks', [m.metric('activeChecks', { statistic: 'Maximum', label: 'active checks' })], {
+        right: [m.metric('scannerHeartbeat', { statistic: 'Sum', label: 'scanner ticks' })],
+      }),
     );
 
     this.dashboard.addWidgets(
@@ -187,9 +185,7 @@ export class ServiceDashboard extends Construct {
           m.metric('messagesSkipped', { statistic: 'Sum', label: 'skipped messages' }),
         ],
         {
-          right: [
-            m.metric('consecutiveImapFailures', { statistic: 'Maximum', label: 'consecutive (max)' }),
-          ],
+          right: [m.metric('consecutiveImapFailures', { statistic: 'Maximum', label: 'consecutive (max)' })],
           rightAnnotations: [alarmLine],
         },
       ),

@@ -160,7 +160,8 @@ export interface ServiceFunctionProps
 }
 
 /** What every function of a stack shares: the settings each construct passes on as they are. */
-export type CommonFunctionProps = Pick<ServiceFunctionProps, 'logRetention' | 'logLevel' | 'tracing' | 'metricsNamespace'>;
+type CommonKeys = 'logRetention' | 'logLevel' | 'tracing' | 'metricsNamespace';
+export type CommonFunctionProps = Pick<ServiceFunctionProps, CommonKeys>;
 
 const APPLICATION_LOG_LEVELS: Record<LogLevel, ApplicationLogLevel> = {
   debug: ApplicationLogLevel.DEBUG,

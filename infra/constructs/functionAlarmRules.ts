@@ -47,7 +47,7 @@ export const functionAlarmRules = (s: FunctionAlarmSources): AlarmRule[] => [
   {
     id: 'WebhookIteratorAge',
     description:
-      "Delivery records wait over a minute in the table stream before the webhook sender takes them: first " +
+      'Delivery records wait over a minute in the table stream before the webhook sender takes them: first ' +
       'attempts are falling behind (the sender throttled or failing on the stream).',
     metric: s.webhooks.sender.metric('IteratorAge', { statistic: 'Maximum', period: ONE_MINUTE }),
     threshold: FUNCTION_ALARM_THRESHOLDS.webhookIteratorAgeMs,
@@ -60,7 +60,10 @@ export const functionAlarmRules = (s: FunctionAlarmSources): AlarmRule[] => [
     description:
       'A webhook retry has waited in the retry queue over 30 minutes, twice the longest delay SQS gives it: the ' +
       'sender is not reading its queue, and deliveries wait past their backoff.',
-    metric: s.webhooks.retries.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: ONE_MINUTE }),
+    metric: s.webhooks.retries.metricApproximateAgeOfOldestMessage({
+      statistic: 'Maximum',
+      period: ONE_MINUTE,
+    }),
     threshold: FUNCTION_ALARM_THRESHOLDS.webhookRetryAgeSeconds,
     comparisonOperator: atLeast,
     ...MINUTES,

@@ -62,7 +62,9 @@ const serviceSearch = (
 export interface ServiceMetrics {
   namespace: string;
   metric(key: PlainMetricKey, options?: MetricOptions): Metric;
-  search(...args: Parameters<typeof serviceSearch> extends [string, ...infer Rest] ? Rest : never): MathExpression;
+  search(
+    ...args: Parameters<typeof serviceSearch> extends [string, ...infer Rest] ? Rest : never
+  ): MathExpression;
 }
 
 export const serviceMetricsIn = (namespace: string): ServiceMetrics => ({

@@ -1,22 +1,15 @@
 // Owns the stateless part: the four functions, the HTTP API, what wakes the scanner, the dashboard and the alarms.
 // It gets the table and the secret from DataStack through props and may be destroyed and redeployed at will.
-import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { checkKey } from '../../shared/adapters/dynamo/keys';
-import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { CAPACITY_OUTPUTS } from '../../shared/domain/scannerCapacity';
 import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
-import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
 import { metricsNamespaceFor, SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';
+import { mailboxQueries } from '../constructs/mailboxQueries';
 import {
   deployBakeFunction,
   deployProbeFunction,
@@ -27,13 +20,11 @@ import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
 import { ServiceApi } from '../constructs/ServiceApi';
 import { ServiceDashboard } from '../constructs/ServiceDashboard';
 import { type CommonFunctionProps, ServiceFunction, TABLE_ACCESS } from '../constructs/ServiceFunction';
-import { mailboxQueries } from '../constructs/mailboxQueries';
 import { serviceMetricsIn } from '../constructs/serviceMetrics';
-import { addScanner } from './scannerParts';
-import { SCANNER_RECURSIVE_LOOP, WAKE_UP_BATCHES } from '../constructs/scannerWakeUp';
 import { WebhookDelivery } from '../constructs/WebhookDelivery';
 import { functionEntry } from '../paths';
 import { CALIBRATION_OFF, hasAlarmDestination, NO_ALARM_DESTINATION, type Settings } from '../settings';
+import { addScanner } from './scannerParts';
 
 export interface ServiceStackProps extends StackProps {
   /** From DataStack; must have a stream (it wakes the scanner). */
@@ -109,7 +100,12 @@ export class ServiceStack extends Stack {
     this.scanner = scannerParts.scanner;
     this.scannerDeadLetters = scannerParts.deadLetters;
     // Every caller invokes the live aliases, so a new version takes traffic only as CodeDeploy shifts it (SafeDeploys).
-    const live = { start: start.live(), get: get.live(), fallback: fallback.live(), scanner: scannerParts.live };
+    const live = {
+      start: start.live(),
+      get: get.live(),
+      fallback: fallback.live(),
+      scanner: scannerParts.live,
+    };
 
     // Signed webhooks when checks end: their own function, role, retry queue and dead letters.
     const webhooks = new WebhookDelivery(this, 'Webhooks', { table, ...common });

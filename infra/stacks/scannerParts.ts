@@ -128,8 +128,6 @@ const wakeScanner = (stack: Stack, live: Alias, table: ITable, deadLetters: Queu
     description: 'Runs the scanner every minute',
     schedule: Schedule.rate(Duration.millis(SCAN_SCHEDULE_MS)),
     // An event EventBridge could not hand to Lambda at all goes to the same dead-letter queue.
-    targets: [
-      new LambdaFunction(live, { retryAttempts: 0, deadLetterQueue: deadLetters }),
-    ],
+    targets: [new LambdaFunction(live, { retryAttempts: 0, deadLetterQueue: deadLetters })],
   });
 };

@@ -126,7 +126,7 @@ export const COST_GOALS: Goal[] = [
   },
   {
     section: 'detection',
-    goal: "Variable cost of a check to every seed at 1, 500 and 5,000 mailboxes at list prices, from the measured check: its DynamoDB units per account × the seeds, its loop once per shard, the API and audit once (reported)",
+    goal: 'Variable cost of a check to every seed at 1, 500 and 5,000 mailboxes at list prices, from the measured check: its DynamoDB units per account × the seeds, its loop once per shard, the API and audit once (reported)',
     command: `${BENCH} detection`,
     read: (r) => ({
       measured: checkAtScaleLine(get(r, 'cost.perCheck'), num(r, 'cost.accountsPerCheck')),

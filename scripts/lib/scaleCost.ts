@@ -30,7 +30,8 @@ export const idleMonthAt = (stackCost: unknown, mailboxes: number): number => {
 
 export const idleAtScaleLine = (stackCost: unknown): string =>
   SCALE_MAILBOXES.map(
-    (n) => `${n}: ${dollars(idleMonthAt(stackCost, n))} (${shardsAt(n)} shard${shardsAt(n) === 1 ? '' : 's'})`,
+    (n) =>
+      `${n}: ${dollars(idleMonthAt(stackCost, n))} (${shardsAt(n)} shard${shardsAt(n) === 1 ? '' : 's'})`,
   ).join('; ');
 
 /**
@@ -42,7 +43,11 @@ export const checkAt = (perCheck: unknown, accountsPerCheck: number, mailboxes: 
   const d = (part: string) => num(perCheck, `dollars.${part}`);
   const perAccount = (d('dynamoReads') + d('dynamoWrites')) / accountsPerCheck;
   return (
-    perAccount * mailboxes + d('scannerLambda') * shardsAt(mailboxes) + d('apiLambda') + d('apiGateway') + d('audit')
+    perAccount * mailboxes +
+    d('scannerLambda') * shardsAt(mailboxes) +
+    d('apiLambda') +
+    d('apiGateway') +
+    d('audit')
   );
 };
 

@@ -7,10 +7,10 @@ import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore
 import { moveSecretAccounts } from '../adapters/credentials/moveSecretAccounts';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { type AccountHealth, isHealthy, validateAccount } from '../domain/account';
-import { reservationProblem } from '../domain/scannerCapacity';
 import { normaliseAccountEmail } from '../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../domain/categories';
 import { InvalidInputError } from '../domain/errors';
+import { reservationProblem } from '../domain/scannerCapacity';
 import { syncAccounts } from '../local/bootstrap';
 import { readLocalConfig } from '../local/localConfig';
 import { applyPreset, presetFor } from '../providers/presets';

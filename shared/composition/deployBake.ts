@@ -18,7 +18,8 @@ export interface DeployBakeParts {
 const versionOf = (arn: string): { functionName: string; version: string } => {
   const parts = arn.split(':');
   const [functionName, version] = [parts.at(-2), parts.at(-1)];
-  if (!functionName || !version || !/^\d+$/.test(version)) throw new Error('SCANNER_VERSION_ARN names no version');
+  if (!functionName || !version || !/^\d+$/.test(version))
+    throw new Error('SCANNER_VERSION_ARN names no version');
   return { functionName, version };
 };
 

@@ -4,6 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { KEY_PREFIXES } from '../adapters/dynamo/keys';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { SqsRetryQueue } from '../adapters/webhook/SqsRetryQueue';
 import type { WebhookConfig } from '../config';
 import { isCheckId } from '../domain/checkId';
@@ -12,7 +13,6 @@ import { AWS_CALLBACK_POLICY } from '../domain/publicAddress';
 import { createLambdaLogger } from '../log';
 import { takeDeliveryTurn } from '../usecases/deliverWebhookQueued';
 import { buildDeliverDeps } from './webhookDeps';
-import { traced, tracing } from '../adapters/telemetry/tracing';
 
 const checkIdOfKey = (pk: string | undefined): string | undefined => {
   const checkId = pk?.startsWith(KEY_PREFIXES.webhook) ? pk.slice(KEY_PREFIXES.webhook.length) : undefined;
@@ -40,7 +40,10 @@ export const composeWebhookLambda = (config: WebhookConfig) => {
       clock: systemClock,
       log,
     }),
-    retries: new SqsRetryQueue(traced(new SQSClient({ region: config.AWS_REGION })), config.WEBHOOK_QUEUE_URL),
+    retries: new SqsRetryQueue(
+      traced(new SQSClient({ region: config.AWS_REGION })),
+      config.WEBHOOK_QUEUE_URL,
+    ),
   };
   return {
     log,

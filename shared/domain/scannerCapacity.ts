@@ -12,7 +12,10 @@ export const INVOCATIONS_PER_SHARD = 3;
 export const WAKE_UP_INVOCATIONS = 2;
 
 /** The service stack's outputs saying what its scanner holds, which `accounts add` reads before registering. */
-export const CAPACITY_OUTPUTS = { reservation: 'ScannerReservedConcurrency', shardSize: 'ScanShardSize' } as const;
+export const CAPACITY_OUTPUTS = {
+  reservation: 'ScannerReservedConcurrency',
+  shardSize: 'ScanShardSize',
+} as const;
 
 /** The reservation above the shards' own loops: the hand-overs, the minute's kicks and the wake-ups. */
 export const headroomFor = (shards: number): number =>

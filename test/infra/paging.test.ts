@@ -12,8 +12,8 @@ import {
   type Resource,
   resourcesOf,
   roleOfFunction,
-  statementsOfRole,
   type SynthesizedApp,
+  statementsOfRole,
   synthApp,
 } from './synthApp';
 
@@ -41,7 +41,9 @@ const watchesErrorsOf = (alarm: Resource, functionId: string): boolean => {
 const aliasOfFunction = (functionId: string) =>
   Object.values(resources('AWS::Lambda::Alias')).find(
     (alias) => text(alias.Properties?.FunctionName) === text({ Ref: functionId }),
-  ) as (Resource & { UpdatePolicy?: { CodeDeployLambdaAliasUpdate?: Record<string, { Ref: string }> } }) | undefined;
+  ) as
+    | (Resource & { UpdatePolicy?: { CodeDeployLambdaAliasUpdate?: Record<string, { Ref: string }> } })
+    | undefined;
 
 const functionWith = (variable: string) =>
   Object.entries(resources('AWS::Lambda::Function')).find(([, fn]) =>
@@ -73,7 +75,9 @@ describe('paging', () => {
 
   it('pages when the calibration stops finishing runs: missing data breaches, two periods', () => {
     const heartbeat = alarmNamed('CalibrationHeartbeat')?.Properties;
-    const [query] = (heartbeat?.Metrics ?? []) as { MetricStat: { Metric: unknown; Period: number; Stat: string } }[];
+    const [query] = (heartbeat?.Metrics ?? []) as {
+      MetricStat: { Metric: unknown; Period: number; Stat: string };
+    }[];
     expect(query?.MetricStat).toMatchObject({
       Metric: { MetricName: METRICS.calibrationHeartbeat.name, Namespace: 'InboxPlacement' },
       Period: 6 * 3600,
@@ -106,7 +110,10 @@ describe('deploys', () => {
     const group = groupOf(sender);
     expect(group?.Properties?.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
     expect(alarmRefs(group)).toEqual(
-      expect.arrayContaining(['InboxPlacementService-WebhookSenderErrors', 'InboxPlacementService-SenderDeployErrors']),
+      expect.arrayContaining([
+        'InboxPlacementService-WebhookSenderErrors',
+        'InboxPlacementService-SenderDeployErrors',
+      ]),
     );
   });
 
@@ -117,18 +124,22 @@ describe('deploys', () => {
   });
 
   it('moves the scanner after the probe, and succeeds only after the bake hook', () => {
-    const update = aliasOfFunction(logicalIdOf(built.service.scanner))?.UpdatePolicy?.CodeDeployLambdaAliasUpdate;
+    const update = aliasOfFunction(logicalIdOf(built.service.scanner))?.UpdatePolicy
+      ?.CodeDeployLambdaAliasUpdate;
     const bake = functionWith('BAKE_MS');
     expect(update?.AfterAllowTrafficHook).toEqual({ Ref: bake });
     expect(update?.BeforeAllowTrafficHook?.Ref).not.toBe(bake);
-    const env = propOf<{ Variables: Record<string, unknown> }>(resources('AWS::Lambda::Function')[bake], 'Environment')
-      .Variables;
+    const env = propOf<{ Variables: Record<string, unknown> }>(
+      resources('AWS::Lambda::Function')[bake],
+      'Environment',
+    ).Variables;
     expect(env).toMatchObject({ LIVE_ALIAS_NAME: LIVE_ALIAS, BAKE_MS: '600000' });
     const version = resources('AWS::Lambda::Version')[(env.SCANNER_VERSION_ARN as { Ref: string }).Ref];
     expect(version?.Properties?.FunctionName).toEqual({ Ref: logicalIdOf(built.service.scanner) });
-    const actions = statementsOfRole(built.serviceTemplate, roleOfFunction(built.serviceTemplate, bake)).flatMap(
-      actionsOf,
-    );
+    const actions = statementsOfRole(
+      built.serviceTemplate,
+      roleOfFunction(built.serviceTemplate, bake),
+    ).flatMap(actionsOf);
     expect(actions.sort()).toEqual([
       'cloudwatch:GetMetricData',
       'codedeploy:PutLifecycleEventHookExecutionStatus',

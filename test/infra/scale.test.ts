@@ -35,7 +35,7 @@ describe('5,000 mailboxes', () => {
     expect(env.SCAN_SHARD_SIZE).toBe('229');
   });
 
-  it('alarms on concurrency above the shards\' steady loops and kicks, below the reservation', () => {
+  it("alarms on concurrency above the shards' steady loops and kicks, below the reservation", () => {
     const threshold = propOf<number>(alarmNamed('ScannerConcurrency'), 'Threshold');
     expect(threshold).toBe(Math.ceil(95 * ALARM_THRESHOLDS.scannerConcurrencyShare));
     // 31 loops and 31 kicks a minute (plus wake-ups) are normal; the alarm fires before a throttle does.

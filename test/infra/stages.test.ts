@@ -120,7 +120,8 @@ const signals = (built: SynthesizedApp): Signals => {
   for (const match of text.matchAll(/InboxPlacement(?:\/[a-z0-9]+)?(?=[\\",}])/g)) namespaces.add(match[0]);
   const functionNamespaces = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::Function')).map(
     (fn) =>
-      propOf<{ Variables: Record<string, string> }>(fn, 'Environment').Variables.POWERTOOLS_METRICS_NAMESPACE ?? '',
+      propOf<{ Variables: Record<string, string> }>(fn, 'Environment').Variables
+        .POWERTOOLS_METRICS_NAMESPACE ?? '',
   );
   return {
     namespaces: [...namespaces],

@@ -3,13 +3,13 @@
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../infra/settings';
 import {
   concurrencyShortfall,
   deployedReservationOf,
   reservedConcurrencyOf,
   UNRESERVED_MINIMUM,
 } from '../../scripts/lib/deployChecks';
-import { DEFAULT_SETTINGS } from '../../infra/settings';
 import { synthApp } from '../infra/synthApp';
 
 const accountOf = (quota: number | undefined, unreserved: number | undefined) => {
@@ -50,9 +50,15 @@ describe('the concurrency quota check', () => {
       await concurrencyShortfall(accountOf(200, 186).client, { reserved: 96 + 5, deployed: 14 }, 'r'),
     ).toMatch(/request at least 201 /);
     const exact = { reserved: 10, deployed: 0 };
-    expect(await concurrencyShortfall(accountOf(200, 10 + UNRESERVED_MINIMUM).client, exact, 'r')).toBe(undefined);
-    expect(await concurrencyShortfall(accountOf(200, 9 + UNRESERVED_MINIMUM).client, exact, 'r')).toMatch(/201/);
-    expect(await concurrencyShortfall(accountOf(undefined, 5).client, exact, 'r')).toMatch(/no concurrency quota/);
+    expect(await concurrencyShortfall(accountOf(200, 10 + UNRESERVED_MINIMUM).client, exact, 'r')).toBe(
+      undefined,
+    );
+    expect(await concurrencyShortfall(accountOf(200, 9 + UNRESERVED_MINIMUM).client, exact, 'r')).toMatch(
+      /201/,
+    );
+    expect(await concurrencyShortfall(accountOf(undefined, 5).client, exact, 'r')).toMatch(
+      /no concurrency quota/,
+    );
   });
 
   it('reads the deployed templates, a stack not deployed yet reserving nothing', async () => {

@@ -2,7 +2,11 @@
 // over the whole bake, fails at the first error, and the CloudWatch reader asks for the version's own errors.
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { describe, expect, it } from 'vitest';
-import { type BakeReadings, bakeScanner, cloudWatchBakeReader } from '../../shared/adapters/deploy/scannerBake';
+import {
+  type BakeReadings,
+  bakeScanner,
+  cloudWatchBakeReader,
+} from '../../shared/adapters/deploy/scannerBake';
 
 const MINUTE = 60_000;
 
@@ -33,13 +37,19 @@ const rig = (readingAt: (elapsedMs: number) => BakeReadings) => {
 describe('the scanner bake', () => {
   it('passes after the whole bake with heartbeats and no error', async () => {
     const { deps, options, reads } = rig((elapsed) => ({ heartbeats: elapsed / MINUTE, errors: 0 }));
-    expect(await bakeScanner(deps, options)).toEqual({ passed: true, readings: { heartbeats: 10, errors: 0 } });
+    expect(await bakeScanner(deps, options)).toEqual({
+      passed: true,
+      readings: { heartbeats: 10, errors: 0 },
+    });
     expect(reads.at(-1)).toBe(10 * MINUTE);
     expect(reads).toHaveLength(11);
   });
 
   it('fails at the first error, without waiting out the bake', async () => {
-    const { deps, options, reads } = rig((elapsed) => ({ heartbeats: 5, errors: elapsed >= 3 * MINUTE ? 1 : 0 }));
+    const { deps, options, reads } = rig((elapsed) => ({
+      heartbeats: 5,
+      errors: elapsed >= 3 * MINUTE ? 1 : 0,
+    }));
     expect(await bakeScanner(deps, options)).toEqual({
       passed: false,
       reason: 'the new version failed 1 invocation(s)',

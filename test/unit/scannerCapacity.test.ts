@@ -51,6 +51,8 @@ describe('scanner capacity', () => {
   it('says what a reservation holds, as accounts add reads it', () => {
     const { needed } = layoutFor(500, 229);
     expect(reservationProblem(500, 229, needed)).toBeUndefined();
-    expect(reservationProblem(500, 229, needed - 1)).toMatch(/500 mailboxes take 4 shard\(s\).*reserve at least 14/);
+    expect(reservationProblem(500, 229, needed - 1)).toMatch(
+      /500 mailboxes take 4 shard\(s\).*reserve at least 14/,
+    );
   });
 });
