@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { composeScanLambda } from '../shared/composition/scanLambda';
+import { composeScanLambda, handOverNext } from '../shared/composition/scanLambda';
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
 import { lambdaContext } from '../shared/log';
+import { chainOf, chainRefusal } from '../shared/scanner/handOverChain';
 import { isStreamWakeUp, reservationOf, shardOfEvent, wakeOf } from '../shared/scanner/invocation';
 import { isDeployProbe } from '../shared/scanner/probe';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
@@ -26,6 +27,10 @@ export const handler = middy(async (event: unknown, context: Context) => {
     return kicked;
   }
   const wake = wakeOf(event);
+  // A hand-over carries its chain's hop count and start: one past its bound is refused, not run.
+  const chain = chainOf(event, Date.now());
+  const refused = chainRefusal(chain, Date.now());
+  if (refused) return scan.log.warn('scanner event refused', { reason: refused });
   let shard = shardOfEvent(event);
   if (!shard) {
     // The schedule: this invocation takes shard 0 and starts one invocation per further shard.
@@ -61,7 +66,7 @@ export const handler = middy(async (event: unknown, context: Context) => {
     await scan.wakeUpMissed(shard, report.lastTickAt, context.awsRequestId);
   }
   // Checks are still active but this invocation is out of time: a fresh one continues without waiting a minute.
-  if (report.stoppedBecause === 'deadline') await scan.invoker.handOver(shard);
+  if (report.stoppedBecause === 'deadline') await handOverNext(scan, shard, chain, Date.now());
   scan.log.info('scan loop ended', { wake, shard, ...report });
   return report;
 })

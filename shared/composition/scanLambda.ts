@@ -20,6 +20,7 @@ import { judgeCopy } from '../audit/audit';
 import { loadAuditSettings, type ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
+import { type HandOverChain, nextHop } from '../scanner/handOverChain';
 import { missedWhileClosing } from '../scanner/invocation';
 import { sweepOneAccount } from '../scanner/probe';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
@@ -160,3 +161,26 @@ export const composeScanLambda = (config: ScanConfig) => {
     },
   };
 };
+
+/**
+ * A loop out of time hands its shard over as the next hop of its chain; past the chain's bound it does not, and the
+ * minute schedule starts a fresh chain instead (shared/scanner/handOverChain.ts).
+ */
+export const handOverNext = async (
+  scan: Pick<ScanLambda, 'invoker' | 'log'>,
+  shard: Shard,
+  chain: HandOverChain,
+  now: number,
+): Promise<void> => {
+  const next = nextHop(chain, now);
+  if ('refused' in next) {
+    scan.log.warn('hand-over refused; the minute schedule starts a fresh loop', {
+      shard,
+      reason: next.refused,
+    });
+    return;
+  }
+  await scan.invoker.handOver(shard, next);
+};
+
+export type ScanLambda = ReturnType<typeof composeScanLambda>;
