@@ -22,7 +22,7 @@ import { FULL_LIST_EVERY_MS } from '../shared/scanner/Scanner';
 import { shardCountFor } from '../shared/scanner/shards';
 import { percentile, round } from './localServer';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
-import { simulationConcurrency } from './scannerInvocations';
+import { simulationConcurrency } from '../scripts/lib/scannerInvocations';
 import { runShardProcesses } from './shardProcesses';
 import { breakdownOf, kindsLine } from './simulationBreakdown';
 import { leftOut, leftOutLine, waveCheckSeeder } from './simulationChecks';

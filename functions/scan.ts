@@ -8,8 +8,14 @@ import { composeScanLambda, handOverNext } from '../shared/composition/scanLambd
 import { loadScanConfig } from '../shared/config';
 import { systemClock } from '../shared/domain/clock';
 import { lambdaContext } from '../shared/log';
-import { chainOf, chainRefusal } from '../shared/scanner/handOverChain';
-import { isStreamWakeUp, reservationOf, shardOfEvent, wakeOf } from '../shared/scanner/invocation';
+import {
+  chainOf,
+  chainRefusal,
+  isStreamWakeUp,
+  reservationOf,
+  shardOfEvent,
+  wakeOf,
+} from '../shared/scanner/invocation';
 import { isDeployProbe } from '../shared/scanner/probe';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../shared/scanner/scanLoop';
 

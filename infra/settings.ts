@@ -6,9 +6,9 @@ import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/domain/
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
 import { ACTIVE_MS } from '../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
-import { layoutFor, reservationProblem } from '../shared/domain/scannerCapacity';
 import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
+import { layoutFor, reservationProblem } from '../shared/scanner/scannerCapacity';
 import { DEFAULT_SCANNER_MEMORY_MB } from './scannerMemory';
 import {
   fail,
@@ -50,7 +50,7 @@ export interface Settings {
   plannedShards: number;
   /**
    * Reserved concurrency of the scanner: the ceiling on its self-invocations and shards. Defaults to what the
-   * planned shards need (shared/domain/scannerCapacity.ts); a smaller one that cannot hold them fails synth.
+   * planned shards need (shared/scanner/scannerCapacity.ts); a smaller one that cannot hold them fails synth.
    */
   scannerConcurrency: number;
   /** Memory of the scanner function, in MB: a shard's measured peak with headroom (docs/operating.md). */

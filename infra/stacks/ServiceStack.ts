@@ -5,7 +5,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { CAPACITY_OUTPUTS } from '../../shared/domain/scannerCapacity';
+import { CAPACITY_OUTPUTS } from '../../shared/scanner/scannerCapacity';
 import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
 import { metricsNamespaceFor, SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';

@@ -73,7 +73,7 @@ export const addScanner = (stack: Stack, { table, credentials, settings, common 
     // every sweep): an invocation that cannot take it returns at once. The reserved concurrency is the cost
     // ceiling on top: a bug that invokes the scanner in a loop (hand-over, shards) is throttled there, raises
     // LambdaThrottles, and its events age out into the dead-letter queue. It defaults to room for every planned
-    // shard's loop, hand-over and minute kick (shared/domain/scannerCapacity.ts); synth refuses less.
+    // shard's loop, hand-over and minute kick (shared/scanner/scannerCapacity.ts); synth refuses less.
     reservedConcurrentExecutions: settings.scannerConcurrency,
     // Its hand-over is a self-invoke every few minutes while checks arrive: never cut as a runaway loop.
     recursiveLoop: SCANNER_RECURSIVE_LOOP,

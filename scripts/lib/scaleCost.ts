@@ -1,10 +1,11 @@
 // Owns the cost rows at 1, 500 and 5,000 mailboxes: the measured idle invocation and the measured 20-account check,
 // scaled by what grows with the mailboxes (the shards' minute invocations, the credential items, a check's per-account
 // DynamoDB units and its loop per shard) and priced from bench/prices.ts, so no figure is typed by hand.
-import { PRICES } from '../../bench/prices';
+
 import { DEFAULT_SETTINGS } from '../../infra/settings';
-import { layoutFor } from '../../shared/domain/scannerCapacity';
+import { layoutFor } from '../../shared/scanner/scannerCapacity';
 import { num } from './goalReading';
+import { PRICES } from './prices';
 
 export const SCALE_MAILBOXES = [1, 500, 5000] as const;
 

@@ -10,11 +10,11 @@ import { type AccountHealth, isHealthy, validateAccount } from '../domain/accoun
 import { normaliseAccountEmail } from '../domain/address';
 import { type DetectedCategory, isDetectedCategory } from '../domain/categories';
 import { InvalidInputError } from '../domain/errors';
-import { reservationProblem } from '../domain/scannerCapacity';
 import { syncAccounts } from '../local/bootstrap';
 import { readLocalConfig } from '../local/localConfig';
 import { applyPreset, presetFor } from '../providers/presets';
 import type { OAuth2Grant } from '../scanner/ports';
+import { reservationProblem } from '../scanner/scannerCapacity';
 import { type OAuthOptions, obtainGrant } from './oauthConsent';
 import { readSecret } from './prompt';
 import type { ScannerCapacity } from './stackOutputs';
@@ -142,7 +142,7 @@ export type CredentialSource = { oauth: OAuthOptions } | { passwordFromStdin: bo
 
 /**
  * Refuses a new account its deployed scanner could not sweep: more shards than the reservation holds beside their
- * hand-overs would be throttled and their seeds never swept (shared/domain/scannerCapacity.ts).
+ * hand-overs would be throttled and their seeds never swept (shared/scanner/scannerCapacity.ts).
  */
 const checkCapacity = async (ctx: AccountContext, email: string): Promise<void> => {
   if (!ctx.capacity) return;

@@ -1,8 +1,8 @@
 // Owns finding a deployed stack's table and credentials secret from its CloudFormation outputs, for the operator CLI.
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { InvalidInputError } from '../domain/errors';
-import { CAPACITY_OUTPUTS } from '../domain/scannerCapacity';
 import { isStageName, STAGE_RULE, stackNameFor } from '../domain/stages';
+import { CAPACITY_OUTPUTS } from '../scanner/scannerCapacity';
 
 /** The default stage's data stack, and the outputs it publishes. */
 export const DATA_STACK = stackNameFor('data', undefined);

@@ -2,6 +2,9 @@
 // stream, a hand-over from itself) and which shard of the accounts it sweeps; and the stream's wake-up itself.
 import type { Clock } from '../domain/clock';
 import type { HandOverChain } from './handOverChain';
+
+export { chainOf, chainRefusal } from './handOverChain';
+
 import type { ActiveChecks, ObservableLease } from './ports';
 import { inShard, isShard, type Shard } from './shards';
 

@@ -2,7 +2,7 @@
 // take at the default shard budget, and the outputs `accounts add` reads say the same.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALARM_THRESHOLDS } from '../../infra/constructs/ServiceAlarms';
-import { CAPACITY_OUTPUTS, INVOCATIONS_PER_SHARD } from '../../shared/domain/scannerCapacity';
+import { CAPACITY_OUTPUTS, INVOCATIONS_PER_SHARD } from '../../shared/scanner/scannerCapacity';
 import {
   joinWithPlaceholders,
   logicalIdOf,

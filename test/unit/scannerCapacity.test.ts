@@ -2,9 +2,9 @@
 // its hand-over and the minute's kick without a throttle (the invocation model, every phase of the schedule), and
 // a reservation that cannot is refused with the numbers at synth and by `accounts add`.
 import { describe, expect, it } from 'vitest';
-import { worstPhase } from '../../bench/scannerInvocations';
+import { worstPhase } from '../../scripts/lib/scannerInvocations';
 import { readSettings } from '../../infra/settings';
-import { headroomFor, layoutFor, reservationProblem } from '../../shared/domain/scannerCapacity';
+import { headroomFor, layoutFor, reservationProblem } from '../../shared/scanner/scannerCapacity';
 import { maxAccountsPerShard } from '../../shared/domain/shardBudget';
 
 const settingsFor = (context: Record<string, unknown>) => readSettings((key) => context[key]);

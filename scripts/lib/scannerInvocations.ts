@@ -2,9 +2,9 @@
 // for a whole Lambda timeout, its successor started at the loop's deadline while the loop still finishes, the
 // minute schedule's kick of every shard, and the stream's wake-ups, all at once. Checks never stop, so loops hand
 // over forever; an invocation started past the reservation is throttled.
-import { readSettings } from '../infra/settings';
-import { WAKE_UP_INVOCATIONS } from '../shared/domain/scannerCapacity';
-import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../shared/scanner/scanLoop';
+import { readSettings } from '../../infra/settings';
+import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanLoop';
+import { WAKE_UP_INVOCATIONS } from '../../shared/scanner/scannerCapacity';
 
 export interface InvocationModel {
   shards: number;

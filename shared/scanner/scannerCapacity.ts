@@ -1,6 +1,6 @@
 // Owns how much of the scanner's reserved concurrency a shard layout takes, so synth, `npm run deploy`, `accounts add`
 // and the simulation refuse the same layouts with the same numbers.
-import { shardCountFor } from '../scanner/shards';
+import { shardCountFor } from './shards';
 
 /**
  * Invocations one shard may hold at once: its loop, its successor while the loop hands over in its deadline margin,
