@@ -203,7 +203,7 @@ export const deployProbeFunction = (
 };
 
 /** How long the bake hook watches the new scanner version: two of its loops' hand-overs at most, inside 15 minutes. */
-export const SCANNER_BAKE = Duration.minutes(10);
+const SCANNER_BAKE = Duration.minutes(10);
 
 /**
  * The bake: CodeDeploy's after-traffic hook for the scanner. It reads the heartbeat and the new version's errors

@@ -13,7 +13,7 @@ export interface FunctionAlarmSources {
   webhooks: { sender: IFunction; retries: IQueue };
 }
 
-export const FUNCTION_ALARM_THRESHOLDS = {
+const FUNCTION_ALARM_THRESHOLDS = {
   errors: 1,
   /** A delivery's insert waiting this long in the stream: first attempts are falling behind. */
   webhookIteratorAgeMs: 60_000,

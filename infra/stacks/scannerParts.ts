@@ -22,7 +22,7 @@ import type { Settings } from '../settings';
  * The scanner stops its loop DEADLINE_MARGIN_MS (20 s) before its deadline to finish a sweep and log out;
  * 5 minutes leaves it 4 min 40 s of sweeping per invocation before it hands over to the next.
  */
-export const SCANNER_TIMEOUT = Duration.minutes(5);
+const SCANNER_TIMEOUT = Duration.minutes(5);
 if (SCANNER_TIMEOUT.toMilliseconds() <= DEADLINE_MARGIN_MS * 2) {
   throw new Error('the scanner timeout must leave room for the loop beyond its deadline margin');
 }

@@ -7,7 +7,7 @@ import { layoutFor } from '../../shared/scanner/scannerCapacity';
 import { num } from './goalReading';
 import { PRICES } from './prices';
 
-export const SCALE_MAILBOXES = [1, 500, 5000] as const;
+const SCALE_MAILBOXES = [1, 500, 5000] as const;
 
 /** A 30-day month, as the stack-cost section counts it. */
 const HOURS_PER_MONTH = 24 * 30;
@@ -19,7 +19,7 @@ const dollars = (value: number) => `$${Number(value.toPrecision(3))}`;
  * The idle month at `mailboxes`: the stack's fixed parts as measured, each shard's minute invocation costed as the
  * measured idle one (the schedule kicks every shard), and the credential items at the measured bytes per item.
  */
-export const idleMonthAt = (stackCost: unknown, mailboxes: number): number => {
+const idleMonthAt = (stackCost: unknown, mailboxes: number): number => {
   const fixed = ['dashboards', 'alarms', 'customMetrics', 'secrets'].reduce(
     (sum, part) => sum + num(stackCost, `idleMonthly.${part}`),
     0,
@@ -40,7 +40,7 @@ export const idleAtScaleLine = (stackCost: unknown): string =>
  * account times the seeds, the loop's time and invocation once per shard (each shard runs its own loop for the
  * check), and the API, API Gateway and audit once.
  */
-export const checkAt = (perCheck: unknown, accountsPerCheck: number, mailboxes: number): number => {
+const checkAt = (perCheck: unknown, accountsPerCheck: number, mailboxes: number): number => {
   const d = (part: string) => num(perCheck, `dollars.${part}`);
   const perAccount = (d('dynamoReads') + d('dynamoWrites')) / accountsPerCheck;
   return (

@@ -27,7 +27,7 @@ export interface InvocationReport {
 
 const STEP_MS = 1000;
 
-export const modelScannerInvocations = (model: InvocationModel): InvocationReport => {
+const modelScannerInvocations = (model: InvocationModel): InvocationReport => {
   const kickMs = model.kickMs ?? STEP_MS;
   /** End times of the invocations running now. */
   let running: number[] = [];

@@ -14,7 +14,7 @@ import { calibrate } from '../usecases/calibrate';
 import { composeCalibration } from './calibration';
 
 /** Some scope's calibration failed: the invocation fails, after every other scope's run was kept. */
-export class CalibrationFailed extends Error {
+class CalibrationFailed extends Error {
   constructor(failed: number, calibrated: number) {
     super(`calibration failed for ${failed} scope(s); ${calibrated} calibrated`);
     this.name = 'CalibrationFailed';

@@ -22,7 +22,7 @@ export const headroomFor = (shards: number): number =>
   (INVOCATIONS_PER_SHARD - 1) * shards + WAKE_UP_INVOCATIONS;
 
 /** The reserved concurrency a layout of `shards` needs so that no shard's invocation is throttled. */
-export const reservationFor = (shards: number): number => shards + headroomFor(shards);
+const reservationFor = (shards: number): number => shards + headroomFor(shards);
 
 export interface ScannerLayout {
   mailboxes: number;
