@@ -5,7 +5,6 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { CAPACITY_OUTPUTS } from '../../shared/scanner/scannerCapacity';
 import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes';
 import { metricsNamespaceFor, SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';
@@ -209,15 +208,6 @@ export class ServiceStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: api.stage.url, description: 'Base URL of the API' });
-    // What `accounts add` reads to refuse a mailbox the scanner's reservation could not sweep.
-    new CfnOutput(this, CAPACITY_OUTPUTS.reservation, {
-      value: String(settings.scannerConcurrency),
-      description: `The scanner's reserved concurrency, planned for ${settings.mailboxes} mailboxes`,
-    });
-    new CfnOutput(this, CAPACITY_OUTPUTS.shardSize, {
-      value: String(settings.scanShardSize),
-      description: 'The most accounts one scanner shard holds',
-    });
     new CfnOutput(this, 'ScannerFunctionName', {
       value: this.scanner.functionName,
       description: 'The scanner Lambda, to invoke or tail by hand',

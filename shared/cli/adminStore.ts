@@ -13,13 +13,7 @@ import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import { ensureTable } from '../local/bootstrap';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
-import {
-  dataStackOf,
-  findDeployedStore,
-  findScannerCapacity,
-  type ScannerCapacity,
-  serviceStackOf,
-} from './stackOutputs';
+import { dataStackOf, findDeployedStore, type ScannerCapacity } from './stackOutputs';
 
 export interface AdminStore {
   client: DynamoDBDocumentClient;
@@ -61,8 +55,6 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
     if (!awsRegion) throw new InvalidInputError('a deployed stack needs --region (or AWS_REGION)');
     const cloudFormation = new CloudFormationClient({ region: awsRegion });
     const deployed = stack !== undefined ? await findDeployedStore(cloudFormation, stack) : undefined;
-    const capacity =
-      stack !== undefined ? await findScannerCapacity(cloudFormation, serviceStackOf(stack)) : undefined;
     const table = tableFlag ?? deployed?.table;
     if (!table) throw new InvalidInputError('no table: give --stack or --table');
     const secret = secretFlag ?? deployed?.secret;
@@ -75,7 +67,13 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
           { clock: systemClock },
         )
       : noSecret;
-    return { client, table, credentials, capacity, close: async () => client.destroy() };
+    return {
+      client,
+      table,
+      credentials,
+      capacity: deployed?.capacity,
+      close: async () => client.destroy(),
+    };
   }
   const local = await openLocalStore(settings.dataDir);
   await ensureTable(local.client, LOCAL_TABLE);

@@ -12,6 +12,8 @@ const SECRET_OUTPUT = 'CredentialsSecretArn';
 export interface DeployedStore {
   table: string;
   secret: string;
+  /** What the deployed scanner holds; undefined for a stack deployed before it published it. */
+  capacity: ScannerCapacity | undefined;
 }
 
 /** The data stack to read: --stack as given, else the stage's data stack (infra/createApp.ts names it the same way). */
@@ -28,12 +30,6 @@ export interface ScannerCapacity {
   shardSize: number;
 }
 
-/** The service stack beside a data stack: the stage's, or the --stack name with its role swapped. */
-export const serviceStackOf = (dataStack: string): string =>
-  dataStack.endsWith(stackNameFor('data', undefined))
-    ? `${dataStack.slice(0, -stackNameFor('data', undefined).length)}${stackNameFor('service', undefined)}`
-    : dataStack;
-
 const outputsOf = async (client: CloudFormationClient, stackName: string) => {
   const { Stacks } = await client
     .send(new DescribeStacksCommand({ StackName: stackName }))
@@ -41,19 +37,6 @@ const outputsOf = async (client: CloudFormationClient, stackName: string) => {
       throw new InvalidInputError(`cannot read stack ${stackName}: ${error.message}`);
     });
   return new Map((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]));
-};
-
-/** What the deployed scanner holds; undefined for a stack deployed before it published these outputs. */
-export const findScannerCapacity = async (
-  client: CloudFormationClient,
-  serviceStack: string,
-): Promise<ScannerCapacity | undefined> => {
-  const outputs = await outputsOf(client, serviceStack);
-  const reservation = Number(outputs.get(CAPACITY_OUTPUTS.reservation));
-  const shardSize = Number(outputs.get(CAPACITY_OUTPUTS.shardSize));
-  return Number.isInteger(reservation) && Number.isInteger(shardSize) && shardSize > 0
-    ? { reservation, shardSize }
-    : undefined;
 };
 
 export const findDeployedStore = async (
@@ -68,5 +51,11 @@ export const findDeployedStore = async (
       `stack ${stackName} has no ${TABLE_OUTPUT}/${SECRET_OUTPUT} outputs: is it the data stack?`,
     );
   }
-  return { table, secret };
+  const reservation = Number(outputs.get(CAPACITY_OUTPUTS.reservation));
+  const shardSize = Number(outputs.get(CAPACITY_OUTPUTS.shardSize));
+  const capacity =
+    Number.isInteger(reservation) && Number.isInteger(shardSize) && shardSize > 0
+      ? { reservation, shardSize }
+      : undefined;
+  return { table, secret, capacity };
 };

@@ -81,6 +81,7 @@ const EXPECTED: Record<string, [number, string, number, number, number, string]>
   ChecksTimingOut: [0.2, 'GreaterThanThreshold', minutes(15), 2, 3, 'notBreaching'],
   WebhookSenderErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
   DeployProbeErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
+  DeployBakeErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
   WebhookIteratorAge: [60_000, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
   WebhookRetryAge: [1800, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'ignore'],
 };

@@ -55,9 +55,8 @@ describe('resource counts', () => {
 
   it('puts the functions, API, triggers, alarms, topic and dashboard in the service stack', () => {
     const service = built.serviceTemplate;
-    // The four functions and the deploy probe (CodeDeploy's hook for the scanner).
-    // The four functions, the deploy probe and the webhook sender.
-    service.resourceCountIs('AWS::Lambda::Function', 6);
+    // The four functions, the webhook sender, and the scanner's two CodeDeploy hooks (the probe and the bake).
+    service.resourceCountIs('AWS::Lambda::Function', 7);
     service.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + 1);
@@ -135,7 +134,7 @@ describe('functions', () => {
       expect(logGroups[logGroupId]?.Properties?.RetentionInDays).toBe(30);
     }
     const used = Object.values(functions).map((fn) => stringify(fn.Properties?.LoggingConfig));
-    expect(new Set(used).size).toBe(6);
+    expect(new Set(used).size).toBe(7);
   });
 
   it('set the Powertools, log level and source map env, with the service of each function', () => {
@@ -161,13 +160,13 @@ describe('functions', () => {
       expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');
   });
 
-  it('give the scanner a name, 5 minutes, its measured memory, a reserved concurrency of 10 and no async retry', () => {
+  it('give the scanner a name, 5 minutes, its measured memory, the planned reservation and no async retry', () => {
     const scanner = resourcesOf(built.serviceTemplate)[functionIds().scanner];
     expect(scanner?.Properties).toMatchObject({
       FunctionName: 'InboxPlacementService-scanner',
       Timeout: 300,
       MemorySize: DEFAULT_SETTINGS.scannerMemoryMb,
-      ReservedConcurrentExecutions: 10,
+      ReservedConcurrentExecutions: DEFAULT_SETTINGS.scannerConcurrency,
     });
     built.serviceTemplate.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionIds().scanner },
