@@ -63,11 +63,12 @@ describe('resource counts', () => {
     service.resourceCountIs('AWS::Events::Rule', 1);
     // The scanner's wake-up; the webhook sender's stream and retry queue.
     service.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
-    // The service's alarms, and an error and a latency alarm per API alias that roll its canary back.
+    // The service's alarms, and an error and a latency alarm per canary alias (the API's three and the webhook
+    // sender) that roll its canary back.
     const alarmsOf = (id: string) =>
       (built.service.node.findChild(id) as unknown as { alarms: unknown[] }).alarms;
-    expect(alarmsOf('Deploys')).toHaveLength(6);
-    service.resourceCountIs('AWS::CloudWatch::Alarm', alarmsOf('Alarms').length + 6);
+    expect(alarmsOf('Deploys')).toHaveLength(8);
+    service.resourceCountIs('AWS::CloudWatch::Alarm', alarmsOf('Alarms').length + 8);
     // The scanner's dead letters; the webhook retries and their dead letters.
     service.resourceCountIs('AWS::SQS::Queue', 3);
     service.resourceCountIs('AWS::SNS::Topic', 1);
