@@ -7,6 +7,7 @@ import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
+import { DynamoLease } from '../adapters/dynamo/DynamoLease';
 import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
@@ -14,7 +15,7 @@ import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../adapters/ScannerInvoker';
 import { emitAudit } from '../adapters/telemetry/auditMetrics';
-import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
+import { createMetrics, emitNow, scanMetrics } from '../adapters/telemetry/powertools';
 import { traced, tracing } from '../adapters/telemetry/tracing';
 import { judgeCopy } from '../audit/audit';
 import { loadAuditSettings, type ScanConfig } from '../config';
@@ -30,6 +31,7 @@ import { auditTelemetry } from '../usecases/auditTelemetry';
 import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
+import { PROBE_LEASE, probeScanner } from './scanProbe';
 import { composeWakeUp } from './wakeUp';
 
 export const composeScanLambda = (config: ScanConfig) => {
@@ -144,11 +146,20 @@ export const composeScanLambda = (config: ScanConfig) => {
     /** After the loop: lets the audits it started finish within `graceMs`, so a frozen container cuts none. */
     auditsSettled: (graceMs: number) => auditor?.settled(Math.min(graceMs, AUDIT_DRAIN_MS)),
     /** The deploy probe's synthetic sweep of one account with this version's code; records nothing. */
-    probe: async () =>
-      sweepOneAccount(
-        new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens, config.imapTrustedCa),
-        credentials,
-        await new DynamoAccountRegistry(client, config.TABLE_NAME).anyActive(),
+    probe: async (owner: string) =>
+      probeScanner(
+        {
+          lease: new DynamoLease(client, config.TABLE_NAME, PROBE_LEASE),
+          sweep: async () =>
+            sweepOneAccount(
+              new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens, config.imapTrustedCa),
+              credentials,
+              await new DynamoAccountRegistry(client, config.TABLE_NAME).anyActive(),
+            ),
+          heartbeat: () => emitNow(powertools, 'scannerHeartbeat', 1),
+          now: () => systemClock.now(),
+        },
+        owner,
       ),
     /**
      * How many shards the accounts need now, published for starting checks to file under (DynamoCheckStore.create).
