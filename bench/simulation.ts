@@ -10,6 +10,7 @@
 import { availableParallelism } from 'node:os';
 import { DEFAULT_SETTINGS } from '../infra/settings';
 import { startDynamoLocal } from '../scripts/lib/dynamoLocal';
+import { simulationConcurrency } from '../scripts/lib/scannerInvocations';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoCheckStore } from '../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoCursorStore } from '../shared/adapters/dynamo/DynamoCursorStore';
@@ -255,6 +256,7 @@ export const runSimulationBench = async (options: SimulationOptions = {}) => {
         budget: DESCRIPTOR_BUDGET,
       },
       peakRssMb: round(Math.max(...reports.map((report) => report.peakRssMb))),
+      concurrency: simulationConcurrency(total, count),
       breakdown,
     };
   } finally {

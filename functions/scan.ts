@@ -14,7 +14,7 @@ const scan = composeScanLambda(loadScanConfig());
 
 export const handler = middy(async (event: unknown, context: Context) => {
   // A new version's post-deploy check (the deploy probe hook): one account swept, no loop, nothing recorded.
-  if (isDeployProbe(event)) return scan.probe();
+  if (isDeployProbe(event)) return scan.probe(`probe-${context.awsRequestId}`);
   if (isStreamWakeUp(event)) {
     // New checks: start the loops nobody runs and return; a running loop lists the checks again at its next tick.
     const kicked = await scan.wakeUp(context.awsRequestId);

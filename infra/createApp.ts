@@ -24,6 +24,11 @@ export const createApp = (props: AppProps = {}): InboxPlacementApp => {
   const data = new DataStack(app, stackNameFor('data', settings.stage), {
     description: 'Inbox placement: the table and the mailbox credentials (retained on delete)',
     stage: settings.stage,
+    scanner: {
+      reservation: settings.scannerConcurrency,
+      shardSize: settings.scanShardSize,
+      mailboxes: settings.mailboxes,
+    },
   });
   const service = new ServiceStack(app, stackNameFor('service', settings.stage), {
     description: 'Inbox placement: functions, HTTP API, scanner triggers, dashboard and alarms',

@@ -9,7 +9,16 @@ import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits'
 import { DEFAULT_REPORT_RETENTION_DAYS, MAX_REPORT_RETENTION_DAYS } from '../shared/domain/reportArchive';
 import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
+import { layoutFor, reservationProblem } from '../shared/scanner/scannerCapacity';
 import { DEFAULT_SCANNER_MEMORY_MB } from './scannerMemory';
+import {
+  fail,
+  integerIn,
+  numberOf,
+  optionalMatching,
+  positiveNumber,
+  type ReadContext,
+} from './settingsReaders';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -38,7 +47,14 @@ export interface Settings {
   alarmEmail: string | undefined;
   /** An existing SNS topic every alarm notifies as well (a pager, a chat bridge, a shared ops topic). */
   alarmTopicArn: string | undefined;
-  /** Reserved concurrency of the scanner: the ceiling on its self-invocations and shards (SCANNER_CONCURRENCY). */
+  /** Mailboxes the deploy plans for (`-c mailboxes=N`): the shard count, and so the scanner's reservation, follow. */
+  mailboxes: number;
+  /** Shards `mailboxes` take at `scanShardSize` (shared/scanner/shards.ts). */
+  plannedShards: number;
+  /**
+   * Reserved concurrency of the scanner: the ceiling on its self-invocations and shards. Defaults to what the
+   * planned shards need (shared/scanner/scannerCapacity.ts); a smaller one that cannot hold them fails synth.
+   */
   scannerConcurrency: number;
   /** Memory of the scanner function, in MB: a shard's measured peak with headroom (docs/operating.md). */
   scannerMemoryMb: number;
@@ -66,6 +82,9 @@ export interface Settings {
   controlInboxAlarmThreshold: number;
 }
 
+/** The mailboxes a deploy plans for unless `-c mailboxes=N` says otherwise. */
+const DEFAULT_MAILBOXES = 500;
+
 export const DEFAULT_SETTINGS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
   scanIntervalMs: DEFAULT_SCAN_INTERVAL_MS,
@@ -87,7 +106,9 @@ export const DEFAULT_SETTINGS = {
   maxChecksInFlightPerScope: DEFAULT_KEY_LIMITS.maxInFlightPerScope,
   readRateLimitPerSecond: DEFAULT_READ_LIMITS.perSecond,
   readBurstPerKey: DEFAULT_READ_LIMITS.burst,
-  scannerConcurrency: 10,
+  // A planning figure, not a limit: `accounts add` refuses past what the deployed reservation holds.
+  mailboxes: DEFAULT_MAILBOXES,
+  scannerConcurrency: layoutFor(DEFAULT_MAILBOXES, maxAccountsPerShard(DEFAULT_SCANNER_MEMORY_MB)).needed,
   scannerMemoryMb: DEFAULT_SCANNER_MEMORY_MB,
   tracing: false,
   // The control is a known-good message: a provider that takes fewer than this share of it into the inbox has seeds
@@ -95,8 +116,11 @@ export const DEFAULT_SETTINGS = {
   controlInboxAlarmThreshold: 0.8,
 } as const satisfies Omit<
   Settings,
-  'alarmEmail' | 'alarmTopicArn' | 'stage' | 'calibrationEveryMs' | 'controlFrom'
+  'alarmEmail' | 'alarmTopicArn' | 'stage' | 'calibrationEveryMs' | 'controlFrom' | 'plannedShards'
 >;
+
+/** The most mailboxes synth plans for: their shards' reservation stays within the setting's bound of 1,000. */
+const MAX_MAILBOXES = 50_000;
 
 /** The one line synth prints while no calibration is configured. */
 export const CALIBRATION_OFF =
@@ -112,7 +136,7 @@ export const NO_ALARM_DESTINATION =
 export const hasAlarmDestination = (settings: Pick<Settings, 'alarmEmail' | 'alarmTopicArn'>): boolean =>
   settings.alarmEmail !== undefined || settings.alarmTopicArn !== undefined;
 
-export class SettingsError extends Error {}
+export { SettingsError } from './settingsReaders';
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const RETENTION_DAYS = new Set<number>(
@@ -120,34 +144,6 @@ const RETENTION_DAYS = new Set<number>(
 );
 /** Deliberately plain: one @, no spaces, a dot in the domain. SNS sends a confirmation mail that proves the rest. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-type ReadContext = (key: string) => unknown;
-
-const fail = (key: string, value: unknown, expected: string): never => {
-  throw new SettingsError(`context "${key}" must be ${expected}, got ${JSON.stringify(value)}`);
-};
-
-/** Context from cdk.json arrives as JSON values, from `-c key=value` always as strings: accept both spellings. */
-const numberOf = (key: string, value: unknown, expected: string): number => {
-  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof parsed !== 'number' || !Number.isFinite(parsed)) return fail(key, value, expected);
-  return parsed;
-};
-
-const positiveNumber = (read: ReadContext, key: string, fallback: number): number => {
-  const value = read(key);
-  if (value === undefined) return fallback;
-  const parsed = numberOf(key, value, 'a positive number');
-  return parsed > 0 ? parsed : fail(key, value, 'a positive number');
-};
-
-const integerIn = (read: ReadContext, key: string, fallback: number, min: number, max: number): number => {
-  const value = read(key);
-  if (value === undefined) return fallback;
-  const expected = `an integer from ${min} to ${max}`;
-  const parsed = numberOf(key, value, expected);
-  return Number.isInteger(parsed) && parsed >= min && parsed <= max ? parsed : fail(key, value, expected);
-};
 
 const retentionDays = (read: ReadContext): RetentionDays => {
   const key = 'logRetentionDays';
@@ -157,17 +153,6 @@ const retentionDays = (read: ReadContext): RetentionDays => {
   const parsed = numberOf(key, value, expected);
   return RETENTION_DAYS.has(parsed) ? (parsed as RetentionDays) : fail(key, value, expected);
 };
-
-/** An optional string setting that must match `pattern` (after trimming). */
-const optionalMatching =
-  (key: string, pattern: Pick<RegExp, 'test'>, expected: string) =>
-  (read: ReadContext): string | undefined => {
-    const value = read(key);
-    if (value === undefined) return undefined;
-    return typeof value === 'string' && pattern.test(value.trim())
-      ? value.trim()
-      : fail(key, value, expected);
-  };
 
 const alarmEmail = optionalMatching('alarmEmail', EMAIL, 'an email address');
 
@@ -239,6 +224,26 @@ const scannerSize = (read: ReadContext) => {
   return { scannerMemoryMb, scanShardSize };
 };
 
+/**
+ * The planned mailboxes, their shards and the scanner's reservation: by default what those shards need, and a
+ * reservation given that cannot hold them refused with the numbers (the same rule as `accounts add`).
+ */
+const scannerCapacity = (read: ReadContext, shardSize: number) => {
+  const mailboxes = integerIn(read, 'mailboxes', DEFAULT_SETTINGS.mailboxes, 1, MAX_MAILBOXES);
+  const layout = layoutFor(mailboxes, shardSize);
+  // At least 2: a loop's hand-over overlaps its successor's start for a moment.
+  const scannerConcurrency = integerIn(read, 'scannerConcurrency', layout.needed, 2, 1000);
+  const problem = reservationProblem(mailboxes, shardSize, scannerConcurrency);
+  if (problem)
+    fail('scannerConcurrency', read('scannerConcurrency'), `at least ${layout.needed} (${problem})`);
+  return { mailboxes, plannedShards: layout.shards, scannerConcurrency };
+};
+
+const scanner = (read: ReadContext) => {
+  const size = scannerSize(read);
+  return { ...size, ...scannerCapacity(read, size.scanShardSize) };
+};
+
 /** Reads every setting through `read` (the app's `node.tryGetContext`), so a bad value stops synth before any stack. */
 export const readSettings = (read: ReadContext): Settings => ({
   logRetentionDays: retentionDays(read),
@@ -252,7 +257,7 @@ export const readSettings = (read: ReadContext): Settings => ({
     0,
     MAX_REPORT_RETENTION_DAYS,
   ),
-  ...scannerSize(read),
+  ...scanner(read),
   throttleRate: positiveNumber(read, 'throttleRate', DEFAULT_SETTINGS.throttleRate),
   throttleBurst: integerIn(read, 'throttleBurst', DEFAULT_SETTINGS.throttleBurst, 1, 5000),
   startThrottleRate: positiveNumber(read, 'startThrottleRate', DEFAULT_SETTINGS.startThrottleRate),
@@ -261,8 +266,6 @@ export const readSettings = (read: ReadContext): Settings => ({
   readThrottleBurst: integerIn(read, 'readThrottleBurst', DEFAULT_SETTINGS.readThrottleBurst, 1, 5000),
   alarmEmail: alarmEmail(read),
   alarmTopicArn: alarmTopicArn(read),
-  // At least 2: a loop's hand-over overlaps its successor's start for a moment.
-  scannerConcurrency: integerIn(read, 'scannerConcurrency', DEFAULT_SETTINGS.scannerConcurrency, 2, 1000),
   logLevel: logLevel(read),
   // The same bounds as in shared/config.ts, so a value the API would refuse fails at synth.
   startRateLimitPerMinute: integerIn(

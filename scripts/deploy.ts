@@ -1,11 +1,12 @@
-// `npm run deploy [-- -c key=value …]`: synthesizes the app as `cdk` would, checks the account's Lambda concurrency
-// quota against what the stacks reserve, and only then runs `cdk deploy --all --strict` with the same arguments.
+// `npm run deploy [-- -c key=value …]`: synthesizes the app as `cdk` would, checks what the account leaves
+// unreserved against what the stacks reserve, and only then runs `cdk deploy --all --strict` with the same arguments.
 // CodeDeploy then shifts each function's live alias (docs/operating.md, "Deploys and rollback").
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createApp } from '../infra/createApp';
-import { concurrencyShortfall, reservedConcurrencyOf } from './lib/deployChecks';
+import { concurrencyShortfall, deployedReservationOf, reservedConcurrencyOf } from './lib/deployChecks';
 
 /** `-c key=value` and `--context key=value` pairs, as cdk reads them. */
 const contextOf = (args: readonly string[]): Record<string, string> => {
@@ -26,10 +27,15 @@ const main = async (): Promise<number> => {
   };
   const context = { ...cdkJson.context, ...contextOf(args), 'aws:cdk:bundling-stacks': [] };
   const { app } = createApp({ context });
-  const reserved = reservedConcurrencyOf(app.synth().stacks.map((stack) => stack.template));
+  const stacks = app.synth().stacks;
+  const reserved = reservedConcurrencyOf(stacks.map((stack) => stack.template));
   const client = new LambdaClient({});
   const region = await client.config.region();
-  const shortfall = await concurrencyShortfall(client, reserved, region);
+  const deployed = await deployedReservationOf(
+    new CloudFormationClient({ region }),
+    stacks.map((stack) => stack.stackName),
+  );
+  const shortfall = await concurrencyShortfall(client, { reserved, deployed }, region);
   if (shortfall) {
     console.error(shortfall);
     return 1;

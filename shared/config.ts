@@ -18,15 +18,25 @@ import { shardSizeProblem } from './domain/shardBudget';
 import { type AuditSettings, loadAuditSettings } from './settings/auditSettings';
 import { ConfigError, intSetting, nonEmpty, parseEnv } from './settings/envSchema';
 import { readTrustedCa } from './settings/trustedCa';
+import { METRICS_NAMESPACE, METRICS_NAMESPACE_PATTERN } from './telemetry/metrics';
 
 const logLevel = z._default(z.enum(['debug', 'info', 'warn', 'error']), 'info');
 
 /** `true` where the deploy turned X-Ray on (-c tracing=true): the Powertools Tracer then records each invocation. */
 const traceEnabled = z._default(z.enum(['true', 'false']), 'false');
 
+/** The stage's metrics namespace, set by the stack (shared/telemetry/metrics.ts); the default stage's when unset. */
+const metricsNamespace = z._default(
+  z
+    .string()
+    .check(z.regex(METRICS_NAMESPACE_PATTERN, { message: 'InboxPlacement or InboxPlacement/<stage>' })),
+  METRICS_NAMESPACE,
+);
+
 /** The API's own settings, the same wherever it runs (Lambda, npm start). */
 const apiSettings = {
   LOG_LEVEL: logLevel,
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
   POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** Set by the Lambda runtime only: switches logs and metrics to Powertools. */
   AWS_LAMBDA_FUNCTION_NAME: z.optional(nonEmpty()),
@@ -77,6 +87,7 @@ const scanEnv = z.object({
   AWS_REGION: nonEmpty(),
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   LOG_LEVEL: logLevel,
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
   CREDENTIALS_SECRET_ID: nonEmpty(),
   SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
@@ -116,6 +127,7 @@ const webhookEnv = z.object({
   LOG_LEVEL: logLevel,
   /** The SQS queue deliveries wait on between attempts. */
   WEBHOOK_QUEUE_URL: z.url(),
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
 });
 
 export type WebhookConfig = z.infer<typeof webhookEnv>;
@@ -152,6 +164,20 @@ const deployProbeEnv = z.object({
 });
 
 export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;
+
+/** The after-traffic bake hook: the probe's settings, where the heartbeat is, and how long the bake lasts. */
+const deployBakeEnv = z.extend(deployProbeEnv, {
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+  /** The live alias the scanner's callers invoke, whose errors of the new version the bake reads. */
+  LIVE_ALIAS_NAME: nonEmpty(),
+  /** The bake: 1 to 12 minutes (the hook is a Lambda of 15 minutes at most). */
+  BAKE_MS: intSetting(60_000, 720_000, 600_000),
+});
+
+export type DeployBakeConfig = z.infer<typeof deployBakeEnv>;
+
+export const loadDeployBakeConfig = (env: NodeJS.ProcessEnv = process.env): DeployBakeConfig =>
+  parseEnv(deployBakeEnv, env);
 
 export const loadDeployProbeConfig = (env: NodeJS.ProcessEnv = process.env): DeployProbeConfig =>
   parseEnv(deployProbeEnv, env);
@@ -240,6 +266,8 @@ const calibrationEnv = z.object({
   AWS_REGION: nonEmpty(),
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   LOG_LEVEL: logLevel,
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** The Secrets Manager secret holding `{"url": "smtp://user@host:587", "password": "…"}`. */
   CONTROL_SENDER_SECRET_ID: nonEmpty(),
   CONTROL_FROM: z.email(),

@@ -1,6 +1,8 @@
 // Owns how a new version reaches traffic: each API function's `live` alias shifts by a CodeDeploy canary that rolls
-// back on the function's error and latency alarms, and the scanner's alias moves only after the deploy probe (a
-// synthetic sweep of one account by the new version) has passed.
+// back on the function's error and latency alarms; the scanner's alias moves only after the deploy probe (a synthetic
+// sweep of one account by the new version) has passed, and the deployment succeeds only after the bake hook saw the
+// new version's heartbeat and no error; the webhook sender shifts by canary and the calibration all at once, each
+// rolled back by its alarms.
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, type IAlarm, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -14,7 +16,7 @@ import type { Alias, IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
-import { ServiceFunction, type ServiceFunctionProps } from './ServiceFunction';
+import { type CommonFunctionProps, LIVE_ALIAS, ServiceFunction } from './ServiceFunction';
 
 /** How the API functions shift: 10% of requests for 5 minutes, then all, unless an alarm fires first. */
 export const API_DEPLOYMENT = LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
@@ -47,6 +49,16 @@ export interface SafeDeploysProps {
   scannerAlarms: IAlarm[];
   /** The pre-traffic hook: invokes the new scanner version with the probe event and reports to CodeDeploy. */
   probe: IFunction;
+  /** The after-traffic hook: bakes the new scanner version (heartbeat, no errors) before the deployment succeeds. */
+  bake: IFunction;
+  /** The other functions behind an alias (webhook sender, calibration): how each shifts and what rolls it back. */
+  others: OtherDeploy[];
+}
+
+export interface OtherDeploy extends LiveFunction {
+  alarms: IAlarm[];
+  /** A canary gets alias alarms of its own, as the API functions do; all at once relies on `alarms`. */
+  shift: 'canary' | 'allAtOnce';
 }
 
 export class SafeDeploys extends Construct {
@@ -60,7 +72,7 @@ export class SafeDeploys extends Construct {
       assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
       description: 'Moves the live aliases of the inbox placement functions between versions',
     });
-    const deployed = [...props.api, props.scanner];
+    const deployed = [...props.api, props.scanner, ...props.others];
     role.addToPolicy(
       new PolicyStatement({
         actions: ['lambda:GetAlias', 'lambda:UpdateAlias', 'lambda:GetProvisionedConcurrencyConfig'],
@@ -68,7 +80,10 @@ export class SafeDeploys extends Construct {
       }),
     );
     role.addToPolicy(
-      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.probe.functionArn] }),
+      new PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: [props.probe.functionArn, props.bake.functionArn],
+      }),
     );
     // LambdaDeploymentGroup attaches AWSCodeDeployRoleForLambdaLimited (sns:Publish and more on "*") to any role
     // it can change; given the role without policy updates, the group keeps to the statements above.
@@ -82,10 +97,21 @@ export class SafeDeploys extends Construct {
       application,
       role: fixedRole,
       alarms: props.scannerAlarms,
-      // The probe is the test; once it passes there is nothing a slower shift would add (the loop is one process).
+      // The probe is the test before traffic, the bake after it: a slower shift would add nothing (a loop is one process).
       deploymentConfig: LambdaDeploymentConfig.ALL_AT_ONCE,
       preHook: props.probe,
+      postHook: props.bake,
     });
+    for (const fn of props.others) {
+      const canary = fn.shift === 'canary';
+      const alarms = [canary ? this.aliasAlarms(props.namePrefix, fn) : [], fn.alarms].flat();
+      this.group(fn, {
+        application,
+        role: fixedRole,
+        alarms,
+        deploymentConfig: canary ? API_DEPLOYMENT : LambdaDeploymentConfig.ALL_AT_ONCE,
+      });
+    }
     // The group's grant of the hook status call names the deployment group; DescribeAlarms takes no resource.
     role.addToPolicy(new PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: ['*'] }));
     const policy = role.node.tryFindChild('DefaultPolicy');
@@ -107,6 +133,7 @@ export class SafeDeploys extends Construct {
       alarms: IAlarm[];
       deploymentConfig: ILambdaDeploymentConfig;
       preHook?: IFunction;
+      postHook?: IFunction;
     },
   ): void {
     this.groups[fn.id] = new LambdaDeploymentGroup(this, `${fn.id}Deployment`, {
@@ -158,7 +185,7 @@ export class SafeDeploys extends Construct {
 export const deployProbeFunction = (
   scope: Construct,
   scanner: IVersion,
-  common: Pick<ServiceFunctionProps, 'logRetention' | 'logLevel' | 'tracing'>,
+  common: CommonFunctionProps,
 ): ServiceFunction => {
   const probe = new ServiceFunction(scope, 'DeployProbe', {
     ...common,
@@ -173,4 +200,40 @@ export const deployProbeFunction = (
     new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [scanner.functionArn] }),
   );
   return probe;
+};
+
+/** How long the bake hook watches the new scanner version: two of its loops' hand-overs at most, inside 15 minutes. */
+const SCANNER_BAKE = Duration.minutes(10);
+
+/**
+ * The bake: CodeDeploy's after-traffic hook for the scanner. It reads the heartbeat and the new version's errors
+ * (GetMetricData, which IAM authorises on "*" only) and reports the hook's status.
+ */
+export const deployBakeFunction = (
+  scope: Construct,
+  scanner: IVersion,
+  common: CommonFunctionProps,
+): ServiceFunction => {
+  const bake = new ServiceFunction(scope, 'DeployBake', {
+    ...common,
+    entry: functionEntry('deployBake'),
+    service: SERVICES.scan,
+    description:
+      'After the scanner alias moved: the new version keeps its heartbeat and fails nothing, or it rolls back',
+    timeout: SCANNER_BAKE.plus(Duration.minutes(2)),
+    environment: {
+      SCANNER_VERSION_ARN: scanner.functionArn,
+      LIVE_ALIAS_NAME: LIVE_ALIAS,
+      BAKE_MS: String(SCANNER_BAKE.toMilliseconds()),
+    },
+  });
+  bake.addToRolePolicy(new PolicyStatement({ actions: ['cloudwatch:GetMetricData'], resources: ['*'] }));
+  const policy = bake.role?.node.tryFindChild('DefaultPolicy');
+  if (policy)
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only cloudwatch:GetMetricData, which IAM authorises on "*" alone; the hook reads two metrics with it.',
+    });
+  return bake;
 };

@@ -7,10 +7,11 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { type AlarmSources, alarmRules } from './alarmRules';
+import { type FunctionAlarmSources, functionAlarmRules } from './functionAlarmRules';
 
 export { ALARM_THRESHOLDS } from './alarmRules';
 
-export interface ServiceAlarmsProps extends AlarmSources {
+export interface ServiceAlarmsProps extends AlarmSources, FunctionAlarmSources {
   /** Prefix of every alarm name, so two deployments in one account stay apart. */
   namePrefix: string;
   /** Subscribed to the topic when given; SNS mails a confirmation link first. */
@@ -33,7 +34,7 @@ export class ServiceAlarms extends Construct {
     if (props.alarmTopicArn !== undefined) {
       destinations.push(Topic.fromTopicArn(this, 'ExistingTopic', props.alarmTopicArn));
     }
-    for (const { id: ruleId, ...rule } of alarmRules(props)) {
+    for (const { id: ruleId, ...rule } of [...alarmRules(props), ...functionAlarmRules(props)]) {
       const alarm = new Alarm(this, ruleId, { ...rule, alarmName: `${props.namePrefix}-${ruleId}` });
       for (const topic of destinations) {
         const action = new SnsAction(topic);

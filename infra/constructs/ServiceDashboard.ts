@@ -18,10 +18,12 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ALARM_THRESHOLDS } from './alarmRules';
 import { auditWidgets } from './auditWidgets';
-import { serviceMetric, serviceSearch } from './serviceMetrics';
+import type { ServiceMetrics } from './serviceMetrics';
 
 export interface ServiceDashboardProps {
   dashboardName: string;
+  /** The service's own metrics, in this stage's namespace. */
+  metrics: ServiceMetrics;
   stage: IHttpStage;
   /** By the name to show in the legend. */
   functions: Record<string, IFunction>;
@@ -54,7 +56,7 @@ export class ServiceDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
-    const { stage, functions } = props;
+    const { stage, functions, metrics: m } = props;
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
 
     this.dashboard.addWidgets(
@@ -127,50 +129,48 @@ export class ServiceDashboard extends Construct {
     this.dashboard.addWidgets(new TextWidget({ markdown: '## Checks and messages', width: 24, height: 1 }));
     this.dashboard.addWidgets(
       graph('Checks', [
-        serviceMetric('checksStarted', { statistic: 'Sum', label: 'started' }),
-        serviceMetric('checksCompleted', { statistic: 'Sum', label: 'completed' }),
-        serviceMetric('checksTimedOut', { statistic: 'Sum', label: 'timed out' }),
+        m.metric('checksStarted', { statistic: 'Sum', label: 'started' }),
+        m.metric('checksCompleted', { statistic: 'Sum', label: 'completed' }),
+        m.metric('checksTimedOut', { statistic: 'Sum', label: 'timed out' }),
       ]),
-      graph('Messages classified, by category', [serviceSearch('messagesByCategory', 'Sum')], {
+      graph('Messages classified, by category', [m.search('messagesByCategory', 'Sum')], {
         stacked: true,
       }),
-      graph('Messages classified, by provider', [serviceSearch('messagesByProvider', 'Sum')], {
+      graph('Messages classified, by provider', [m.search('messagesByProvider', 'Sum')], {
         stacked: true,
       }),
     );
     this.dashboard.addWidgets(
       graph('Detection latency (ms): delivery to result', [
-        serviceMetric('detectionLatency', { statistic: 'p50', label: 'p50' }),
-        serviceMetric('detectionLatency', { statistic: 'p95', label: 'p95' }),
-        serviceMetric('detectionLatency', { statistic: 'Maximum', label: 'max' }),
+        m.metric('detectionLatency', { statistic: 'p50', label: 'p50' }),
+        m.metric('detectionLatency', { statistic: 'p95', label: 'p95' }),
+        m.metric('detectionLatency', { statistic: 'Maximum', label: 'max' }),
       ]),
-      graph(
-        'Active checks',
-        [serviceMetric('activeChecks', { statistic: 'Maximum', label: 'active checks' })],
-        { right: [serviceMetric('scannerHeartbeat', { statistic: 'Sum', label: 'scanner ticks' })] },
-      ),
+      graph('Active checks', [m.metric('activeChecks', { statistic: 'Maximum', label: 'active checks' })], {
+        right: [m.metric('scannerHeartbeat', { statistic: 'Sum', label: 'scanner ticks' })],
+      }),
     );
 
     this.dashboard.addWidgets(
       new TextWidget({ markdown: '## Placement and authentication, by provider', width: 24, height: 1 }),
     );
     this.dashboard.addWidgets(
-      graph('Inbox rate by provider (share of received copies)', [serviceSearch('placedInbox', 'Average')], {
+      graph('Inbox rate by provider (share of received copies)', [m.search('placedInbox', 'Average')], {
         leftYAxis: { min: 0, max: 1 },
       }),
       graph(
         'Spam and other rate by provider',
-        [serviceSearch('placedSpam', 'Average'), serviceSearch('placedOther', 'Average')],
+        [m.search('placedSpam', 'Average'), m.search('placedOther', 'Average')],
         { leftYAxis: { min: 0, max: 1 } },
       ),
       graph(
         "Authentication failures by method (receiving side's own results)",
-        [serviceSearch('authFail', 'Sum')],
-        { right: [serviceSearch('authPass', 'Sum')] },
+        [m.search('authFail', 'Sum')],
+        { right: [m.search('authPass', 'Sum')] },
       ),
     );
 
-    this.dashboard.addWidgets(...auditWidgets());
+    this.dashboard.addWidgets(...auditWidgets(m));
 
     this.dashboard.addWidgets(new TextWidget({ markdown: '## Mailboxes (scanner)', width: 24, height: 1 }));
     const alarmLine: HorizontalAnnotation = {
@@ -179,24 +179,25 @@ export class ServiceDashboard extends Construct {
     };
     this.dashboard.addWidgets(
       graph(
-        'IMAP failures and skipped messages, by account',
-        [serviceSearch('imapFailures', 'Sum'), serviceSearch('messagesSkipped', 'Sum')],
+        'IMAP failures and skipped messages (which account: the table below)',
+        [
+          m.metric('imapFailures', { statistic: 'Sum', label: 'failed sweeps' }),
+          m.metric('messagesSkipped', { statistic: 'Sum', label: 'skipped messages' }),
+        ],
         {
-          right: [
-            serviceMetric('consecutiveImapFailures', { statistic: 'Maximum', label: 'consecutive (max)' }),
-          ],
+          right: [m.metric('consecutiveImapFailures', { statistic: 'Maximum', label: 'consecutive (max)' })],
           rightAnnotations: [alarmLine],
         },
       ),
       graph('Accounts out of new checks', [
-        serviceMetric('unhealthyAccounts', { statistic: 'Maximum', label: 'unhealthy accounts' }),
-        serviceSearch('accountsUnhealthy', 'Sum'),
-        serviceSearch('consentRequired', 'Sum'),
+        m.metric('unhealthyAccounts', { statistic: 'Maximum', label: 'unhealthy accounts' }),
+        m.metric('accountsUnhealthy', { statistic: 'Sum', label: 'turned unhealthy' }),
+        m.metric('consentRequired', { statistic: 'Sum', label: 'need OAuth consent' }),
       ]),
       graph('Sweep duration (ms), one account', [
-        serviceMetric('sweepDuration', { statistic: 'p50', label: 'p50' }),
-        serviceMetric('sweepDuration', { statistic: 'p99', label: 'p99' }),
-        serviceMetric('sweepDuration', { statistic: 'Maximum', label: 'max' }),
+        m.metric('sweepDuration', { statistic: 'p50', label: 'p50' }),
+        m.metric('sweepDuration', { statistic: 'p99', label: 'p99' }),
+        m.metric('sweepDuration', { statistic: 'Maximum', label: 'max' }),
       ]),
     );
   }

@@ -22,7 +22,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { type SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
-import { METRICS_NAMESPACE, type SERVICES } from '../../shared/telemetry/metrics';
+import type { SERVICES } from '../../shared/telemetry/metrics';
 import { LOCK_FILE, PROJECT_ROOT } from '../paths';
 import type { LogLevel } from '../settings';
 import { type KeyGrant, TABLE_KEYS, tableStatements } from '../tableKeys';
@@ -162,7 +162,13 @@ export interface ServiceFunctionProps
   logLevel: LogLevel;
   /** X-Ray active tracing, and POWERTOOLS_TRACE_ENABLED to match. */
   tracing: boolean;
+  /** POWERTOOLS_METRICS_NAMESPACE: the stage's own (shared/telemetry/metrics.ts, metricsNamespaceFor). */
+  metricsNamespace: string;
 }
+
+/** What every function of a stack shares: the settings each construct passes on as they are. */
+type CommonKeys = 'logRetention' | 'logLevel' | 'tracing' | 'metricsNamespace';
+export type CommonFunctionProps = Pick<ServiceFunctionProps, CommonKeys>;
 
 const APPLICATION_LOG_LEVELS: Record<LogLevel, ApplicationLogLevel> = {
   debug: ApplicationLogLevel.DEBUG,
@@ -175,7 +181,7 @@ export class ServiceFunction extends NodejsFunction {
   private readonly selfName: string | undefined;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { service, logRetention, logLevel, tracing, environment, entry, ...rest } = props;
+    const { service, logRetention, logLevel, tracing, metricsNamespace, environment, entry, ...rest } = props;
     // Created beside the function (nothing can be added to `this` before super): its own log group with a retention,
     // and a role that may write only there, instead of AWSLambdaBasicExecutionRole's logs:* on every log group.
     const logGroup = new LogGroup(scope, `${id}Logs`, {
@@ -208,7 +214,7 @@ export class ServiceFunction extends NodejsFunction {
       environment: {
         NODE_OPTIONS: SERVICE_NODE_OPTIONS,
         POWERTOOLS_SERVICE_NAME: service,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         LOG_LEVEL: logLevel,
         POWERTOOLS_TRACE_ENABLED: String(tracing),
         ...environment,

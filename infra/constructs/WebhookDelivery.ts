@@ -4,18 +4,16 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { type Alias, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { KEY_PREFIXES } from '../../shared/adapters/dynamo/keys';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
-import type { LogLevel } from '../settings';
 import { type KeyGrant, tableStatements } from '../tableKeys';
-import { ServiceFunction } from './ServiceFunction';
+import { type CommonFunctionProps, ServiceFunction } from './ServiceFunction';
 
 /** Deliveries and webhook secrets read; only a delivery written (its attempts and state). */
 const WEBHOOK_TABLE_ACCESS = {
@@ -26,11 +24,8 @@ const WEBHOOK_TABLE_ACCESS = {
 /** A turn is one POST (10 s at most) and a few reads and writes; a batch of turns runs one after another. */
 const SENDER_TIMEOUT = Duration.seconds(60);
 
-export interface WebhookDeliveryProps {
+export interface WebhookDeliveryProps extends CommonFunctionProps {
   table: ITable;
-  logRetention: RetentionDays;
-  logLevel: LogLevel;
-  tracing: boolean;
 }
 
 export class WebhookDelivery extends Construct {
@@ -39,6 +34,8 @@ export class WebhookDelivery extends Construct {
   readonly retries: Queue;
   /** Turns that failed for good (the store unreachable, a stream batch that kept failing). */
   readonly deadLetters: Queue;
+  /** The alias the stream and the queue invoke, which CodeDeploy moves (SafeDeploys). */
+  readonly live: Alias;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
@@ -73,6 +70,7 @@ export class WebhookDelivery extends Construct {
       this.sender.addToRolePolicy(statement);
     this.retries.grantSendMessages(this.sender);
     const live = this.sender.live();
+    this.live = live;
     // A delivery's first turn at once: only the INSERT of a delivery item passes the filter.
     live.addEventSource(
       new DynamoEventSource(table, {

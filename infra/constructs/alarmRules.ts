@@ -8,9 +8,11 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { shareWithVolume, sumOf, valueWithVolume } from './metricMath';
 import { TABLE_ACCESS } from './ServiceFunction';
-import { serviceMetric } from './serviceMetrics';
+import type { ServiceMetrics } from './serviceMetrics';
 
 export interface AlarmSources {
+  /** The service's own metrics, in this stage's namespace. */
+  metrics: ServiceMetrics;
   scanner: IFunction;
   /** The scanner's reserved concurrency: the ceiling its concurrency alarm watches. */
   scannerReservation: number;
@@ -88,6 +90,7 @@ const quietIsFine = TreatMissingData.NOT_BREACHING;
 
 export const alarmRules = (s: AlarmSources): AlarmRule[] => {
   const requests = s.stage.metricCount({ statistic: 'Sum', period: ONE_MINUTE });
+  const m = s.metrics;
   return [
     {
       id: 'ScannerHeartbeat',
@@ -96,7 +99,7 @@ export const alarmRules = (s: AlarmSources): AlarmRule[] => {
         'at start, or its metrics not arriving). Results stop arriving.',
       // Every invocation ticks at least once (the minute schedule even when idle), so silence is the failure; one
       // 15-minute window of it is already the proof, so this alarm alone needs no second datapoint.
-      metric: serviceMetric('scannerHeartbeat', { statistic: 'Sum', period: FIFTEEN_MINUTES }),
+      metric: m.metric('scannerHeartbeat', { statistic: 'Sum', period: FIFTEEN_MINUTES }),
       threshold: ALARM_THRESHOLDS.scannerHeartbeats,
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       datapointsToAlarm: 1,
@@ -203,7 +206,7 @@ export const alarmRules = (s: AlarmSources): AlarmRule[] => {
       description:
         'One test mailbox failed 3 sweeps in a row (login, connection or read); its results stay pending. The ' +
         'ImapFailures graph on the dashboard shows which account.',
-      metric: serviceMetric('consecutiveImapFailures', { statistic: 'Maximum', period: FIVE_MINUTES }),
+      metric: m.metric('consecutiveImapFailures', { statistic: 'Maximum', period: FIVE_MINUTES }),
       threshold: ALARM_THRESHOLDS.imapConsecutiveFailures,
       comparisonOperator: atLeast,
       ...PERIODS,
@@ -214,7 +217,7 @@ export const alarmRules = (s: AlarmSources): AlarmRule[] => {
       description:
         'At least one test mailbox is out of new checks after failing sweeps in a row (wrong password, revoked ' +
         'OAuth consent, dead server). `npm run admin -- accounts list --stack …` shows which and why.',
-      metric: serviceMetric('unhealthyAccounts', { statistic: 'Maximum', period: FIVE_MINUTES }),
+      metric: m.metric('unhealthyAccounts', { statistic: 'Maximum', period: FIVE_MINUTES }),
       threshold: ALARM_THRESHOLDS.unhealthyAccounts,
       comparisonOperator: atLeast,
       ...PERIODS,
@@ -260,8 +263,8 @@ export const alarmRules = (s: AlarmSources): AlarmRule[] => {
         '10 or more ended checks).',
       metric: shareWithVolume({
         metrics: {
-          timedOut: serviceMetric('checksTimedOut', { statistic: 'Sum', period: FIFTEEN_MINUTES }),
-          completed: serviceMetric('checksCompleted', { statistic: 'Sum', period: FIFTEEN_MINUTES }),
+          timedOut: m.metric('checksTimedOut', { statistic: 'Sum', period: FIFTEEN_MINUTES }),
+          completed: m.metric('checksCompleted', { statistic: 'Sum', period: FIFTEEN_MINUTES }),
         },
         part: 'timedOut',
         whole: ['completed', 'timedOut'],

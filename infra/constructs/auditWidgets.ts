@@ -3,7 +3,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { ruleItemsByProvider } from '../../shared/audit/auditMetrics';
-import { serviceSearch } from './serviceMetrics';
+import type { ServiceMetrics } from './serviceMetrics';
 
 const WIDTH = 8;
 const HEIGHT = 6;
@@ -12,7 +12,7 @@ const PERIOD = Duration.hours(1);
 const SHARE_AXIS = { min: 0, max: 1 };
 
 /** The row's heading, then its graphs (the dashboard's row wraps them at its width). */
-export const auditWidgets = (): IWidget[] => [
+export const auditWidgets = (m: ServiceMetrics): IWidget[] => [
   new TextWidget({
     markdown:
       '## Sender audit, by provider: share of audited checks (an item the audit could not judge is not counted as failing)',
@@ -21,9 +21,9 @@ export const auditWidgets = (): IWidget[] => [
   }),
   new GraphWidget({
     title: 'Listed on a DNS blocklist (sending IP or a domain), by provider',
-    left: [serviceSearch('auditListed', 'Average', PERIOD)],
+    left: [m.search('auditListed', 'Average', PERIOD)],
     // The volume behind each share: a share of two checks says little.
-    right: [serviceSearch('auditListed', 'SampleCount', PERIOD, { suffix: 'audited' })],
+    right: [m.search('auditListed', 'SampleCount', PERIOD, { suffix: 'audited' })],
     leftYAxis: SHARE_AXIS,
     rightYAxis: { min: 0, label: 'audited checks', showUnits: false },
     width: WIDTH,
@@ -36,7 +36,7 @@ export const auditWidgets = (): IWidget[] => [
     (provider) =>
       new GraphWidget({
         title: `${provider}: failing each bulk-sender rule item`,
-        left: [serviceSearch('auditRuleFailed', 'Average', PERIOD, { only: provider })],
+        left: [m.search('auditRuleFailed', 'Average', PERIOD, { only: provider })],
         leftYAxis: SHARE_AXIS,
         width: WIDTH,
         height: HEIGHT,

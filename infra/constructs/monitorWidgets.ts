@@ -2,7 +2,7 @@
 // its runs over time with its 95 % Wilson band drawn by metric math over the counts, and the counts and audit score.
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget, MathExpression, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
-import { serviceSearch } from './serviceMetrics';
+import type { ServiceMetrics } from './serviceMetrics';
 
 /** Six hours a point: a monitor runs every 1 to 6 h, so each point pools at least one run. */
 const PERIOD = Duration.hours(6);
@@ -15,9 +15,9 @@ const Z2 = Z * Z;
  * series in order; both searches are under the same dimensions, so their order matches): p = i/n,
  * centre = (p + z²/2n) / (1 + z²/n), half = z / (1 + z²/n) · √(p(1-p)/n + z²/4n²).
  */
-const wilson = (side: 'low' | 'high' | 'rate'): MathExpression => {
-  const inbox = serviceSearch('monitorInbox', 'Sum', PERIOD);
-  const copies = serviceSearch('monitorCopies', 'Sum', PERIOD);
+const wilson = (m: ServiceMetrics, side: 'low' | 'high' | 'rate'): MathExpression => {
+  const inbox = m.search('monitorInbox', 'Sum', PERIOD);
+  const copies = m.search('monitorCopies', 'Sum', PERIOD);
   const p = '(i / n)';
   const centre = `((${p} + ${Z2 / 2} / n) / (1 + ${Z2} / n))`;
   const half = `((${Z} / (1 + ${Z2} / n)) * ((${p} * (1 - ${p}) / n + ${Z2 / 4} / (n * n)) ^ 0.5))`;
@@ -30,7 +30,8 @@ const wilson = (side: 'low' | 'high' | 'rate'): MathExpression => {
   });
 };
 
-export const monitorWidgets = (): IWidget[] => [
+/** The section, over this stage's namespace only (`m`), as every graph of the stack. */
+export const monitorWidgets = (m: ServiceMetrics): IWidget[] => [
   new TextWidget({
     markdown:
       '## Monitors: inbox rate per monitor and provider, with its 95 % Wilson band (a few seeds make a wide band)',
@@ -39,7 +40,7 @@ export const monitorWidgets = (): IWidget[] => [
   }),
   new GraphWidget({
     title: 'Monitor inbox rate, with its Wilson band',
-    left: [wilson('rate'), wilson('low'), wilson('high')],
+    left: [wilson(m, 'rate'), wilson(m, 'low'), wilson(m, 'high')],
     leftYAxis: { min: 0, max: 1 },
     width: 12,
     height: 6,
@@ -48,12 +49,12 @@ export const monitorWidgets = (): IWidget[] => [
   new GraphWidget({
     title: 'Monitor copies: inbox, spam, missing, sent',
     left: [
-      serviceSearch('monitorInbox', 'Sum', PERIOD, { suffix: 'inbox' }),
-      serviceSearch('monitorSpam', 'Sum', PERIOD, { suffix: 'spam' }),
-      serviceSearch('monitorMissing', 'Sum', PERIOD, { suffix: 'missing' }),
-      serviceSearch('monitorCopies', 'Sum', PERIOD, { suffix: 'sent' }),
+      m.search('monitorInbox', 'Sum', PERIOD, { suffix: 'inbox' }),
+      m.search('monitorSpam', 'Sum', PERIOD, { suffix: 'spam' }),
+      m.search('monitorMissing', 'Sum', PERIOD, { suffix: 'missing' }),
+      m.search('monitorCopies', 'Sum', PERIOD, { suffix: 'sent' }),
     ],
-    right: [serviceSearch('monitorAuditScore', 'Average', PERIOD, { suffix: 'audit score' })],
+    right: [m.search('monitorAuditScore', 'Average', PERIOD, { suffix: 'audit score' })],
     width: 12,
     height: 6,
     period: PERIOD,

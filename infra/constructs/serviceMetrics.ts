@@ -2,13 +2,7 @@
 // the alarms, so a name, namespace or dimension is never spelled twice.
 import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
-import {
-  METRICS,
-  METRICS_NAMESPACE,
-  type MetricKey,
-  type MetricSpec,
-  SERVICE_DIMENSION,
-} from '../../shared/telemetry/metrics';
+import { METRICS, type MetricKey, type MetricSpec, SERVICE_DIMENSION } from '../../shared/telemetry/metrics';
 
 /** Metrics with only the `service` dimension: one series each, usable in alarms. */
 export type PlainMetricKey = {
@@ -18,10 +12,10 @@ export type PlainMetricKey = {
 /** Metrics that also carry a dimension whose values are data (category, provider, account): found by SEARCH. */
 export type DimensionedMetricKey = Exclude<MetricKey, PlainMetricKey>;
 
-export const serviceMetric = (key: PlainMetricKey, options: MetricOptions = {}): Metric => {
+const serviceMetric = (namespace: string, key: PlainMetricKey, options: MetricOptions = {}): Metric => {
   const spec = METRICS[key];
   return new Metric({
-    namespace: METRICS_NAMESPACE,
+    namespace,
     metricName: spec.name,
     dimensionsMap: { [SERVICE_DIMENSION]: spec.service },
     label: spec.description,
@@ -34,7 +28,8 @@ export const serviceMetric = (key: PlainMetricKey, options: MetricOptions = {}):
  * One series per value of the metric's own dimension, whatever values the code emits. A dashboard may use SEARCH;
  * an alarm may not, which is why the alarm on mailbox failures watches ImapConsecutiveFailures instead.
  */
-export const serviceSearch = (
+const serviceSearch = (
+  namespace: string,
   key: DimensionedMetricKey,
   statistic: string,
   period: Duration = Duration.minutes(5),
@@ -48,7 +43,7 @@ export const serviceSearch = (
   const { only, suffix } = narrow;
   const spec: MetricSpec = METRICS[key];
   const dimensions = [spec.dimension, spec.secondDimension].filter((d) => d !== undefined);
-  const schema = `{${[METRICS_NAMESPACE, SERVICE_DIMENSION, ...dimensions].join(',')}}`;
+  const schema = `{${[namespace, SERVICE_DIMENSION, ...dimensions].join(',')}}`;
   const filter = [
     `MetricName="${spec.name}" ${SERVICE_DIMENSION}="${spec.service}"`,
     ...(only === undefined ? [] : [`${spec.dimension}="${only}"`]),
@@ -62,3 +57,18 @@ export const serviceSearch = (
     period,
   });
 };
+
+/** The service's metrics in one stage's namespace: every alarm and graph of a stack reads its own stage only. */
+export interface ServiceMetrics {
+  namespace: string;
+  metric(key: PlainMetricKey, options?: MetricOptions): Metric;
+  search(
+    ...args: Parameters<typeof serviceSearch> extends [string, ...infer Rest] ? Rest : never
+  ): MathExpression;
+}
+
+export const serviceMetricsIn = (namespace: string): ServiceMetrics => ({
+  namespace,
+  metric: (key, options) => serviceMetric(namespace, key, options),
+  search: (...args) => serviceSearch(namespace, ...args),
+});

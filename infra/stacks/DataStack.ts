@@ -5,6 +5,7 @@ import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } fro
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
+import { CAPACITY_OUTPUTS } from '../../shared/scanner/scannerCapacity';
 import { addOperatorPolicy } from '../operatorPolicy';
 
 /**
@@ -19,6 +20,11 @@ export const CREDENTIALS_PLACEHOLDER = JSON.stringify({ accounts: [] });
 export interface DataStackProps extends StackProps {
   /** Names the secret `<stage>-inbox-placement-credentials`; without one it keeps the name it was created with. */
   stage?: string | undefined;
+  /**
+   * What the service's scanner holds, published here beside the table (the one stack the operator's policy may
+   * read), so `accounts add` refuses a mailbox the scanner's reservation could not sweep.
+   */
+  scanner?: { reservation: number; shardSize: number; mailboxes: number };
 }
 
 export class DataStack extends Stack {
@@ -76,6 +82,16 @@ export class DataStack extends Stack {
       value: this.credentials.secretName,
       description: 'The same secret',
     });
+    if (props?.scanner) {
+      new CfnOutput(this, CAPACITY_OUTPUTS.reservation, {
+        value: String(props.scanner.reservation),
+        description: `The scanner's reserved concurrency, planned for ${props.scanner.mailboxes} mailboxes`,
+      });
+      new CfnOutput(this, CAPACITY_OUTPUTS.shardSize, {
+        value: String(props.scanner.shardSize),
+        description: 'The most accounts one scanner shard holds',
+      });
+    }
     addOperatorPolicy(this, this.table, this.credentials);
   }
 }

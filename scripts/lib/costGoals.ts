@@ -1,6 +1,7 @@
 // Owns the cost goals in BENCHMARKS.md: a check's variable cost at list prices, received or run to its timeout,
 // and the IMAP commands a waiting account costs.
 import { BENCH, costArithmetic, type Goal, get, num } from './goalReading';
+import { checkAtScaleLine, fargateWithIpv4, idleAtScaleLine } from './scaleCost';
 
 export const COST_GOALS: Goal[] = [
   {
@@ -107,10 +108,28 @@ export const COST_GOALS: Goal[] = [
   },
   {
     section: 'stackCost',
-    goal: "One always-busy shard a month, its loop running all month: on Lambda against an arm Fargate task, from the same price table; Fargate is cheaper once a shard's loop runs more than this share of the month (reported)",
+    goal: "One always-busy shard a month, its loop running all month: on Lambda against an arm Fargate task with the public IPv4 address it needs to reach the providers (or a NAT gateway), from the same price table; Fargate is cheaper once a shard's loop runs more than this share of the month (reported)",
     command: `${BENCH} stack-cost`,
+    read: (r) => {
+      const fargate = fargateWithIpv4(r);
+      return {
+        measured: `${Math.round(fargate.breakEven * 100)} %: a shard busy all month $${num(r, 'fargate.lambdaBusyMonthly')} on Lambda (${num(r, 'fargate.scannerMemoryMb')} MB every second, and ${num(r, 'fargate.handOversPerMonth')} hand-overs at its ${num(r, 'fargate.scannerTimeoutS')} s timeout) vs $${Number(fargate.task.toPrecision(3))} for an arm task of 0.25 vCPU and ${num(r, 'fargate.fargateGb')} GB ($${num(r, 'fargate.fargateTaskMonthly')}) with its public IPv4 address ($${Number(fargate.ipv4.toPrecision(3))}; a NAT gateway instead $${Number(fargate.nat.toPrecision(3))} before data)`,
+        pass: undefined,
+      };
+    },
+  },
+  {
+    section: 'stackCost',
+    goal: "Idle month at 1, 500 and 5,000 mailboxes at list prices: the measured idle stack, each shard's minute invocation as the measured idle one, the credential items per account; no per-mailbox metric (reported)",
+    command: `${BENCH} stack-cost`,
+    read: (r) => ({ measured: idleAtScaleLine(r), pass: undefined }),
+  },
+  {
+    section: 'detection',
+    goal: 'Variable cost of a check to every seed at 1, 500 and 5,000 mailboxes at list prices, from the measured check: its DynamoDB units per account × the seeds, its loop once per shard, the API and audit once (reported)',
+    command: `${BENCH} detection`,
     read: (r) => ({
-      measured: `${Math.round(num(r, 'fargate.breakEvenBusyShare') * 100)} %: a shard busy all month $${num(r, 'fargate.lambdaBusyMonthly')} on Lambda (${num(r, 'fargate.scannerMemoryMb')} MB every second, and ${num(r, 'fargate.handOversPerMonth')} hand-overs at its ${num(r, 'fargate.scannerTimeoutS')} s timeout) vs $${num(r, 'fargate.fargateTaskMonthly')} for an arm task of 0.25 vCPU and ${num(r, 'fargate.fargateGb')} GB`,
+      measured: checkAtScaleLine(get(r, 'cost.perCheck'), num(r, 'cost.accountsPerCheck')),
       pass: undefined,
     }),
   },

@@ -1,6 +1,8 @@
 // Owns the scanner's goals in BENCHMARKS.md: detection latency, sweep cost against old mail, one sweep at scale,
 // connections and logins per account, shards, and the stream wake-up keeping up.
+
 import { BENCH, type Goal, get, ms, num, str } from './goalReading';
+import { simulationConcurrency } from './scannerInvocations';
 
 /** The shard bench's rows, one wire: throughput with 1, 2 and 4 shards, and the 4 shards' speedup over 1. */
 const shardScaling = (r: Record<string, unknown>, least: number) => {
@@ -147,6 +149,18 @@ export const SCANNER_GOALS: Goal[] = [
         num(r, 'readUnitSpread') <= 2 &&
         num(r, 'descriptors.max') <= num(r, 'descriptors.budget'),
     }),
+  },
+  {
+    section: 'simulation',
+    goal: "No shard throttled at the simulation's accounts and shards with the reservation synth derives for them by default (-c mailboxes): every loop, its hand-over, the minute's kick and the wake-ups at once, at the schedule's worst phase (scripts/lib/scannerInvocations.ts)",
+    command: `${BENCH} simulation`,
+    read: (r) => {
+      const modelled = simulationConcurrency(num(r, 'accounts'), num(r, 'shards'));
+      return {
+        measured: `${num(r, 'accounts')} accounts on ${num(r, 'shards')} shards (synth plans ${modelled.plannedShards}): at most ${modelled.peak} scanner invocations of the ${modelled.reservation} reserved, ${modelled.throttled} throttled (${modelled.shardsThrottled} shards)`,
+        pass: modelled.throttled === 0 && modelled.plannedShards === num(r, 'shards'),
+      };
+    },
   },
   {
     section: 'wakeUp',

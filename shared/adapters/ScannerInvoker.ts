@@ -2,6 +2,7 @@
 // first invocation of a schedule starts one invocation per further shard, and the stream's wake-up starts a loop.
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { Logger } from '../log';
+import type { HandOverChain } from '../scanner/handOverChain';
 import { handOverEvent, kickEvent, type ScanWake, shardEvent } from '../scanner/invocation';
 import type { Shard } from '../scanner/shards';
 
@@ -12,9 +13,9 @@ export class ScannerInvoker {
     private readonly log: Logger,
   ) {}
 
-  /** A fresh invocation continues this shard's loop. */
-  async handOver(shard: Shard): Promise<void> {
-    await this.invoke(handOverEvent(shard), 'could not hand the scan loop over');
+  /** A fresh invocation continues this shard's loop, as the next hop of `chain`. */
+  async handOver(shard: Shard, chain: HandOverChain): Promise<void> {
+    await this.invoke(handOverEvent(shard, chain), 'could not hand the scan loop over');
   }
 
   /** Another invocation sweeps `shard`, woken for the same reason as this one. */

@@ -14,8 +14,10 @@ import { syncAccounts } from '../local/bootstrap';
 import { readLocalConfig } from '../local/localConfig';
 import { applyPreset, presetFor } from '../providers/presets';
 import type { OAuth2Grant } from '../scanner/ports';
+import { reservationProblem } from '../scanner/scannerCapacity';
 import { type OAuthOptions, obtainGrant } from './oauthConsent';
 import { readSecret } from './prompt';
+import type { ScannerCapacity } from './stackOutputs';
 import { formatTable } from './table';
 
 export interface AccountContext {
@@ -23,6 +25,8 @@ export interface AccountContext {
   credentials: CredentialStore;
   out: (text: string) => void;
   json: boolean;
+  /** The deployed scanner's reservation and shard size; undefined locally, where one process sweeps every shard. */
+  capacity?: ScannerCapacity | undefined;
 }
 
 export interface AddOptions {
@@ -136,14 +140,30 @@ export const removeAccount = async (ctx: AccountContext, emailArg: string): Prom
 /** Where `accounts add` gets the secret: an OAuth2 grant (consent page or stdin), else a hidden password prompt. */
 export type CredentialSource = { oauth: OAuthOptions } | { passwordFromStdin: boolean };
 
-/** Checks the settings before asking for any secret, then asks for it and registers the account. */
+/**
+ * Refuses a new account its deployed scanner could not sweep: more shards than the reservation holds beside their
+ * hand-overs would be throttled and their seeds never swept (shared/scanner/scannerCapacity.ts).
+ */
+const checkCapacity = async (ctx: AccountContext, email: string): Promise<void> => {
+  if (!ctx.capacity) return;
+  const registered = await ctx.registry.list();
+  const mailboxes = registered.length + (registered.some((account) => account.email === email) ? 0 : 1);
+  const problem = reservationProblem(mailboxes, ctx.capacity.shardSize, ctx.capacity.reservation);
+  if (problem)
+    throw new InvalidInputError(
+      `accounts add refused: ${problem}; redeploy with -c mailboxes=${mailboxes} (or more) first`,
+    );
+};
+
+/** Checks the settings and the scanner's room before asking for any secret, then asks for it and registers. */
 export const registerAccount = async (
   ctx: AccountContext,
   emailArg: string,
   options: Omit<AddOptions, 'credential'>,
   source: CredentialSource,
 ): Promise<number> => {
-  const { takesPassword } = planAccount(emailArg, options);
+  const { applied, takesPassword } = planAccount(emailArg, options);
+  await checkCapacity(ctx, applied.email);
   if ('oauth' in source) {
     const oauth2 = await obtainGrant(source.oauth, (text) => process.stderr.write(`${text}\n`));
     return await addAccount(ctx, emailArg, { ...options, credential: { oauth2 } });

@@ -202,7 +202,8 @@ export const runAdmin = async (
       now: systemClock.now(),
     };
     const registry = new DynamoAccountRegistry(store.client, store.table);
-    const accounts = { registry, credentials: store.credentials, out, json: values.json };
+    const { credentials, capacity } = store;
+    const accounts = { registry, credentials, capacity, out, json: values.json };
     const email = () => {
       if (!rest[0]) throw new InvalidInputError(`${noun} ${verb} needs an account address`);
       return rest[0];

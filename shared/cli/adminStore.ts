@@ -17,7 +17,7 @@ import { ensureTable } from '../local/bootstrap';
 import { localItemKey } from '../local/localItemKey';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
 import type { Sealer } from '../monitors/ports';
-import { dataStackOf, findDeployedStore } from './stackOutputs';
+import { dataStackOf, findDeployedStore, type ScannerCapacity } from './stackOutputs';
 
 export interface AdminStore {
   client: DynamoDBDocumentClient;
@@ -26,6 +26,8 @@ export interface AdminStore {
   credentials: CredentialStore;
   /** Seals a monitor's message under the deployment's item key (the credentials secret's, or the local store's). */
   sealer: Sealer;
+  /** The deployed scanner's reservation and shard size, which `accounts add` keeps the mailboxes within. */
+  capacity?: ScannerCapacity | undefined;
   close(): Promise<void>;
 }
 
@@ -57,10 +59,8 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
   if (stack !== undefined || tableFlag) {
     const awsRegion = region ?? settings.awsRegion;
     if (!awsRegion) throw new InvalidInputError('a deployed stack needs --region (or AWS_REGION)');
-    const deployed =
-      stack !== undefined
-        ? await findDeployedStore(new CloudFormationClient({ region: awsRegion }), stack)
-        : undefined;
+    const cloudFormation = new CloudFormationClient({ region: awsRegion });
+    const deployed = stack !== undefined ? await findDeployedStore(cloudFormation, stack) : undefined;
     const table = tableFlag ?? deployed?.table;
     if (!table) throw new InvalidInputError('no table: give --stack or --table');
     const secret = secretFlag ?? deployed?.secret;
@@ -72,7 +72,14 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
       ? new ItemCredentialStore(client, table, entries, { clock: systemClock })
       : noSecret;
     const sealer = new ItemKeySealer(() => (entries ? entries.ensureItemKey(newItemKey) : needsSecret()));
-    return { client, table, credentials, sealer, close: async () => client.destroy() };
+    return {
+      client,
+      table,
+      credentials,
+      sealer,
+      capacity: deployed?.capacity,
+      close: async () => client.destroy(),
+    };
   }
   const local = await openLocalStore(settings.dataDir);
   await ensureTable(local.client, LOCAL_TABLE);

@@ -2,6 +2,7 @@
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { InvalidInputError } from '../domain/errors';
 import { isStageName, STAGE_RULE, stackNameFor } from '../domain/stages';
+import { CAPACITY_OUTPUTS } from '../scanner/scannerCapacity';
 
 /** The default stage's data stack, and the outputs it publishes. */
 export const DATA_STACK = stackNameFor('data', undefined);
@@ -11,6 +12,8 @@ const SECRET_OUTPUT = 'CredentialsSecretArn';
 export interface DeployedStore {
   table: string;
   secret: string;
+  /** What the deployed scanner holds; undefined for a stack deployed before it published it. */
+  capacity: ScannerCapacity | undefined;
 }
 
 /** The data stack to read: --stack as given, else the stage's data stack (infra/createApp.ts names it the same way). */
@@ -22,18 +25,25 @@ export const dataStackOf = (flags: { stack?: string | undefined; stage?: string 
   return stackNameFor('data', flags.stage);
 };
 
-export const findDeployedStore = async (
-  client: CloudFormationClient,
-  stackName: string,
-): Promise<DeployedStore> => {
+export interface ScannerCapacity {
+  reservation: number;
+  shardSize: number;
+}
+
+const outputsOf = async (client: CloudFormationClient, stackName: string) => {
   const { Stacks } = await client
     .send(new DescribeStacksCommand({ StackName: stackName }))
     .catch((error: Error) => {
       throw new InvalidInputError(`cannot read stack ${stackName}: ${error.message}`);
     });
-  const outputs = new Map(
-    (Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]),
-  );
+  return new Map((Stacks?.[0]?.Outputs ?? []).map((output) => [output.OutputKey, output.OutputValue]));
+};
+
+export const findDeployedStore = async (
+  client: CloudFormationClient,
+  stackName: string,
+): Promise<DeployedStore> => {
+  const outputs = await outputsOf(client, stackName);
   const table = outputs.get(TABLE_OUTPUT);
   const secret = outputs.get(SECRET_OUTPUT);
   if (!table || !secret) {
@@ -41,5 +51,11 @@ export const findDeployedStore = async (
       `stack ${stackName} has no ${TABLE_OUTPUT}/${SECRET_OUTPUT} outputs: is it the data stack?`,
     );
   }
-  return { table, secret };
+  const reservation = Number(outputs.get(CAPACITY_OUTPUTS.reservation));
+  const shardSize = Number(outputs.get(CAPACITY_OUTPUTS.shardSize));
+  const capacity =
+    Number.isInteger(reservation) && Number.isInteger(shardSize) && shardSize > 0
+      ? { reservation, shardSize }
+      : undefined;
+  return { table, secret, capacity };
 };

@@ -12,7 +12,7 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DynamoWebhookStore } from '../adapters/dynamo/DynamoWebhookStore';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
-import { tracing } from '../adapters/telemetry/tracing';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { type ApiConfig, loadApiConfig } from '../config';
 import { AuthCache } from '../domain/authCache';
 import { systemClock } from '../domain/clock';
@@ -30,7 +30,9 @@ let memoClient: DynamoDBDocumentClient | undefined;
 const apiDocumentClient = (): DynamoDBDocumentClient => {
   if (memoClient) return memoClient;
   const config = loadApiConfig();
-  memoClient = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  memoClient = traced(
+    createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
   return memoClient;
 };
 
@@ -50,7 +52,7 @@ export const buildApiDeps = (config: ApiConfig, client: DynamoDBDocumentClient):
   const log = onLambda
     ? createLambdaLogger(SERVICES.api, config.LOG_LEVEL)
     : createLogger('api', config.LOG_LEVEL);
-  const metrics = onLambda ? createMetrics(SERVICES.api) : undefined;
+  const metrics = onLambda ? createMetrics(SERVICES.api, config.POWERTOOLS_METRICS_NAMESPACE) : undefined;
   return {
     keys: new DynamoApiKeyStore(client, config.TABLE_NAME),
     checks: new DynamoCheckStore(client, config.TABLE_NAME, new DynamoShardLayout(client, config.TABLE_NAME)),

@@ -5,6 +5,7 @@ import { createDocumentClient } from '../adapters/dynamo/client';
 import { readControlSenderSecret } from '../adapters/smtp/controlSenderSecret';
 import { emitCalibration } from '../adapters/telemetry/calibrationMetrics';
 import { createMetrics } from '../adapters/telemetry/powertools';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { loadCalibrationConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
@@ -12,13 +13,25 @@ import { SERVICES } from '../telemetry/metrics';
 import { calibrate } from '../usecases/calibrate';
 import { composeCalibration } from './calibration';
 
+/** Some scope's calibration failed: the invocation fails, after every other scope's run was kept. */
+class CalibrationFailed extends Error {
+  constructor(failed: number, calibrated: number) {
+    super(`calibration failed for ${failed} scope(s); ${calibrated} calibrated`);
+    this.name = 'CalibrationFailed';
+  }
+}
+
 export const composeCalibrationLambda = () => {
   const config = loadCalibrationConfig();
   const log = createLambdaLogger(SERVICES.calibration, config.LOG_LEVEL);
-  const metrics = createMetrics(SERVICES.calibration);
-  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
-  const secrets = new SecretsManagerClient({ region: config.AWS_REGION });
+  const metrics = createMetrics(SERVICES.calibration, config.POWERTOOLS_METRICS_NAMESPACE);
+  const client = traced(
+    createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
+  const secrets = traced(new SecretsManagerClient({ region: config.AWS_REGION }));
   return {
+    log,
+    tracing: tracing(SERVICES.calibration, config.POWERTOOLS_TRACE_ENABLED === 'true'),
     /** One calibration of every scope; the secret is read each run, so a rotated password is used at once. */
     run: async () => {
       const secret = await readControlSenderSecret(secrets, config.CONTROL_SENDER_SECRET_ID);
@@ -46,7 +59,10 @@ export const composeCalibrationLambda = () => {
           suspect: run.suspect.length,
         }));
         log.info('calibrated', { runs });
-        return { calibrated: runs.length, failed: outcome.failed.length };
+        // A failed scope fails the invocation, so the function's Errors alarm sees it (the others' runs are kept).
+        if (outcome.failed.length > 0)
+          throw new CalibrationFailed(outcome.failed.length, outcome.calibrated.length);
+        return { calibrated: runs.length, failed: 0 };
       } finally {
         await calibration.close();
       }

@@ -19,7 +19,7 @@ export interface HookEvent {
   LifecycleEventHookExecutionId?: unknown;
 }
 
-const executionOf = (event: HookEvent): HookExecution => {
+export const executionOf = (event: HookEvent): HookExecution => {
   const { DeploymentId, LifecycleEventHookExecutionId } = event;
   if (typeof DeploymentId !== 'string' || typeof LifecycleEventHookExecutionId !== 'string') {
     throw new Error('not a CodeDeploy lifecycle hook event');

@@ -2,11 +2,9 @@
 // out), running the loop until shortly before the deadline, and what it leaves for the next invocation.
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../domain/clock';
-import { reservationOf, shardOfEvent, wakeOf } from '../scanner/invocation';
+import { chainOf, chainRefusal, reservationOf, shardOfEvent, wakeOf } from '../scanner/invocation';
 import { DEADLINE_MARGIN_MS, runScanLoop } from '../scanner/scanLoop';
-import type { composeScanLambda } from './scanLambda';
-
-type ScanLambda = ReturnType<typeof composeScanLambda>;
+import { handOverNext, type ScanLambda } from './scanLambda';
 
 /** What the invocation knows of its Lambda: its request id and how long it has left. */
 export interface InvocationClock {
@@ -30,6 +28,10 @@ const shardToRun = async (scan: ScanLambda, event: unknown) => {
 
 export const runScanInvocation = async (scan: ScanLambda, event: unknown, lambda: InvocationClock) => {
   const wake = wakeOf(event);
+  // A hand-over carries its chain's hop count and start: one past its bound is refused, not run.
+  const chain = chainOf(event, Date.now());
+  const refused = chainRefusal(chain, Date.now());
+  if (refused) return scan.log.warn('scanner event refused', { reason: refused });
   const shard = await shardToRun(scan, event);
   const { scanner, lease } = scan.scannerFor(shard);
   const report = await runScanLoop(
@@ -55,7 +57,7 @@ export const runScanInvocation = async (scan: ScanLambda, event: unknown, lambda
     await scan.wakeUpMissed(shard, report.lastTickAt, lambda.requestId);
   }
   // Checks are still active but this invocation is out of time: a fresh one continues without waiting a minute.
-  if (report.stoppedBecause === 'deadline') await scan.invoker.handOver(shard);
+  if (report.stoppedBecause === 'deadline') await handOverNext(scan, shard, chain, Date.now());
   scan.log.info('scan loop ended', { wake, shard, ...report });
   return report;
 };

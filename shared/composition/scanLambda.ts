@@ -7,6 +7,7 @@ import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
+import { DynamoLease } from '../adapters/dynamo/DynamoLease';
 import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DEFAULT_IMAP_TIMEOUTS, ImapConnector } from '../adapters/imap/ImapConnector';
@@ -14,12 +15,13 @@ import { OAuthTokens } from '../adapters/oauth/OAuthTokens';
 import { refreshTokenPersister } from '../adapters/oauth/refreshTokenPersister';
 import { ScannerInvoker } from '../adapters/ScannerInvoker';
 import { emitAudit } from '../adapters/telemetry/auditMetrics';
-import { createMetrics, scanMetrics } from '../adapters/telemetry/powertools';
-import { tracing } from '../adapters/telemetry/tracing';
+import { createMetrics, emitNow, scanMetrics } from '../adapters/telemetry/powertools';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { judgeCopy } from '../audit/audit';
 import type { ScanConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
+import { type HandOverChain, nextHop } from '../scanner/handOverChain';
 import { missedWhileClosing } from '../scanner/invocation';
 import { sweepOneAccount } from '../scanner/probe';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
@@ -30,6 +32,7 @@ import { auditTelemetry } from '../usecases/auditTelemetry';
 import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './audit';
 import { loopTiming } from './loopTiming';
 import { createScanner, type ScannerParts } from './scanner';
+import { PROBE_LEASE, probeScanner } from './scanProbe';
 import { composeWakeUp } from './wakeUp';
 
 type Log = ReturnType<typeof createLambdaLogger>;
@@ -48,7 +51,7 @@ const scanCredentials = (
     client,
     config.TABLE_NAME,
     new SecretAccountEntries(
-      new SecretsManagerClient({ region: config.AWS_REGION }),
+      traced(new SecretsManagerClient({ region: config.AWS_REGION })),
       config.CREDENTIALS_SECRET_ID,
     ),
     { clock: systemClock },
@@ -119,9 +122,11 @@ const scannersByShard = (
 
 export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
-  const powertools = createMetrics(SERVICES.scan);
+  const powertools = createMetrics(SERVICES.scan, config.POWERTOOLS_METRICS_NAMESPACE);
   const metrics = scanMetrics(powertools);
-  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const client = traced(
+    createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
   const { credentials, tokens } = scanCredentials(config, client, log, metrics);
   const layout = new DynamoShardLayout(client, config.TABLE_NAME);
   const scanners: ShardScanners = new Map();
@@ -131,7 +136,7 @@ export const composeScanLambda = (config: ScanConfig) => {
   const events = withAudit(metrics, auditor);
   const scannerFor = scannersByShard(config, scanners, { client, credentials, tokens, log, events });
   const invoker = new ScannerInvoker(
-    new LambdaClient({ region: config.AWS_REGION }),
+    traced(new LambdaClient({ region: config.AWS_REGION })),
     // Through the live alias: a new version runs only once CodeDeploy has moved the alias after the deploy probe.
     config.LIVE_ALIAS
       ? `${config.AWS_LAMBDA_FUNCTION_NAME}:${config.LIVE_ALIAS}`
@@ -171,11 +176,20 @@ export const composeScanLambda = (config: ScanConfig) => {
     /** After the loop: lets the audits it started finish within `graceMs`, so a frozen container cuts none. */
     auditsSettled: (graceMs: number) => auditor?.settled(Math.min(graceMs, AUDIT_DRAIN_MS)),
     /** The deploy probe's synthetic sweep of one account with this version's code; records nothing. */
-    probe: async () =>
-      sweepOneAccount(
-        new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens, config.imapTrustedCa),
-        credentials,
-        await new DynamoAccountRegistry(client, config.TABLE_NAME).anyActive(),
+    probe: async (owner: string) =>
+      probeScanner(
+        {
+          lease: new DynamoLease(client, config.TABLE_NAME, PROBE_LEASE),
+          sweep: async () =>
+            sweepOneAccount(
+              new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens, config.imapTrustedCa),
+              credentials,
+              await new DynamoAccountRegistry(client, config.TABLE_NAME).anyActive(),
+            ),
+          heartbeat: () => emitNow(powertools, 'scannerHeartbeat', 1),
+          now: () => systemClock.now(),
+        },
+        owner,
       ),
     /**
      * How many shards the accounts need now, published for starting checks to file under (DynamoCheckStore.create).
@@ -188,3 +202,26 @@ export const composeScanLambda = (config: ScanConfig) => {
     },
   };
 };
+
+/**
+ * A loop out of time hands its shard over as the next hop of its chain; past the chain's bound it does not, and the
+ * minute schedule starts a fresh chain instead (shared/scanner/handOverChain.ts).
+ */
+export const handOverNext = async (
+  scan: Pick<ScanLambda, 'invoker' | 'log'>,
+  shard: Shard,
+  chain: HandOverChain,
+  now: number,
+): Promise<void> => {
+  const next = nextHop(chain, now);
+  if ('refused' in next) {
+    scan.log.warn('hand-over refused; the minute schedule starts a fresh loop', {
+      shard,
+      reason: next.refused,
+    });
+    return;
+  }
+  await scan.invoker.handOver(shard, next);
+};
+
+export type ScanLambda = ReturnType<typeof composeScanLambda>;

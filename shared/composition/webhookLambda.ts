@@ -4,6 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { KEY_PREFIXES } from '../adapters/dynamo/keys';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { SqsRetryQueue } from '../adapters/webhook/SqsRetryQueue';
 import type { WebhookConfig } from '../config';
 import { isCheckId } from '../domain/checkId';
@@ -32,16 +33,22 @@ export const composeWebhookLambda = (config: WebhookConfig) => {
   const log = createLambdaLogger('webhook', config.LOG_LEVEL);
   const deps = {
     ...buildDeliverDeps({
-      client: createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+      client: traced(createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT })),
       tableName: config.TABLE_NAME,
       // On AWS: https to public addresses only, whatever a setting says.
       policy: AWS_CALLBACK_POLICY,
       clock: systemClock,
       log,
     }),
-    retries: new SqsRetryQueue(new SQSClient({ region: config.AWS_REGION }), config.WEBHOOK_QUEUE_URL),
+    retries: new SqsRetryQueue(
+      traced(new SQSClient({ region: config.AWS_REGION })),
+      config.WEBHOOK_QUEUE_URL,
+    ),
   };
   return {
+    log,
+    /** The X-Ray segment of each invocation, where the deploy turned tracing on. */
+    tracing: tracing('webhook', config.POWERTOOLS_TRACE_ENABLED === 'true'),
     /** New deliveries from the stream: a failure throws, so the stream retries the batch (then its dead letters). */
     fromStream: async (event: DynamoDBStreamEvent): Promise<void> => {
       for (const record of event.Records) {

@@ -1,6 +1,10 @@
 // Owns the scanner Lambda's events: telling apart what woke it (the minute schedule, a new check on the table's
 // stream, a hand-over from itself) and which shard of the accounts it sweeps; and the stream's wake-up itself.
 import type { Clock } from '../domain/clock';
+import type { HandOverChain } from './handOverChain';
+
+export { chainOf, chainRefusal } from './handOverChain';
+
 import type { ActiveChecks, ObservableLease } from './ports';
 import { inShard, isShard, type Shard } from './shards';
 
@@ -14,8 +18,13 @@ const HAND_OVER_EVENT = { source: SOURCE, handOver: true } as const;
 /** What the first invocation sends each further shard: the shard, and what woke the first one. */
 export const shardEvent = (shard: Shard, wake: ScanWake) => ({ source: SOURCE, shard, wake });
 
-/** A hand-over keeps its shard, so the fresh invocation sweeps the same accounts. */
-export const handOverEvent = (shard: Shard) => ({ ...HAND_OVER_EVENT, shard });
+/** A hand-over keeps its shard, so the fresh invocation sweeps the same accounts, and carries its chain's bound. */
+export const handOverEvent = (shard: Shard, chain: HandOverChain) => ({
+  ...HAND_OVER_EVENT,
+  shard,
+  hop: chain.hop,
+  chainStart: chain.startedAt,
+});
 
 /** What a wake-up sends the loop it starts: a new check's shard, and the owner it reserved the lease under. */
 export const kickEvent = (shard: Shard, reservedBy: string) => ({

@@ -73,12 +73,17 @@ const EXPECTED: Record<string, [number, string, number, number, number, string]>
   TableThrottles: [1, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
   ScannerErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
   ScannerIteratorAge: [30_000, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
-  ScannerConcurrency: [8, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
+  ScannerConcurrency: [12, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
   ImapLoginFailures: [3, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
   UnhealthyAccounts: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
   Api5xx: [0.05, 'GreaterThanThreshold', minutes(1), 3, 5, 'notBreaching'],
   ApiLatency: [2500, 'GreaterThanThreshold', minutes(1), 3, 5, 'notBreaching'],
   ChecksTimingOut: [0.2, 'GreaterThanThreshold', minutes(15), 2, 3, 'notBreaching'],
+  WebhookSenderErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
+  DeployProbeErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
+  DeployBakeErrors: [1, 'GreaterThanOrEqualToThreshold', minutes(5), 2, 3, 'notBreaching'],
+  WebhookIteratorAge: [60_000, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'notBreaching'],
+  WebhookRetryAge: [1800, 'GreaterThanOrEqualToThreshold', minutes(1), 3, 5, 'ignore'],
 };
 
 /** The period of an alarm: on the alarm itself, or on its math expression and each of its inputs alike. */

@@ -1,16 +1,18 @@
 // `npm run deploy`'s concurrency quota check counts what the synthesized stacks reserve (the quota's arithmetic is
 // test/unit/deployQuota.test.ts).
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../infra/settings';
 import { reservedConcurrencyOf } from '../../scripts/lib/deployChecks';
 import { synthApp } from './synthApp';
 
 describe('the concurrency quota check', () => {
-  it('counts what the synthesized stacks reserve, following -c scannerConcurrency', () => {
+  it('counts what the synthesized stacks reserve, following -c mailboxes and -c scannerConcurrency', () => {
     const templatesOf = (context: Record<string, unknown>) => {
       const { dataTemplate, serviceTemplate } = synthApp(context);
       return [dataTemplate.toJSON(), serviceTemplate.toJSON()];
     };
-    expect(reservedConcurrencyOf(templatesOf({}))).toBe(10);
+    expect(reservedConcurrencyOf(templatesOf({}))).toBe(DEFAULT_SETTINGS.scannerConcurrency);
+    expect(reservedConcurrencyOf(templatesOf({ mailboxes: '5000' }))).toBe(95);
     expect(reservedConcurrencyOf(templatesOf({ scannerConcurrency: '25' }))).toBe(25);
   });
 });

@@ -4,6 +4,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { monitorWidgets } from '../../infra/constructs/monitorWidgets';
+import { serviceMetricsIn } from '../../infra/constructs/serviceMetrics';
 import { wilsonInterval } from '../../shared/domain/statistics';
 
 interface Rendered {
@@ -12,7 +13,9 @@ interface Rendered {
 
 const rendered = (): Rendered[] => {
   const stack = new Stack();
-  return monitorWidgets().flatMap((widget) => stack.resolve(widget.toJson()) as Rendered[]);
+  return monitorWidgets(serviceMetricsIn('InboxPlacement')).flatMap(
+    (widget) => stack.resolve(widget.toJson()) as Rendered[],
+  );
 };
 
 const expressions = () =>

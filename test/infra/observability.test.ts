@@ -173,7 +173,7 @@ describe('dashboard', () => {
     expect(titled('Scanner concurrency').metrics.map((row) => row.slice(0, 2))).toEqual([
       ['AWS/Lambda', 'ConcurrentExecutions'],
     ]);
-    expect(lines('Scanner concurrency')).toEqual([8, 10]);
+    expect(lines('Scanner concurrency')).toEqual([12, 14]);
     // The scanner's and the webhook sender's.
     expect(titled('Dead-letter queues').metrics.map((row) => row.slice(0, 2))).toEqual([
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible'],

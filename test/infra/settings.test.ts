@@ -10,14 +10,21 @@ const fromContext = (context: Record<string, unknown>) => readSettings((key) => 
 
 describe('readSettings', () => {
   it('uses the defaults when nothing is set', () => {
-    expect(fromContext({})).toEqual({ ...DEFAULT_SETTINGS, alarmEmail: undefined, alarmTopicArn: undefined });
+    expect(fromContext({})).toEqual({
+      ...DEFAULT_SETTINGS,
+      plannedShards: 4,
+      alarmEmail: undefined,
+      alarmTopicArn: undefined,
+    });
     expect(DEFAULT_SETTINGS).toMatchObject({
       logRetentionDays: 30,
       scanIntervalMs: 1000,
       scanShardSize: maxAccountsPerShard(DEFAULT_SETTINGS.scannerMemoryMb),
       throttleRate: 50,
       throttleBurst: 100,
-      scannerConcurrency: 10,
+      // 500 mailboxes planned: 4 shards of at most 229, three invocations each and two wake-ups.
+      mailboxes: 500,
+      scannerConcurrency: 14,
     });
   });
 
@@ -101,7 +108,9 @@ describe('settings in the templates', () => {
       startThrottleBurst: 4,
       readThrottleRate: 30,
       readThrottleBurst: 60,
-      scannerConcurrency: 4,
+      // 100 mailboxes: one shard, which needs 5 (its loop, hand-over and kick, two wake-ups); 6 leaves one spare.
+      mailboxes: 100,
+      scannerConcurrency: 6,
     });
     defaults = synthApp();
   });
@@ -129,7 +138,7 @@ describe('settings in the templates', () => {
 
   it('reserves scannerConcurrency for the scanner', () => {
     const scanner = resourcesOf(custom.serviceTemplate)[logicalIdOf(custom.service.scanner)];
-    expect(scanner?.Properties?.ReservedConcurrentExecutions).toBe(4);
+    expect(scanner?.Properties?.ReservedConcurrentExecutions).toBe(6);
   });
 
   it('throttles the stage with throttleRate and throttleBurst', () => {

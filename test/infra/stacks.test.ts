@@ -55,20 +55,20 @@ describe('resource counts', () => {
 
   it('puts the functions, API, triggers, alarms, topic and dashboard in the service stack', () => {
     const service = built.serviceTemplate;
-    // The four functions and the deploy probe (CodeDeploy's hook for the scanner).
-    // The four functions, the deploy probe and the webhook sender.
-    service.resourceCountIs('AWS::Lambda::Function', 6);
+    // The four functions, the webhook sender, and the scanner's two CodeDeploy hooks (the probe and the bake).
+    service.resourceCountIs('AWS::Lambda::Function', 7);
     service.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + 1);
     service.resourceCountIs('AWS::Events::Rule', 1);
     // The scanner's wake-up; the webhook sender's stream and retry queue.
     service.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
-    // The service's alarms, and an error and a latency alarm per API alias that roll its canary back.
+    // The service's alarms, and an error and a latency alarm per canary alias (the API's three and the webhook
+    // sender) that roll its canary back.
     const alarmsOf = (id: string) =>
       (built.service.node.findChild(id) as unknown as { alarms: unknown[] }).alarms;
-    expect(alarmsOf('Deploys')).toHaveLength(6);
-    service.resourceCountIs('AWS::CloudWatch::Alarm', alarmsOf('Alarms').length + 6);
+    expect(alarmsOf('Deploys')).toHaveLength(8);
+    service.resourceCountIs('AWS::CloudWatch::Alarm', alarmsOf('Alarms').length + 8);
     // The scanner's dead letters; the webhook retries and their dead letters.
     service.resourceCountIs('AWS::SQS::Queue', 3);
     service.resourceCountIs('AWS::SNS::Topic', 1);
@@ -135,7 +135,7 @@ describe('functions', () => {
       expect(logGroups[logGroupId]?.Properties?.RetentionInDays).toBe(30);
     }
     const used = Object.values(functions).map((fn) => stringify(fn.Properties?.LoggingConfig));
-    expect(new Set(used).size).toBe(6);
+    expect(new Set(used).size).toBe(7);
   });
 
   it('set the Powertools, log level and source map env, with the service of each function', () => {
@@ -161,13 +161,13 @@ describe('functions', () => {
       expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');
   });
 
-  it('give the scanner a name, 5 minutes, its measured memory, a reserved concurrency of 10 and no async retry', () => {
+  it('give the scanner a name, 5 minutes, its measured memory, the planned reservation and no async retry', () => {
     const scanner = resourcesOf(built.serviceTemplate)[functionIds().scanner];
     expect(scanner?.Properties).toMatchObject({
       FunctionName: 'InboxPlacementService-scanner',
       Timeout: 300,
       MemorySize: DEFAULT_SETTINGS.scannerMemoryMb,
-      ReservedConcurrentExecutions: 10,
+      ReservedConcurrentExecutions: DEFAULT_SETTINGS.scannerConcurrency,
     });
     built.serviceTemplate.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionIds().scanner },

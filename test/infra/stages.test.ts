@@ -1,7 +1,8 @@
 // A stage prefixes every stack and physical name so two copies share an account; no stage keeps today's names.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../../infra/settings';
-import { propOf, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
+import { METRICS_NAMESPACE } from '../../shared/telemetry/metrics';
+import { joinWithPlaceholders, propOf, resourcesOf, type SynthesizedApp, synthApp } from './synthApp';
 
 const fromContext = (context: Record<string, unknown>) => readSettings((key) => context[key]);
 
@@ -21,9 +22,10 @@ const namesIn = (built: SynthesizedApp): string[] =>
       .map((name) => JSON.stringify(name)),
   );
 
+let staging: SynthesizedApp;
+let production: SynthesizedApp;
+
 describe('stages', () => {
-  let staging: SynthesizedApp;
-  let production: SynthesizedApp;
   beforeAll(() => {
     staging = synthApp({ stage: 'staging' });
     production = synthApp();
@@ -69,4 +71,73 @@ describe('stages', () => {
       }
     }
   });
+
+  it('shares no metric, alarm, log group, secret, query or parameter name between two stages', () => {
+    const production = signals(productionOf());
+    const staged = signals(staging);
+    for (const kind of Object.keys(production) as (keyof Signals)[]) {
+      const shared = production[kind].filter((name) => staged[kind].includes(name));
+      expect(shared, kind).toEqual([]);
+    }
+    // Something was compared in each kind that both stages have.
+    for (const kind of ['namespaces', 'alarms', 'secrets', 'queries', 'functionNamespaces'] as const) {
+      expect(production[kind].length, kind).toBeGreaterThan(0);
+      expect(staged[kind].length, kind).toBeGreaterThan(0);
+    }
+    expect(production.namespaces).toEqual([METRICS_NAMESPACE]);
+    expect(staged.namespaces).toEqual([`${METRICS_NAMESPACE}/staging`]);
+  });
 });
+
+interface Signals {
+  /** The service's own namespaces: in alarms, dashboard rows and SEARCH expressions. */
+  namespaces: string[];
+  /** What each function emits into (POWERTOOLS_METRICS_NAMESPACE). */
+  functionNamespaces: string[];
+  alarms: string[];
+  /** Explicit log group names, and the stacks every derived one is named after. */
+  logGroups: string[];
+  secrets: string[];
+  queries: string[];
+  parameters: string[];
+}
+
+/** The production app, synthesized once the staging one has (beforeAll's). */
+const productionOf = () => production;
+
+const valuesOf = (template: SynthesizedApp['serviceTemplate'], type: string, property: string): string[] =>
+  Object.values(resourcesOf(template, type))
+    .map((resource) => resource.Properties?.[property])
+    .filter((value) => value !== undefined)
+    .map((value) => (typeof value === 'string' ? value : joinWithPlaceholders(value, '<token>')));
+
+const signals = (built: SynthesizedApp): Signals => {
+  const templates = [built.dataTemplate, built.serviceTemplate];
+  const all = (type: string, property: string) => templates.flatMap((t) => valuesOf(t, type, property));
+  const text = JSON.stringify(built.serviceTemplate.toJSON());
+  const namespaces = new Set<string>();
+  // The namespace ends at a quote, an escaped quote (a dashboard body is JSON in a string), a comma or a brace.
+  for (const match of text.matchAll(/InboxPlacement(?:\/[a-z0-9]+)?(?=[\\",}])/g)) namespaces.add(match[0]);
+  const functionNamespaces = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::Function')).map(
+    (fn) =>
+      propOf<{ Variables: Record<string, string> }>(fn, 'Environment').Variables
+        .POWERTOOLS_METRICS_NAMESPACE ?? '',
+  );
+  return {
+    namespaces: [...namespaces],
+    functionNamespaces: [...new Set(functionNamespaces)],
+    alarms: all('AWS::CloudWatch::Alarm', 'AlarmName'),
+    logGroups: [
+      ...all('AWS::Logs::LogGroup', 'LogGroupName'),
+      // A log group without a name is named by CloudFormation after its stack.
+      ...[built.data.stackName, built.service.stackName],
+    ],
+    secrets: [
+      ...all('AWS::SecretsManager::Secret', 'Name'),
+      // An unnamed secret is named by CloudFormation after its stack, as a log group is.
+      ...(all('AWS::SecretsManager::Secret', 'Name').length === 0 ? [built.data.stackName] : []),
+    ],
+    queries: all('AWS::Logs::QueryDefinition', 'Name'),
+    parameters: all('AWS::SSM::Parameter', 'Name'),
+  };
+};

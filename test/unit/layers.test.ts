@@ -60,9 +60,15 @@ const ENTRY_LINES = 60;
 const SEALED = new Set([ENTRY_POINTS, 7]);
 
 /** What the entry points may import of the scanner; the rest of shared/scanner/ is its own business. */
-const SCANNER_PUBLIC = ['ports', 'shards', 'Scanner', 'scanLoop', 'invocation', 'probe'].map(
-  (name) => `shared/scanner/${name}.ts`,
-);
+const SCANNER_PUBLIC = [
+  'ports',
+  'shards',
+  'scannerCapacity',
+  'Scanner',
+  'scanLoop',
+  'invocation',
+  'probe',
+].map((name) => `shared/scanner/${name}.ts`);
 
 const roomOf = (file: string): [prefix: string, layer: number] | undefined =>
   ROOMS.find(([prefix]) => file.startsWith(prefix));

@@ -56,8 +56,11 @@ describe('scanner events', () => {
   it('reads the wake reason and the shard of every kind of event', () => {
     expect(wakeOf({})).toBe('schedule');
     expect(wakeOf({ Records: [] })).toBe('new-check');
-    expect(wakeOf(handOverEvent({ index: 1, count: 3 }))).toBe('hand-over');
-    expect(shardOfEvent(handOverEvent({ index: 1, count: 3 }))).toEqual({ index: 1, count: 3 });
+    expect(wakeOf(handOverEvent({ index: 1, count: 3 }, { hop: 1, startedAt: 1 }))).toBe('hand-over');
+    expect(shardOfEvent(handOverEvent({ index: 1, count: 3 }, { hop: 1, startedAt: 1 }))).toEqual({
+      index: 1,
+      count: 3,
+    });
     expect(wakeOf(shardEvent({ index: 2, count: 3 }, 'new-check'))).toBe('new-check');
     expect(shardOfEvent(shardEvent({ index: 2, count: 3 }, 'schedule'))).toEqual({ index: 2, count: 3 });
     // The schedule and the stream carry no shard: that invocation hands them out.

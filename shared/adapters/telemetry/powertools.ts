@@ -5,8 +5,9 @@ import { placementClassOf } from '../../domain/categories';
 import type { ScanEvents } from '../../scanner/Scanner';
 import { METRICS, METRICS_NAMESPACE, type MetricKey } from '../../telemetry/metrics';
 
-export const createMetrics = (service: string): Metrics =>
-  new Metrics({ namespace: METRICS_NAMESPACE, serviceName: service });
+/** `namespace`: the stage's (POWERTOOLS_METRICS_NAMESPACE, validated in shared/config.ts). */
+export const createMetrics = (service: string, namespace: string = METRICS_NAMESPACE): Metrics =>
+  new Metrics({ namespace, serviceName: service });
 
 const unitOf = (key: MetricKey) =>
   METRICS[key].unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count;
@@ -37,7 +38,8 @@ const FAILED = new Set(['fail', 'softfail', 'permerror']);
 export const scanMetrics = (
   metrics: Metrics,
 ): Required<ScanEvents> & { flush(): void; consentRequired(email: string): void } => ({
-  consentRequired: (email) => emit(metrics, 'consentRequired', 1, email),
+  // Counts only: which mailbox is in the log line beside each (never a per-mailbox metric, shared/telemetry/metrics.ts).
+  consentRequired: () => emit(metrics, 'consentRequired', 1),
   placed: (placement) => {
     if (placement.outcome !== 'recorded') return;
     emit(metrics, 'messagesByCategory', 1, placement.category);
@@ -56,7 +58,7 @@ export const scanMetrics = (
   swept: (sweep) => {
     emit(metrics, 'sweepDuration', sweep.durationMs);
     if (!sweep.ok) {
-      emit(metrics, 'imapFailures', 1, sweep.email);
+      emit(metrics, 'imapFailures', 1);
       emit(metrics, 'consecutiveImapFailures', sweep.consecutiveFailures);
     }
   },
@@ -66,10 +68,10 @@ export const scanMetrics = (
     emit(metrics, 'scannerHeartbeat', 1);
   },
   probed: ({ unhealthyAccounts }) => emit(metrics, 'unhealthyAccounts', unhealthyAccounts),
-  healthChanged: ({ email, state }) => {
-    if (state === 'unhealthy') emit(metrics, 'accountsUnhealthy', 1, email);
+  healthChanged: ({ state }) => {
+    if (state === 'unhealthy') emit(metrics, 'accountsUnhealthy', 1);
   },
-  skipped: ({ email }) => emit(metrics, 'messagesSkipped', 1, email),
+  skipped: () => emit(metrics, 'messagesSkipped', 1),
   // Not a metric of its own: a watch that fails leaves its account polled, which the sweep metrics show.
   watched: () => undefined,
   // Not a metric: one per message read would be a record per message; a slow one shows in the sweep's duration.

@@ -1,0 +1,64 @@
+// Owns the scanner's after-traffic hook wiring: CodeDeploy calls it once the alias has moved; it bakes the new version
+// (heartbeat kept, no error) and reports Succeeded or Failed, so a bad version is rolled back, not left running.
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { CodeDeployHooks } from '../adapters/deploy/codeDeployHooks';
+import { type BakeOutcome, bakeScanner, cloudWatchBakeReader } from '../adapters/deploy/scannerBake';
+import type { DeployBakeConfig } from '../config';
+import { systemClock } from '../domain/clock';
+import type { Logger } from '../log';
+import { executionOf, type HookEvent } from './deployProbe';
+
+export interface DeployBakeParts {
+  bake: (deadlineMs: number) => Promise<BakeOutcome>;
+  hooks: Pick<CodeDeployHooks, 'report'>;
+  log: Logger;
+}
+
+/** `arn:…:function:name:version` → its name and version. */
+const versionOf = (arn: string): { functionName: string; version: string } => {
+  const parts = arn.split(':');
+  const [functionName, version] = [parts.at(-2), parts.at(-1)];
+  if (!functionName || !version || !/^\d+$/.test(version))
+    throw new Error('SCANNER_VERSION_ARN names no version');
+  return { functionName, version };
+};
+
+/** Bakes and always reports: a bake that throws is a failed deployment, never a hook left hanging. */
+export const runDeployBake = async (
+  parts: DeployBakeParts,
+  event: HookEvent,
+  deadlineMs: number,
+): Promise<BakeOutcome> => {
+  const execution = executionOf(event);
+  const outcome = await parts.bake(deadlineMs).catch(
+    (error: unknown): BakeOutcome => ({
+      passed: false,
+      reason: error instanceof Error ? error.name : 'the bake failed',
+    }),
+  );
+  parts.log[outcome.passed ? 'info' : 'error']('bake of the new scanner version', {
+    deployment_id: execution.deploymentId,
+    ...outcome,
+  });
+  await parts.hooks.report(execution, outcome.passed ? 'Succeeded' : 'Failed');
+  return outcome;
+};
+
+export const composeDeployBake = (config: DeployBakeConfig, log: Logger): DeployBakeParts => {
+  const target = {
+    namespace: config.POWERTOOLS_METRICS_NAMESPACE,
+    alias: config.LIVE_ALIAS_NAME,
+    ...versionOf(config.SCANNER_VERSION_ARN),
+  };
+  const read = cloudWatchBakeReader(new CloudWatchClient({ region: config.AWS_REGION }), target);
+  return {
+    bake: (deadlineMs) =>
+      bakeScanner({ read, clock: systemClock }, { bakeMs: config.BAKE_MS, pollMs: 60_000, deadlineMs }),
+    hooks: new CodeDeployHooks(config.AWS_REGION, () => ({
+      accessKeyId: config.AWS_ACCESS_KEY_ID,
+      secretAccessKey: config.AWS_SECRET_ACCESS_KEY,
+      sessionToken: config.AWS_SESSION_TOKEN,
+    })),
+    log,
+  };
+};

@@ -1,0 +1,31 @@
+// Owns the deploy probe as the new scanner version runs it: it must take and give back a lease of its own (the
+// table written with this version's code and role), sweep one account, and emit a heartbeat, before traffic shifts.
+import type { ObservableLease } from '../scanner/ports';
+import type { ProbeOutcome } from '../scanner/probe';
+
+/** The probe's own lease, never a shard's: it may run beside the live loops. */
+export const PROBE_LEASE = 'deploy-probe';
+const PROBE_LEASE_MS = 60_000;
+
+export interface ScanProbeParts {
+  lease: Pick<ObservableLease, 'acquire' | 'release'>;
+  sweep(): Promise<ProbeOutcome>;
+  /** One ScannerHeartbeat, flushed at once. */
+  heartbeat(): void;
+  now(): number;
+}
+
+export const probeScanner = async (parts: ScanProbeParts, owner: string): Promise<ProbeOutcome> => {
+  if (!(await parts.lease.acquire(owner, parts.now(), PROBE_LEASE_MS)))
+    return { passed: false, reason: 'the probe lease is held: another probe runs' };
+  try {
+    const outcome = await parts.sweep();
+    if (outcome.passed) parts.heartbeat();
+    return {
+      ...outcome,
+      reason: `lease written; ${outcome.reason}${outcome.passed ? '; heartbeat sent' : ''}`,
+    };
+  } finally {
+    await parts.lease.release(owner);
+  }
+};
