@@ -4,8 +4,8 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { composeDeployBake, runDeployBake } from '../shared/composition/deployBake';
 import type { HookEvent } from '../shared/composition/deployProbe';
-import { loadDeployBakeConfig } from '../shared/config';
 import { createLambdaLogger, lambdaContext } from '../shared/log';
+import { loadDeployBakeConfig } from '../shared/settings/deployHooks';
 
 /** Time kept to report to CodeDeploy after the bake's last reading. */
 const REPORT_MARGIN_MS = 30_000;

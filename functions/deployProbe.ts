@@ -2,8 +2,8 @@
 // version sweeps one account, and the deployment goes on only if that worked.
 import middy from '@middy/core';
 import { composeDeployProbe, type HookEvent, runDeployProbe } from '../shared/composition/deployProbe';
-import { loadDeployProbeConfig } from '../shared/config';
 import { createLambdaLogger, lambdaContext } from '../shared/log';
+import { loadDeployProbeConfig } from '../shared/settings/deployHooks';
 
 const config = loadDeployProbeConfig();
 const log = createLambdaLogger('deploy-probe', config.LOG_LEVEL);

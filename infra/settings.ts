@@ -2,7 +2,6 @@
 // with a message naming the key and the value it got.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SCAN_INTERVAL_MS, DEFAULT_SCAN_PATIENCE_MS } from '../shared/config';
-import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/domain/calibrationEvery';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from '../shared/domain/keyLimits';
 import { ACTIVE_MS } from '../shared/domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from '../shared/domain/readLimits';
@@ -10,8 +9,10 @@ import { DEFAULT_REPORT_RETENTION_DAYS, MAX_REPORT_RETENTION_DAYS } from '../sha
 import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
 import { layoutFor, reservationProblem } from '../shared/scanner/scannerCapacity';
+import { calibrationSettings } from './calibrationSettings';
 import { DEFAULT_SCANNER_MEMORY_MB } from './scannerMemory';
 import {
+  EMAIL,
   fail,
   integerIn,
   numberOf,
@@ -142,8 +143,6 @@ const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const RETENTION_DAYS = new Set<number>(
   Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'),
 );
-/** Deliberately plain: one @, no spaces, a dot in the domain. SNS sends a confirmation mail that proves the rest. */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const retentionDays = (read: ReadContext): RetentionDays => {
   const key = 'logRetentionDays';
@@ -179,36 +178,6 @@ const logLevel = (read: ReadContext): LogLevel => {
   const value = read('logLevel');
   if (value === undefined) return DEFAULT_SETTINGS.logLevel;
   return LOG_LEVELS.find((level) => level === value) ?? fail('logLevel', value, LOG_LEVELS.join(' | '));
-};
-
-/** `6h`, `90m`, `1d`: how often the calibration runs; absent, no calibration. */
-const calibrationEveryMs = (read: ReadContext): number | undefined => {
-  const value = read('calibrationEvery');
-  if (value === undefined) return undefined;
-  return parseCalibrationEvery(value) ?? fail('calibrationEvery', value, CALIBRATION_EVERY_RULE);
-};
-
-const controlFrom = optionalMatching('controlFrom', EMAIL, 'an email address at a domain you control');
-
-/** The control's From is required once a calibration is scheduled: there is no sensible default address. */
-const calibration = (read: ReadContext) => {
-  const every = calibrationEveryMs(read);
-  const from = controlFrom(read);
-  if (every !== undefined && from === undefined)
-    fail('controlFrom', undefined, 'an email address at a domain you control when calibrationEvery is set');
-  const threshold = read('controlInboxAlarmThreshold');
-  const parsed =
-    threshold === undefined
-      ? DEFAULT_SETTINGS.controlInboxAlarmThreshold
-      : numberOf('controlInboxAlarmThreshold', threshold, 'a rate from 0 to 1');
-  return {
-    calibrationEveryMs: every,
-    controlFrom: from,
-    controlInboxAlarmThreshold:
-      parsed > 0 && parsed <= 1
-        ? parsed
-        : fail('controlInboxAlarmThreshold', threshold, 'a rate above 0, at most 1'),
-  };
 };
 
 /**
@@ -299,5 +268,5 @@ export const readSettings = (read: ReadContext): Settings => ({
   readBurstPerKey: integerIn(read, 'readBurstPerKey', DEFAULT_SETTINGS.readBurstPerKey, 1, MAX_READ_RATE),
   stage: stage(read),
   tracing: tracing(read),
-  ...calibration(read),
+  ...calibrationSettings(read, DEFAULT_SETTINGS.controlInboxAlarmThreshold),
 });

@@ -47,3 +47,6 @@ export const optionalMatching =
       ? value.trim()
       : fail(key, value, expected);
   };
+
+/** Deliberately plain: one @, no spaces, a dot in the domain. SNS sends a confirmation mail that proves the rest. */
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -16,22 +16,9 @@ import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';
 import { DEFAULT_REPORT_RETENTION_DAYS, MAX_REPORT_RETENTION_DAYS } from './domain/reportArchive';
 import { shardSizeProblem } from './domain/shardBudget';
 import { type AuditSettings, loadAuditSettings } from './settings/auditSettings';
+import { logLevel, metricsNamespace, traceEnabled } from './settings/commonSettings';
 import { ConfigError, intSetting, nonEmpty, parseEnv } from './settings/envSchema';
 import { readTrustedCa } from './settings/trustedCa';
-import { METRICS_NAMESPACE, METRICS_NAMESPACE_PATTERN } from './telemetry/metrics';
-
-const logLevel = z._default(z.enum(['debug', 'info', 'warn', 'error']), 'info');
-
-/** `true` where the deploy turned X-Ray on (-c tracing=true): the Powertools Tracer then records each invocation. */
-const traceEnabled = z._default(z.enum(['true', 'false']), 'false');
-
-/** The stage's metrics namespace, set by the stack (shared/telemetry/metrics.ts); the default stage's when unset. */
-const metricsNamespace = z._default(
-  z
-    .string()
-    .check(z.regex(METRICS_NAMESPACE_PATTERN, { message: 'InboxPlacement or InboxPlacement/<stage>' })),
-  METRICS_NAMESPACE,
-);
 
 /** The API's own settings, the same wherever it runs (Lambda, npm start). */
 const apiSettings = {
@@ -151,36 +138,6 @@ export const loadScanConfig = (env: NodeJS.ProcessEnv = process.env): ScanConfig
 };
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => parseEnv(apiEnv, env);
-
-/** The deploy probe hook: which scanner version it checks, and the role's credentials for the CodeDeploy call. */
-const deployProbeEnv = z.object({
-  AWS_REGION: nonEmpty(),
-  LOG_LEVEL: logLevel,
-  /** The scanner version a deployment is about to move the alias to. */
-  SCANNER_VERSION_ARN: nonEmpty(),
-  AWS_ACCESS_KEY_ID: nonEmpty(),
-  AWS_SECRET_ACCESS_KEY: nonEmpty(),
-  AWS_SESSION_TOKEN: z.optional(nonEmpty()),
-});
-
-export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;
-
-/** The after-traffic bake hook: the probe's settings, where the heartbeat is, and how long the bake lasts. */
-const deployBakeEnv = z.extend(deployProbeEnv, {
-  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
-  /** The live alias the scanner's callers invoke, whose errors of the new version the bake reads. */
-  LIVE_ALIAS_NAME: nonEmpty(),
-  /** The bake: 1 to 12 minutes (the hook is a Lambda of 15 minutes at most). */
-  BAKE_MS: intSetting(60_000, 720_000, 600_000),
-});
-
-export type DeployBakeConfig = z.infer<typeof deployBakeEnv>;
-
-export const loadDeployBakeConfig = (env: NodeJS.ProcessEnv = process.env): DeployBakeConfig =>
-  parseEnv(deployBakeEnv, env);
-
-export const loadDeployProbeConfig = (env: NodeJS.ProcessEnv = process.env): DeployProbeConfig =>
-  parseEnv(deployProbeEnv, env);
 
 /**
  * `npm start`'s settings: where it listens and keeps its data, the API's own settings (its table, region and endpoint

@@ -3,9 +3,9 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CodeDeployHooks } from '../adapters/deploy/codeDeployHooks';
 import { type BakeOutcome, bakeScanner, cloudWatchBakeReader } from '../adapters/deploy/scannerBake';
-import type { DeployBakeConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import type { Logger } from '../log';
+import type { DeployBakeConfig } from '../settings/deployHooks';
 import { executionOf, type HookEvent } from './deployProbe';
 
 export interface DeployBakeParts {

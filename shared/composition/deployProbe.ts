@@ -3,9 +3,9 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { CodeDeployHooks, type HookExecution } from '../adapters/deploy/codeDeployHooks';
 import { probeScannerVersion } from '../adapters/deploy/scannerProbe';
-import type { DeployProbeConfig } from '../config';
 import type { Logger } from '../log';
 import type { ProbeOutcome } from '../scanner/probe';
+import type { DeployProbeConfig } from '../settings/deployHooks';
 
 export interface DeployProbeParts {
   probe: () => Promise<ProbeOutcome>;

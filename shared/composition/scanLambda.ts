@@ -120,6 +120,17 @@ const scannersByShard = (
   };
 };
 
+/** The scanner's own invocations (hand-over, further shards, wake-ups), through its live alias. */
+const scanInvoker = (config: ScanConfig, log: Log) =>
+  new ScannerInvoker(
+    traced(new LambdaClient({ region: config.AWS_REGION })),
+    // Through the live alias: a new version runs only once CodeDeploy has moved the alias after the deploy probe.
+    config.LIVE_ALIAS
+      ? `${config.AWS_LAMBDA_FUNCTION_NAME}:${config.LIVE_ALIAS}`
+      : config.AWS_LAMBDA_FUNCTION_NAME,
+    log,
+  );
+
 export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
   const powertools = createMetrics(SERVICES.scan, config.POWERTOOLS_METRICS_NAMESPACE);
@@ -135,14 +146,7 @@ export const composeScanLambda = (config: ScanConfig) => {
   const auditor = scanAuditor(config, { client, credentials, sessions, log }, layout, powertools);
   const events = withAudit(metrics, auditor);
   const scannerFor = scannersByShard(config, scanners, { client, credentials, tokens, log, events });
-  const invoker = new ScannerInvoker(
-    traced(new LambdaClient({ region: config.AWS_REGION })),
-    // Through the live alias: a new version runs only once CodeDeploy has moved the alias after the deploy probe.
-    config.LIVE_ALIAS
-      ? `${config.AWS_LAMBDA_FUNCTION_NAME}:${config.LIVE_ALIAS}`
-      : config.AWS_LAMBDA_FUNCTION_NAME,
-    log,
-  );
+  const invoker = scanInvoker(config, log);
   /** The stream's batch: starts the loops nobody runs, asynchronously, and returns without waiting for them. */
   const wakeUp = composeWakeUp({
     client,

@@ -1,0 +1,34 @@
+// Owns the deploy hooks' settings (the scanner's pre-traffic probe and after-traffic bake), read once at their start.
+import * as z from 'zod/mini';
+import { logLevel, metricsNamespace } from './commonSettings';
+import { intSetting, nonEmpty, parseEnv } from './envSchema';
+
+/** The deploy probe hook: which scanner version it checks, and the role's credentials for the CodeDeploy call. */
+const deployProbeEnv = z.object({
+  AWS_REGION: nonEmpty(),
+  LOG_LEVEL: logLevel,
+  /** The scanner version a deployment is about to move the alias to. */
+  SCANNER_VERSION_ARN: nonEmpty(),
+  AWS_ACCESS_KEY_ID: nonEmpty(),
+  AWS_SECRET_ACCESS_KEY: nonEmpty(),
+  AWS_SESSION_TOKEN: z.optional(nonEmpty()),
+});
+
+export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;
+
+/** The after-traffic bake hook: the probe's settings, where the heartbeat is, and how long the bake lasts. */
+const deployBakeEnv = z.extend(deployProbeEnv, {
+  POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+  /** The live alias the scanner's callers invoke, whose errors of the new version the bake reads. */
+  LIVE_ALIAS_NAME: nonEmpty(),
+  /** The bake: 1 to 12 minutes (the hook is a Lambda of 15 minutes at most). */
+  BAKE_MS: intSetting(60_000, 720_000, 600_000),
+});
+
+export type DeployBakeConfig = z.infer<typeof deployBakeEnv>;
+
+export const loadDeployBakeConfig = (env: NodeJS.ProcessEnv = process.env): DeployBakeConfig =>
+  parseEnv(deployBakeEnv, env);
+
+export const loadDeployProbeConfig = (env: NodeJS.ProcessEnv = process.env): DeployProbeConfig =>
+  parseEnv(deployProbeEnv, env);
