@@ -2,7 +2,7 @@
 // stranger may present, each as the Bearer syntax allows, so each one reaches the key check rather than a 400.
 import { randomBytes } from 'node:crypto';
 
-export const MADE_UP_KEY_COUNT = 2000;
+const MADE_UP_KEY_COUNT = 2000;
 /** RFC 6750's b64token characters: every one-character key there is. */
 const ONE_CHARACTER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/';
 /** The longest key the API takes (apiKey.ts). */
