@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { DEFAULT_READ_LIMITS } from '../../shared/domain/readLimits';
 import type { FloodSpec } from './floodProcess';
 import { freePort } from './freePort';
+import { madeUpKeys } from './madeUpKeys';
 import { pause } from './poll';
 import { spawnEntry, spawnNode } from './process';
 
@@ -20,10 +21,8 @@ const KEYS = {
 };
 export const FLOOD_FACTOR = 10;
 export const MADE_UP_PER_SECOND = 200;
-const MADE_UP_KEYS = Array.from(
-  { length: 200 },
-  (_, index) => `ipk_made-up-${String(index).padStart(22, '0')}`,
-);
+/** 2,000 fresh keys of every shape (one character, 512 characters, base64, `ipk_` with and without a checksum). */
+const MADE_UP = madeUpKeys();
 /** The measured key's own pace: one start and four GETs every 250 ms, 16 GETs/s, inside its read limit. */
 const CYCLE_MS = 250;
 const GETS_PER_CYCLE = 4;
@@ -46,7 +45,10 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /** Starts the flood process; `window` runs `during` with the flood on and answers what the flood sent. */
 export const startFlood = async (spec: FloodSpec) => {
-  const child = spawnNode(FLOOD, [], { FLOOD: JSON.stringify(spec) });
+  // In a file: 2,000 keys of up to 512 characters are more than one environment variable may hold (128 KB).
+  const specDir = mkdtempSync(join(tmpdir(), 'inbox-placement-flood-'));
+  writeFileSync(join(specDir, 'flood.json'), JSON.stringify(spec), { mode: 0o600 });
+  const child = spawnNode(FLOOD, [], { FLOOD_FILE: join(specDir, 'flood.json') });
   const lines = createInterface({ input: child.stdout });
   const queue: string[] = [];
   let waiting: ((line: string) => void) | undefined;
@@ -75,6 +77,7 @@ export const startFlood = async (spec: FloodSpec) => {
     stop: () => {
       child.stdin.write('exit\n');
       child.kill();
+      rmSync(specDir, { recursive: true, force: true });
     },
   };
 };
@@ -97,6 +100,9 @@ export interface FairLoadRun {
     madeUpPerSecond: number;
     madeUpSent: number;
     madeUp401: number;
+    /** Distinct made-up keys, each fresh the first time it is sent, and how many of each shape. */
+    madeUpKeys: number;
+    madeUpShapes: Record<string, number>;
     floodErrors: number;
     serverCpuUnloadedMsPerS: number;
     serverCpuLoadedMsPerS: number;
@@ -177,7 +183,7 @@ export const runFairLoad = async (): Promise<FairLoadRun> => {
           path: floodPath,
           keys: [KEYS.flooder],
         },
-        { name: 'madeUp', perSecond: MADE_UP_PER_SECOND, path: floodPath, keys: MADE_UP_KEYS },
+        { name: 'madeUp', perSecond: MADE_UP_PER_SECOND, path: floodPath, keys: MADE_UP.keys },
       ],
     });
     flood = running;
@@ -231,6 +237,8 @@ export const runFairLoad = async (): Promise<FairLoadRun> => {
         madeUpPerSecond: Math.round(total(sent.madeUp, 'sent') / floodSeconds),
         madeUpSent: total(sent.madeUp, 'sent'),
         madeUp401: total(sent.madeUp, '401'),
+        madeUpKeys: MADE_UP.keys.length,
+        madeUpShapes: MADE_UP.shapes,
         floodErrors: total(sent.flooder, 'errors') + total(sent.madeUp, 'errors'),
         // The server's CPU over each condition, ms per second of it: what the floods cost it.
         serverCpuUnloadedMsPerS: Math.round(cpu.unloaded / ((WINDOWS * WINDOW_MS) / 1000)),

@@ -1,6 +1,7 @@
 // A flood of GETs at a steady rate, as a process of its own so its sending never shares an event loop with the
-// client whose latency a test measures. Told what to send by FLOOD (JSON); "on" and "off" lines on stdin switch it,
-// and each "off" answers one JSON line of what was sent and how the server answered.
+// client whose latency a test measures. Told what to send by the JSON file FLOOD_FILE names; "on" and "off" lines on
+// stdin switch it, and each "off" answers one JSON line of what was sent and how the server answered.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 
@@ -14,7 +15,7 @@ const MAX_OUTSTANDING = 64;
 const TICK_MS = 10;
 const SETTLE_MS = 2000;
 
-const spec = JSON.parse(process.env.FLOOD ?? '{}') as FloodSpec;
+const spec = JSON.parse(readFileSync(process.env.FLOOD_FILE ?? '', 'utf8')) as FloodSpec;
 const agent = new Agent({ keepAlive: true, maxSockets: MAX_OUTSTANDING * spec.floods.length });
 const url = new URL(spec.baseUrl);
 

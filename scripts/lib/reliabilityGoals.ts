@@ -35,15 +35,18 @@ export const RELIABILITY_GOALS: Goal[] = [
   },
   {
     section: 'fairness',
-    goal: "Fairness under npm start: while one key floods GET at 10 × its read limit and made-up keys flood, a second key's start and GET p99 ≤ 1.5 × the same run's unloaded p99",
+    goal: "Fairness under npm start: while one key floods GET at 10 × its read limit and 2,000 made-up keys of every shape flood, a second key's start and GET p99 ≤ 1.5 × the same run's unloaded p99",
     command: `${BENCH} fairness`,
     read: (r) => ({
-      measured: `GET p99 ${num(r, 'getP99UnloadedMs')} → ${num(r, 'getP99LoadedMs')} ms (${num(r, 'getRatio')} ×), start p99 ${num(r, 'startP99UnloadedMs')} → ${num(r, 'startP99LoadedMs')} ms (${num(r, 'startRatio')} ×); flooder ${num(r, 'flooderPerSecond')}/s, ${num(r, 'flooderRefused')} refused with 429, ${num(r, 'flooderServed')} served; made-up keys ${num(r, 'madeUpPerSecond')}/s, ${num(r, 'madeUp401')} × 401; server CPU ${num(r, 'serverCpuUnloadedMsPerS')} → ${num(r, 'serverCpuLoadedMsPerS')} ms/s${refusalCpu(r)}`,
+      measured: `GET p99 ${num(r, 'getP99UnloadedMs')} → ${num(r, 'getP99LoadedMs')} ms (${num(r, 'getRatio')} ×), start p99 ${num(r, 'startP99UnloadedMs')} → ${num(r, 'startP99LoadedMs')} ms (${num(r, 'startRatio')} ×); flooder ${num(r, 'flooderPerSecond')}/s, ${num(r, 'flooderRefused')} refused with 429, ${num(r, 'flooderServed')} served; made-up keys (${num(r, 'madeUpKeys')} distinct, one character to 512, base64, ipk_) ${num(r, 'madeUpPerSecond')}/s, ${num(r, 'madeUp401')} × 401; server CPU ${num(r, 'serverCpuUnloadedMsPerS')} → ${num(r, 'serverCpuLoadedMsPerS')} ms/s${refusalCpu(r)}`,
       pass:
         num(r, 'getRatio') <= 1.5 &&
         num(r, 'startRatio') <= 1.5 &&
+        num(r, 'madeUpKeys') >= 2000 &&
         num(r, 'madeUp401') === num(r, 'madeUpSent'),
     }),
+    missed:
+      'the start p99 is the slowest of at most 64 starts a condition (one every 250 ms over 8 windows of 2 s), so a single slow start decides it; the GET p99 rests on four times as many. The goal stands',
   },
   {
     section: 'linearParsing',

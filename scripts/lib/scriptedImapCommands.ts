@@ -1,10 +1,14 @@
 // Owns the command handlers of the scripted IMAP server (scriptedImapServer.ts): what each IMAP command answers in
 // one connection's state, from the server's folders and the capabilities it was given.
+
+import { announceNew } from './scriptedImapPush';
+
 import type {
   ScriptedFolder,
   ScriptedImap,
   ScriptedImapOptions,
   ScriptedMessage,
+  ScriptedSession,
 } from './scriptedImapShapes';
 import {
   dayOf,
@@ -19,16 +23,6 @@ import {
 } from './scriptedImapSyntax';
 
 const PRE_LOGIN = new Set(['CAPABILITY', 'ID', 'LOGIN', 'AUTHENTICATE', 'NOOP', 'LOGOUT']);
-
-/** One connection's state, kept by the server's reader and changed by the commands. */
-export interface ScriptedSession {
-  authenticated: boolean;
-  selected: ScriptedFolder | undefined;
-  /** Set while AUTHENTICATE or IDLE waits for the client's next line (a SASL response, DONE), not a command. */
-  saslReply: ((line: string) => void) | undefined;
-  send(...lines: string[]): void;
-  end(): void;
-}
 
 /** The command runner of one connection: (tag, command text, its tokens) -> the replies, sent on the session. */
 export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, session: ScriptedSession) => {
@@ -165,34 +159,41 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
     return bytes;
   };
 
+  /** What a FETCH (or a NOTIFY push) asking for `text` answers of `message`. */
+  const fetchItems = (message: ScriptedMessage, text: string) => {
+    const fields = /BODY\.PEEK\[HEADER\.FIELDS \(([^)]*)\)\]/i.exec(text)?.[1];
+    const partial = /BODY\.PEEK\[HEADER\]<(\d+)\.(\d+)>/i.exec(text);
+    let items = `UID ${message.uid}`;
+    if (/INTERNALDATE/i.test(text)) items += ` INTERNALDATE "${internalDateOf(message.internalDate)}"`;
+    if (/MODSEQ/i.test(text) && has('CONDSTORE')) items += ' MODSEQ (1)';
+    // Message ids, made up here: the scanner never reads them, but imapflow asks whenever it can.
+    if (/\bEMAILID\b/i.test(text) && has('OBJECTID'))
+      items += ` EMAILID (M${(10_000 + message.uid).toString(16)})`;
+    if (/X-GM-MSGID/i.test(text) && has('X-GM-EXT-1'))
+      items += ` X-GM-MSGID 17900000000000${10_000 + message.uid}`;
+    const head = fields === undefined ? undefined : headerFields(message.headers, fields.split(' '));
+    if (head) items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
+    items += wholeMessageItems(message, text);
+    // BODY.PEEK[HEADER]<o.n>: the whole header block, n of its bytes from o (RFC 3501 6.4.5, partial fetch).
+    if (partial) {
+      // Sent as text like the rest: a cut through a UTF-8 character is sent whole (its literal a byte or two longer).
+      const [origin, length] = [Number(partial[1]), Number(partial[2])];
+      const block = blockBytes(message.headers)
+        .subarray(origin, origin + length)
+        .toString();
+      items += ` BODY[HEADER]<${origin}> {${Buffer.byteLength(block)}}\r\n${block}`;
+    }
+    return items;
+  };
+  // New mail told while connected (imap.deliver): EXISTS in the selected folder, with NOTIFY the FETCH it asked for.
+  session.announce = (folder) =>
+    announceNew(session, folder, (message) => fetchItems(message, session.notify ?? ''));
+
   const fetch = (tag: string, text: string, args: string[]) => {
     const mailbox = session.selected as ScriptedFolder;
     const wanted = inSet(args[0] ?? '', uidNextOf(mailbox) - 1);
-    const fields = /BODY\.PEEK\[HEADER\.FIELDS \(([^)]*)\)\]/i.exec(text)?.[1];
-    const partial = /BODY\.PEEK\[HEADER\]<(\d+)\.(\d+)>/i.exec(text);
     mailbox.messages.forEach((message, index) => {
-      if (!wanted(message.uid)) return;
-      let items = `UID ${message.uid}`;
-      if (/INTERNALDATE/i.test(text)) items += ` INTERNALDATE "${internalDateOf(message.internalDate)}"`;
-      if (/MODSEQ/i.test(text) && has('CONDSTORE')) items += ' MODSEQ (1)';
-      // Message ids, made up here: the scanner never reads them, but imapflow asks whenever it can.
-      if (/\bEMAILID\b/i.test(text) && has('OBJECTID'))
-        items += ` EMAILID (M${(10_000 + message.uid).toString(16)})`;
-      if (/X-GM-MSGID/i.test(text) && has('X-GM-EXT-1'))
-        items += ` X-GM-MSGID 17900000000000${10_000 + message.uid}`;
-      const head = fields === undefined ? undefined : headerFields(message.headers, fields.split(' '));
-      if (head) items += ` BODY[HEADER.FIELDS (${fields})] {${Buffer.byteLength(head)}}\r\n${head}`;
-      items += wholeMessageItems(message, text);
-      // BODY.PEEK[HEADER]<o.n>: the whole header block, n of its bytes from o (RFC 3501 6.4.5, partial fetch).
-      if (partial) {
-        // Sent as text like the rest: a cut through a UTF-8 character is sent whole (its literal a byte or two longer).
-        const [origin, length] = [Number(partial[1]), Number(partial[2])];
-        const block = blockBytes(message.headers)
-          .subarray(origin, origin + length)
-          .toString();
-        items += ` BODY[HEADER]<${origin}> {${Buffer.byteLength(block)}}\r\n${block}`;
-      }
-      send(`* ${index + 1} FETCH (${items})`);
+      if (wanted(message.uid)) send(`* ${index + 1} FETCH (${fetchItems(message, text)})`);
     });
     return send(`${tag} OK FETCH completed.`);
   };
@@ -216,6 +217,10 @@ export const commandsFor = (options: ScriptedImapOptions, imap: ScriptedImap, se
         return ok('ID completed.', `* ID ${options.id ?? 'NIL'}`);
       case 'NOOP':
         return ok('NOOP completed.');
+      case 'NOTIFY':
+        if (!has('NOTIFY') || !/^NOTIFY SET\b/i.test(text)) break;
+        session.notify = text;
+        return ok('NOTIFY completed.');
       case 'IDLE':
         if (!has('IDLE') || !session.authenticated) break;
         // The client's DONE is the next line; nothing arrives meanwhile (a scripted folder does not change by itself).

@@ -1,7 +1,7 @@
 // Owns a scripted IMAP4rev1 server for protocol-level tests: a real TCP server on 127.0.0.1 that speaks as much
 // IMAP as imapflow and the scanner use, answers from per-test folders and messages, behaves according to the
 // capabilities it is given (LIST-STATUS, WITHIN, SPECIAL-USE, X-GM-EXT-1, AUTH=…), refuses the rest with BAD and
-// records every command. One server stands in for any provider; scriptedGmailServer.ts is Gmail as a configuration of it.
+// records every command; a test may deliver a message while clients are connected (told by EXISTS, or NOTIFY). One server stands in for any provider; scriptedGmailServer.ts is Gmail as a configuration of it.
 // This module owns the server and its connections (reading lines and literals); scriptedImapCommands.ts answers.
 //
 // It listens in plain text on loopback: the connector needs no TLS there (transportSecurity), so a test points a
@@ -10,8 +10,13 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { commandsFor, type ScriptedSession } from './scriptedImapCommands';
-import type { ScriptedImap, ScriptedImapOptions } from './scriptedImapShapes';
+import { commandsFor } from './scriptedImapCommands';
+import type {
+  ScriptedImap,
+  ScriptedImapOptions,
+  ScriptedMessage,
+  ScriptedSession,
+} from './scriptedImapShapes';
 import { quote, tokenize } from './scriptedImapSyntax';
 
 export type {
@@ -36,12 +41,19 @@ export const newsletterHeaders = (uid: number, to: string, trace: string[]) =>
 
 export const startScriptedImap = async (options: ScriptedImapOptions): Promise<ScriptedImap> => {
   const sockets = new Set<Socket>();
+  const sessions = new Set<ScriptedSession>();
   const close = async () => {
     for (const socket of sockets) socket.destroy();
     server.close();
     await once(server, 'close');
   };
-  const imap: ScriptedImap = { host: '127.0.0.1', port: 0, commands: [], close };
+  const deliver = (path: string, message: ScriptedMessage) => {
+    const folder = options.folders.find((candidate) => candidate.path === path);
+    if (!folder) throw new Error(`no folder ${path}`);
+    folder.messages.push(message);
+    for (const session of sessions) session.announce?.(folder);
+  };
+  const imap: ScriptedImap = { host: '127.0.0.1', port: 0, commands: [], close, deliver };
 
   const serve = (socket: Socket) => {
     sockets.add(socket);
@@ -61,6 +73,8 @@ export const startScriptedImap = async (options: ScriptedImapOptions): Promise<S
       end: () => socket.end(),
     };
     const run = commandsFor(options, imap, session);
+    sessions.add(session);
+    socket.on('close', () => sessions.delete(session));
     // Lines end in CRLF; a `{n}` literal (synchronizing, or `{n+}` under LITERAL+/LITERAL-) is read as n raw bytes.
     const drain = () => {
       for (;;) {

@@ -53,5 +53,21 @@ export interface ScriptedImap {
   refuse?: RegExp | undefined;
   /** Commands for which this is true are never answered, as a server too slow to serve them would not in time. */
   stall?: ((command: string) => boolean) | undefined;
+  /** Adds `message` to folder `path` and tells every connection that watches it (EXISTS; under NOTIFY, its push). */
+  deliver(path: string, message: ScriptedMessage): void;
   close(): Promise<void>;
+}
+
+/** One connection's state, kept by the server's reader and changed by the commands. */
+export interface ScriptedSession {
+  authenticated: boolean;
+  selected: ScriptedFolder | undefined;
+  /** Set while AUTHENTICATE or IDLE waits for the client's next line (a SASL response, DONE), not a command. */
+  saslReply: ((line: string) => void) | undefined;
+  send(...lines: string[]): void;
+  end(): void;
+  /** The `NOTIFY SET` this connection asked for, if any: what each new message's pushed FETCH holds. */
+  notify?: string | undefined;
+  /** Tells this connection of a message just added to `folder` (scriptedImapServer's deliver). */
+  announce?: ((folder: ScriptedFolder) => void) | undefined;
 }

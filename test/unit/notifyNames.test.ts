@@ -6,8 +6,8 @@
 import type { ImapFlow } from 'imapflow';
 import { parser } from 'imapflow/lib/handler/imap-handler.js';
 import { describe, expect, it } from 'vitest';
+import { FIRST_READ_BYTES } from '../../shared/adapters/imap/ImapSession';
 import { notifyAll } from '../../shared/adapters/imap/ImapWatch';
-import { FETCHED_HEADERS } from '../../shared/scanner/headers';
 
 /** The two parts of imapflow a NOTIFY watch uses, and what it was told. */
 const fakeClient = () => {
@@ -103,10 +103,8 @@ describe('the folder a NOTIFY announcement names', () => {
                   {
                     type: 'ATOM',
                     value: 'BODY.PEEK',
-                    section: [
-                      { type: 'ATOM', value: 'HEADER.FIELDS' },
-                      FETCHED_HEADERS.map((value) => ({ type: 'ATOM', value })),
-                    ],
+                    section: [{ type: 'ATOM', value: 'HEADER' }],
+                    partial: [0, FIRST_READ_BYTES],
                   },
                 ],
                 { type: 'ATOM', value: 'MessageExpunge' },
@@ -139,12 +137,26 @@ describe('a message NOTIFY pushes with its announcement', () => {
     return pushed;
   };
 
-  it('is told with its sequence number, UID, date and header block as sent', async () => {
-    const headers = Buffer.from('Delivered-To: inbox+tc_abc@mail.test\r\n\r\n');
-    const line = `* 21 FETCH (UID 21 INTERNALDATE "27-Nov-2026 06:51:40 +0000" BODY[HEADER.FIELDS (DELIVERED-TO)] {${headers.length}}\r\n)`;
-    expect(await pushedFrom(line, headers)).toEqual([
-      { seq: 21, uid: 21, internalDate: Date.UTC(2026, 10, 27, 6, 51, 40), headers },
+  it('is told with its sequence number, UID, date and the header fields the scanner reads', async () => {
+    const block = Buffer.from('Subject: hi\r\nDelivered-To: inbox+tc_abc@mail.test\r\n\r\n');
+    const line = `* 21 FETCH (UID 21 INTERNALDATE "27-Nov-2026 06:51:40 +0000" BODY[HEADER]<0> {${block.length}}\r\n)`;
+    expect(await pushedFrom(line, block)).toEqual([
+      {
+        seq: 21,
+        uid: 21,
+        internalDate: Date.UTC(2026, 10, 27, 6, 51, 40),
+        headers: Buffer.from('Delivered-To: inbox+tc_abc@mail.test\r\n'),
+      },
     ]);
+  });
+
+  it('is told as cut when its header block fills the first read: the sweep reads it', async () => {
+    const block = Buffer.from(`To: "${'x'.repeat(FIRST_READ_BYTES)}" <inbox@mail.test>\r\n`).subarray(
+      0,
+      FIRST_READ_BYTES,
+    );
+    const line = `* 21 FETCH (UID 21 INTERNALDATE "27-Nov-2026 06:51:40 +0000" BODY[HEADER]<0> {${block.length}}\r\n)`;
+    expect(await pushedFrom(line, block)).toEqual([{ seq: 21, uid: 21, cut: true }]);
   });
 
   it('is not one when the FETCH carries no UID or no header block (a flag change)', async () => {

@@ -41,11 +41,12 @@ const counted = (client: ReturnType<typeof fakeClient>, count: number) => {
   client.emit('exists', { path: mailbox.path, count, prevCount });
 };
 
-/** The FETCH NOTIFY pushes after it: UID, date and the header fields asked for. */
+/** The FETCH NOTIFY pushes after it: UID, date and the start of the header block; the scanner's fields are kept. */
 const push = async (client: ReturnType<typeof fakeClient>, seq: number, uid: number) => {
-  const headers = Buffer.from(`Delivered-To: inbox+tc_h7vlvp24y7xpdm6puop3@mail.test\r\n\r\n`);
-  const line = `* ${seq} FETCH (UID ${uid} INTERNALDATE "27-Nov-2026 06:51:40 +0000" BODY[HEADER.FIELDS (DELIVERED-TO)] {${headers.length}}\r\n)`;
-  await client.untaggedHandlers.FETCH?.(await parser(Buffer.from(line), { literals: [headers] }));
+  const headers = Buffer.from(`Delivered-To: inbox+tc_h7vlvp24y7xpdm6puop3@mail.test\r\n`);
+  const block = Buffer.concat([headers, Buffer.from('Subject: news\r\n\r\n')]);
+  const line = `* ${seq} FETCH (UID ${uid} INTERNALDATE "27-Nov-2026 06:51:40 +0000" BODY[HEADER]<0> {${block.length}}\r\n)`;
+  await client.untaggedHandlers.FETCH?.(await parser(Buffer.from(line), { literals: [block] }));
   return headers;
 };
 

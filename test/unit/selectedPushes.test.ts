@@ -41,6 +41,18 @@ describe('pushes of the selected folder', () => {
     });
   });
 
+  it('leave a message pushed cut (its header block past the first read) to the sweep, and count from above it', () => {
+    const pushes = selectedInbox();
+    pushes.exists(22);
+    pushes.cut(21, 21);
+    expect(pushes.complete).toBe(false);
+    pushes.pushed(22, copy(22));
+    expect(pushes.complete).toBe(true);
+    // The sweep from below the cut message opens the folder and reads it; from past it, the push answers.
+    expect(pushes.opened('INBOX', cursor, 250)).toBeUndefined();
+    expect(pushes.opened('INBOX', { uidValidity: '7', lastUid: 21 }, 250)?.headers).toEqual([copy(22)]);
+  });
+
   it('do not answer while a counted message has not been pushed', () => {
     const pushes = selectedInbox();
     pushes.exists(22);

@@ -266,8 +266,7 @@ export class ImapSession implements MailboxSession {
     );
     return messages.map((message) => {
       const raw = message.headers ?? message.bodyParts?.get('header') ?? Buffer.alloc(0);
-      const headers =
-        from === 0 ? Buffer.from(selectedFields(raw.toString('latin1'), FETCHED), 'latin1') : Buffer.alloc(0);
+      const headers = from === 0 ? keptFields(raw) : Buffer.alloc(0);
       const read = { uid: message.uid, internalDate: dateOf(message.internalDate), headers };
       return { read, cut: raw.length >= bytes, raw: raw.length };
     });
@@ -282,6 +281,10 @@ const refusedIfFalse = (found: number[] | false | undefined, what: string): numb
   if (found === false || found === undefined) throw new Error(`the server refused ${what}`);
   return found;
 };
+
+/** Of a header block read from its start, the fields the scanner reads (FETCHED_HEADERS), in their order. */
+export const keptFields = (raw: Buffer): Buffer =>
+  Buffer.from(selectedFields(raw.toString('latin1'), FETCHED), 'latin1');
 
 /** An INTERNALDATE as imapflow hands it over, in milliseconds since the epoch (0 when absent). */
 export const dateOf = (value: Date | string | undefined): number =>

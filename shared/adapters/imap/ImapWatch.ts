@@ -4,10 +4,9 @@
 import type { ImapFlow } from 'imapflow';
 import { decodePath, formatMessageResponse } from 'imapflow/lib/tools.js';
 import { startTimer, type Timer } from '../../domain/timer';
-import { FETCHED_HEADERS } from '../../scanner/headers';
 import type { FetchedHeaders, FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/ports';
 import { type ConnectionMode, logOut } from './connection';
-import { dateOf } from './ImapSession';
+import { dateOf, FIRST_READ_BYTES, keptFields } from './ImapSession';
 import { SelectedPushes } from './pushes';
 
 /**
@@ -43,16 +42,21 @@ interface ImapFlowInternals {
 
 const atom = (value: string) => ({ type: 'ATOM', value });
 
-/** What NOTIFY pushes of each new message in the selected folder: what a sweep would fetch of it (ImapSession). */
+/**
+ * What NOTIFY pushes of each new message in the selected folder: what a sweep first reads of it (ImapSession), its
+ * header block's first FIRST_READ_BYTES (`BODY.PEEK[HEADER]<0.n>`). Never the named fields whole: a message of 45
+ * `To:` fields of 100 KB would come as one literal past the connection's limit, and the watch would drop.
+ */
 const PUSHED_ATTRIBUTES = [
   atom('UID'),
   atom('INTERNALDATE'),
-  { type: 'ATOM', value: 'BODY.PEEK', section: [atom('HEADER.FIELDS'), FETCHED_HEADERS.map(atom)] },
+  { type: 'ATOM', value: 'BODY.PEEK', section: [atom('HEADER')], partial: [0, FIRST_READ_BYTES] },
 ];
 
 /**
  * Where the server offers NOTIFY (Dovecot does), sets it up: `NOTIFY SET` asks for new and expunged messages in the
- * selected mailbox (as EXISTS, each new one followed by a FETCH of its UID, date and headers, told to `onPushed`)
+ * selected mailbox (as EXISTS, each new one followed by a FETCH of its UID, date and the start of its header block,
+ * told to `onPushed` as the fields the scanner reads, or as `cut` when the block is longer than that start)
  * and in every other personal one (as an untagged STATUS during IDLE). imapflow 2.1.2 has no NOTIFY of its own, so
  * the command goes through its generic `exec`, the STATUS and FETCH answers through its untagged-response table, and
  * a FETCH is read by its own formatMessageResponse (dist/esm/imap-flow.js and tools.js of the pinned version).
@@ -61,7 +65,7 @@ const PUSHED_ATTRIBUTES = [
 export const notifyAll = async (
   client: ImapFlow,
   onNews: (path?: string) => void,
-  onPushed: (seq: number, message: FetchedHeaders) => void,
+  onPushed: (seq: number, message: FetchedHeaders | { uid: number; cut: true }) => void,
 ): Promise<boolean> => {
   if (!client.capabilities.has('IDLE') || !client.capabilities.has('NOTIFY')) return false;
   const internals = client as unknown as ImapFlowInternals;
@@ -74,11 +78,14 @@ export const notifyAll = async (
       untagged as Parameters<typeof formatMessageResponse>[0],
       mailbox,
     );
-    if (message.seq === undefined || message.uid === undefined || !Buffer.isBuffer(message.headers)) return;
+    const raw = message.headers ?? message.bodyParts?.get('header');
+    if (message.seq === undefined || message.uid === undefined || !Buffer.isBuffer(raw)) return;
+    // A block longer than the first read is the sweep's to read (and skip when too large), as if never pushed.
+    if (raw.length >= FIRST_READ_BYTES) return onPushed(message.seq, { uid: message.uid, cut: true });
     onPushed(message.seq, {
       uid: message.uid,
       internalDate: dateOf(message.internalDate),
-      headers: message.headers,
+      headers: keptFields(raw),
     });
   };
   const events = [atom('MessageNew'), atom('MessageExpunge')];
@@ -213,8 +220,9 @@ class NotifyWatch extends ImapWatch {
     this.pushes.expunged(seq);
   }
 
-  pushed(seq: number, message: FetchedHeaders): void {
-    this.pushes.pushed(seq, message);
+  pushed(seq: number, message: FetchedHeaders | { uid: number; cut: true }): void {
+    if ('cut' in message) this.pushes.cut(seq, message.uid);
+    else this.pushes.pushed(seq, message);
     if (this.pushes.complete) this.announce();
   }
 

@@ -88,6 +88,17 @@ export class SelectedPushes {
     }
   }
 
+  /**
+   * The server pushed message `seq` with only the start of its header block: it is the sweep's to read, so pushes
+   * count from above it (a sweep from below it opens the folder), as for a message dropped from the buffer.
+   */
+  cut(seq: number, uid: number): void {
+    const selection = this.selection;
+    if (!selection || !Number.isSafeInteger(seq) || !Number.isSafeInteger(uid)) return;
+    selection.lastPushedSeq = Math.max(selection.lastPushedSeq, seq);
+    selection.knownFrom = Math.max(selection.knownFrom, uid + 1);
+  }
+
   /** Whether the last message the server counted has been pushed (each EXISTS is followed by the new FETCHes, in order). */
   get complete(): boolean {
     return this.selection !== undefined && this.selection.lastPushedSeq >= this.selection.exists;

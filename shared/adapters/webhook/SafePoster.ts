@@ -26,6 +26,8 @@ export interface PosterOptions {
   now?: () => number;
   timeoutMs?: number;
   maxBodyBytes?: number;
+  /** The CA a test's own TLS receiver is signed by, trusted instead of Node's roots; never set in service. */
+  ca?: string;
 }
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -38,14 +40,27 @@ type Connect = NonNullable<PosterOptions['connect']>;
 
 /**
  * The connection, read READ_STEP_BYTES at a time (a socket's own reads take 64 KB) and only while what was read is
- * used: once the answer's cap is reached and the exchange ends, no more than a step or two has left the kernel.
+ * used, and never more than `limit` bytes in all: each read's buffer is the room left, and at the limit reading
+ * stops and the exchange sees the end of the stream. Plain HTTP passes the answer cap (head and body together);
+ * TLS passes no limit (its records, certificates among them, must be read whole), so there a step or two more.
  * `raw` is the TCP socket (its peer is checked); `stream` is what TLS or HTTP reads and writes through.
  */
-const readInSteps = (connect: Connect, options: { host: string; port: number; family: number }) => {
-  const buffer = Buffer.alloc(READ_STEP_BYTES);
+const readInSteps = (
+  connect: Connect,
+  options: { host: string; port: number; family: number },
+  limit: number,
+) => {
+  let taken = 0;
+  let ended = false;
+  const end = () => {
+    if (!ended) stream.push(null);
+    ended = true;
+  };
   const stream: Duplex = new Duplex({
     readableHighWaterMark: READ_STEP_BYTES,
-    read: () => raw.resume(),
+    read: () => {
+      if (taken < limit) raw.resume();
+    },
     write: (chunk: Buffer, _encoding, done) => raw.write(chunk, done),
     final: (done) => {
       raw.end();
@@ -56,18 +71,27 @@ const readInSteps = (connect: Connect, options: { host: string; port: number; fa
       done(error);
     },
   });
+  const take = (chunk: Buffer): boolean => {
+    if (ended) return false;
+    taken += chunk.length;
+    const wanted = stream.push(chunk);
+    if (taken < limit) return wanted;
+    end();
+    return false;
+  };
   const raw = connect({
     ...options,
     onread: {
-      buffer,
-      callback: (bytes: number, read: Buffer) => stream.push(Buffer.from(read.subarray(0, bytes))),
+      // Called before each read: never more room than the limit leaves (one byte when none, never read).
+      buffer: () => Buffer.alloc(Math.max(1, Math.min(READ_STEP_BYTES, limit - taken))),
+      callback: (bytes: number, read: Buffer) => take(Buffer.from(read.subarray(0, bytes))),
     },
   } as Parameters<Connect>[0]);
   // A socket made without `onread` (an injected one) reads as ever: its chunks go the same way.
   raw.on('data', (chunk: Buffer) => {
-    if (!stream.push(chunk)) raw.pause();
+    if (!take(chunk)) raw.pause();
   });
-  raw.on('end', () => stream.push(null));
+  raw.on('end', end);
   raw.on('error', (error) => stream.destroy(error));
   return { raw, stream };
 };
@@ -132,11 +156,12 @@ export class SafePoster implements WebhookPoster {
       throw new Refused('refused: plain http is allowed to this machine only');
     const chosen = addresses[0] as ResolvedAddress;
     const port = Number(target.port) || (secure ? 443 : 80);
-    const { raw, stream } = readInSteps(this.options.connect ?? netConnect, {
-      host: chosen.address,
-      port,
-      family: chosen.family,
-    });
+    const maxBytes = this.options.maxBodyBytes ?? MAX_ANSWER_BYTES;
+    const { raw, stream } = readInSteps(
+      this.options.connect ?? netConnect,
+      { host: chosen.address, port, family: chosen.family },
+      secure ? Number.POSITIVE_INFINITY : maxBytes,
+    );
     sockets.push(raw);
     await onceEvent(raw, 'connect');
     // The peer actually connected to, before anything is written: what a rebinding resolver cannot fake.
@@ -151,6 +176,7 @@ export class SafePoster implements WebhookPoster {
         socket: stream,
         servername: family === 0 ? host : undefined,
         ALPNProtocols: ['http/1.1'],
+        ...(this.options.ca === undefined ? {} : { ca: this.options.ca }),
       });
       sockets.push(tls);
       await onceEvent(tls, 'secureConnect');
