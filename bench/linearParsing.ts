@@ -19,7 +19,7 @@ const BUDGET_MS = 50;
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
 export const runLinearParsingBench = async (
-  options: { reps?: number; largest?: number; minMs?: number } = {},
+  options: { reps?: number; largest?: number; minMs?: number; attempts?: number } = {},
 ): Promise<
   Record<string, unknown> & {
     largestBytes: number;
@@ -33,11 +33,16 @@ export const runLinearParsingBench = async (
     const growths = [];
     for (const payload of Object.keys(PAYLOADS))
       growths.push(
-        await growthOn(subject, payload, {
-          reps: options.reps ?? 5,
-          largest,
-          ...(options.minMs ? { minMs: options.minMs } : {}),
-        }),
+        await growthOn(
+          subject,
+          payload,
+          {
+            reps: options.reps ?? 5,
+            largest,
+            ...(options.minMs ? { minMs: options.minMs } : {}),
+          },
+          options.attempts,
+        ),
       );
     const atLargest = (ms: number[], sizes: number[]) => (sizes.at(-1) === largest ? (ms.at(-1) ?? 0) : 0);
     const worst = growths.reduce((a, b) => (atLargest(b.ms, b.sizes) > atLargest(a.ms, a.sizes) ? b : a));
