@@ -333,7 +333,7 @@ const main = async () => {
   if (wanted('linear-parsing')) {
     const { runLinearParsingBench } = await import('./linearParsing');
     say('linear parsing: every reader of sender or client text on hostile input up to 1 MB');
-    results.linearParsing = runLinearParsingBench();
+    results.linearParsing = await runLinearParsingBench();
   }
   if (wanted('simulation')) {
     const { runSimulationBench } = await import('./simulation');

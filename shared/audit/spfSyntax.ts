@@ -8,12 +8,24 @@ const MACRO_EXPAND = /%(?:\{[slodiphv]\d*r?[.\-+,/_=]*\}|%|_|-)/gi;
 /** A macro-string once each macro-expand is taken out: only macro-literal characters may remain. */
 const macroString = (text: string) => !/[^\x21-\x24\x26-\x7e]/.test(text.replace(MACRO_EXPAND, ''));
 
-/** domain-end: a top label that is not all digits, or a macro-expand (section 7.1). */
-const TOPLABEL = /\.(?:[a-z0-9]*[a-z][a-z0-9]*|[a-z0-9]+-[a-z0-9-]*[a-z0-9])\.?$/i;
+/**
+ * toplabel (section 7.1): letters and digits with at least one letter, or letters, digits and hyphens with a hyphen,
+ * starting and ending in a letter or digit. Tested piecewise on the last label alone: the one pattern that said
+ * this, unanchored at its start, backtracked over a long label (quadratic in it).
+ */
+const isTopLabel = (label: string) =>
+  /^[a-z0-9-]+$/i.test(label) &&
+  (label.includes('-') ? /^[a-z0-9]/i.test(label) && /[a-z0-9]$/i.test(label) : /[a-z]/i.test(label));
+/** domain-end: "." and a top label, then an optional ".". */
+const endsInTopLabel = (text: string) => {
+  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  const dot = name.lastIndexOf('.');
+  return dot >= 0 && isTopLabel(name.slice(dot + 1));
+};
 const ENDS_IN_MACRO = /(?:%\{[slodiphv]\d*r?[.\-+,/_=]*\}|%%|%_|%-)$/i;
 
 const domainSpec = (text: string) =>
-  text !== '' && macroString(text) && (TOPLABEL.test(text) || ENDS_IN_MACRO.test(text));
+  text !== '' && macroString(text) && (endsInTopLabel(text) || ENDS_IN_MACRO.test(text));
 
 const IP4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 const cidr4 = (text: string) => /^(?:0|[1-9]\d?)$/.test(text) && Number(text) <= 32;
@@ -45,7 +57,9 @@ const targetAndCidr = (rest: string): boolean => {
   return v6 === undefined || cidr6(v6);
 };
 
-const ip6Network = (text: string) => /^[0-9a-f:.]+$/i.test(text) && text.includes(':') && isIp6(text);
+/** An IPv6 address is at most 45 characters (an embedded IPv4 tail included): longer is refused before parsing. */
+const ip6Network = (text: string) =>
+  text.length <= 45 && /^[0-9a-f:.]+$/i.test(text) && text.includes(':') && isIp6(text);
 
 /** An IPv6 address in RFC 4291 text form, an embedded IPv4 tail allowed. */
 const isIp6 = (text: string) => {
@@ -94,9 +108,21 @@ const mechanismOk = (name: string, rest: string): boolean => {
   }
 };
 
+/** The record's terms (split on spaces), at most `max` + 1: the scan stops there, whatever length follows. */
+const termsOf = (record: string, max: number): string[] => {
+  const terms: string[] = [];
+  for (let at = 0; at < record.length && terms.length <= max; ) {
+    const space = record.indexOf(' ', at);
+    const end = space < 0 ? record.length : space;
+    if (end > at) terms.push(record.slice(at, end));
+    at = end + 1;
+  }
+  return terms;
+};
+
 /** The first syntax error of an SPF record, in one sentence; undefined when the record parses. */
 export const spfSyntaxError = (record: string): string | undefined => {
-  const terms = record.split(' ').filter((term) => term !== '');
+  const terms = termsOf(record, MAX_TERMS);
   if (terms.length > MAX_TERMS) return `more than ${MAX_TERMS} terms`;
   const seen = new Set<string>();
   for (const term of terms.slice(1)) {

@@ -34,8 +34,17 @@ export const runScanInvocation = async (scan: ScanLambda, event: unknown, lambda
   if (refused) return scan.log.warn('scanner event refused', { reason: refused });
   const shard = await shardToRun(scan, event);
   const { scanner, lease } = scan.scannerFor(shard);
+  // The audits the loop started read their copies over this scanner's sessions: they get what time the deadline's
+  // margin allows before close() ends those sessions, or a copy whose audit starts only then reads headers alone.
+  const closing: Pick<typeof scanner, 'tick' | 'close'> = {
+    tick: () => scanner.tick(),
+    close: async (...args) => {
+      await scan.auditsSettled(lambda.remainingMs() - DEADLINE_MARGIN_MS / 2);
+      return scanner.close(...args);
+    },
+  };
   const report = await runScanLoop(
-    { scanner, lease, clock: systemClock, log: scan.log },
+    { scanner: closing, lease, clock: systemClock, log: scan.log },
     {
       ...scan.timing,
       owner: `${lambda.requestId}-${randomUUID()}`,
@@ -49,7 +58,7 @@ export const runScanInvocation = async (scan: ScanLambda, event: unknown, lambda
     undefined,
     () => scan.metrics.flush(),
   );
-  // Inside the deadline's margin: the loop has stopped, the audits it started get what time is left.
+  // Audits still waiting for a slot when the sessions closed: what time is left (they read what they can).
   await scan.auditsSettled(lambda.remainingMs() - DEADLINE_MARGIN_MS / 2);
   scan.metrics.flush();
   // A check started while this loop closed saw its lease still held and started nothing: one last look for it.
