@@ -109,6 +109,22 @@ export const TABLE_ACCESS = {
     indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query', 'dynamodb:Scan'] },
     keys: TABLE_KEYS.calibration,
   },
+  /**
+   * The monitor schedule: the monitors (Query of their partition, GetItem, UpdateItem of the next run), the sealed
+   * message's parts (GetItem), the runs (PutItem, Query), the run's check as the calibration's (layout GetItem,
+   * check PutItem, shard entries BatchWriteItem, GetItem; its audit GetItem), the scope's active seeds (Query).
+   */
+  monitors: {
+    table: [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:Query',
+    ],
+    indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query'] },
+    keys: TABLE_KEYS.monitors,
+  },
 } as const satisfies Record<string, TableGrant>;
 
 export type TableAccess = (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS];

@@ -17,6 +17,7 @@ import { DEADLINE_MARGIN_MS, SCAN_SCHEDULE_MS } from '../../shared/scanner/scanL
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';
 import { LogQueries } from '../constructs/LogQueries';
+import { MonitorRuns } from '../constructs/MonitorRuns';
 import { monitorWidgets } from '../constructs/monitorWidgets';
 import { deployProbeFunction, SafeDeploys } from '../constructs/SafeDeploys';
 import { ALARM_THRESHOLDS, ServiceAlarms } from '../constructs/ServiceAlarms';
@@ -267,6 +268,8 @@ export class ServiceStack extends Stack {
     } else Annotations.of(this).addInfo(CALIBRATION_OFF);
     dashboard.dashboard.addWidgets(...webhooks.widgets());
     dashboard.dashboard.addWidgets(...monitorWidgets());
+    // Every due monitor on a schedule, with its alarms; with no monitor created, each run is one Query.
+    new MonitorRuns(this, 'Monitors', { table, credentials, common, alarms, reason: LATEST_RUNTIME_REASON });
     const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
     Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     new SafeDeploys(this, 'Deploys', {

@@ -1,0 +1,135 @@
+// Owns the monitors' schedule on AWS: a function with its own role that runs every due monitor (the tick npm start's
+// schedule runs), its schedule, and its alarms: errors, a heartbeat, and the drop alarm over every monitor's judgement.
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { METRICS, METRICS_NAMESPACE, SERVICE_DIMENSION, SERVICES } from '../../shared/telemetry/metrics';
+import { functionEntry } from '../paths';
+import type { LogLevel } from '../settings';
+import { ServiceFunction, TABLE_ACCESS } from './ServiceFunction';
+import { serviceMetric } from './serviceMetrics';
+
+export interface MonitorRunsProps {
+  table: ITable;
+  /** From DataStack: read only, for the item key that seals each monitor's message. */
+  credentials: ISecret;
+  common: { logRetention: RetentionDays; logLevel: LogLevel; tracing: boolean };
+  /** The service's alarms: these go to the same topic. */
+  alarms: { topic: ITopic };
+  /** Why the runtime is pinned (cdk-nag's L1), as the stack says it for every function. */
+  reason: string;
+}
+
+/** Due monitors are looked for this often: on AWS a monitor runs up to this late, and no more often than this. */
+export const MONITOR_SCHEDULE = Duration.minutes(5);
+/** Lambda's most: room for two runs of 5 minutes each and their sends (RUN_RESERVE_MS stops before the end). */
+const MONITOR_TIMEOUT = Duration.minutes(15);
+/** A judgement comes once a run; an hour pools every monitor that ran in it. */
+const DROP_PERIOD = Duration.hours(1);
+
+/**
+ * The highest MonitorDrop of any monitor and provider: a Metrics Insights query, because an alarm may not use SEARCH
+ * and the monitors are data, unknown at synth. Metrics Insights looks back 3 hours, more than one period.
+ */
+export const MONITOR_DROP_QUERY =
+  `SELECT MAX(${METRICS.monitorDrop.name}) FROM SCHEMA("${METRICS_NAMESPACE}", ` +
+  `${SERVICE_DIMENSION}, ${METRICS.monitorDrop.dimension}, ${METRICS.monitorDrop.secondDimension}) ` +
+  `WHERE ${SERVICE_DIMENSION} = '${METRICS.monitorDrop.service}'`;
+
+export class MonitorRuns extends Construct {
+  readonly function: ServiceFunction;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: MonitorRunsProps) {
+    super(scope, id);
+    this.function = new ServiceFunction(this, 'Function', {
+      ...props.common,
+      entry: functionEntry('monitors'),
+      service: SERVICES.monitor,
+      description:
+        'Runs every monitor whose time has come: its message checked, its counts and judgement kept',
+      timeout: MONITOR_TIMEOUT,
+      // One tick at a time: two would both find the same monitor due (its next run is not a conditional write).
+      reservedConcurrentExecutions: 1,
+      retryAttempts: 0,
+      // A tick throttled behind a long one is worth nothing: the next schedule looks again.
+      maxEventAge: Duration.minutes(1),
+      environment: { CREDENTIALS_SECRET_ID: props.credentials.secretArn },
+    }).bindTable(props.table, TABLE_ACCESS.monitors);
+    // Read only (not bindSecret's write access): the CLI creates the item key when it seals the first monitor.
+    props.credentials.grantRead(this.function);
+    Validations.of(this.function).acknowledge({ id: 'AwsSolutions-L1', reason: props.reason });
+    new Rule(this, 'Schedule', {
+      description: `Runs the due monitors every ${MONITOR_SCHEDULE.toHumanString()}`,
+      schedule: Schedule.rate(MONITOR_SCHEDULE),
+      // The live alias, as every other caller: a run uses the version that passed the deploy.
+      targets: [
+        new LambdaFunction(this.function.live({ retryAttempts: 0, maxEventAge: Duration.minutes(1) }), {
+          retryAttempts: 0,
+        }),
+      ],
+    });
+    this.addAlarms(props);
+  }
+
+  private addAlarms(props: MonitorRunsProps): void {
+    const namePrefix = Stack.of(this).stackName;
+    const action = new SnsAction(props.alarms.topic);
+    const add = (alarm: Alarm) => {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      this.alarms.push(alarm);
+    };
+    add(
+      new Alarm(this, 'Errors', {
+        alarmName: `${namePrefix}-MonitorScheduleErrors`,
+        alarmDescription:
+          'The monitor schedule failed: its log group says why (a monitor that fails alone is a warn line instead)',
+        metric: this.function.metricErrors({ statistic: 'Sum', period: MONITOR_TIMEOUT }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    add(
+      new Alarm(this, 'Heartbeat', {
+        alarmName: `${namePrefix}-MonitorScheduleHeartbeat`,
+        alarmDescription: 'The monitor schedule has not run for an hour: no monitor runs until it does',
+        metric: serviceMetric('monitorScheduleTicks', { statistic: 'Sum', period: DROP_PERIOD }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        // Silence is the failure this alarm is for.
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+    );
+    add(
+      new Alarm(this, 'Drop', {
+        alarmName: `${namePrefix}-MonitorDrop`,
+        alarmDescription:
+          'A monitor judged a real drop at a provider, or the message (not the seeds) landing worse than the ' +
+          'control: run `npm run admin -- monitors status <name> --scope S --stack <stack>` for the provider, the rates with ' +
+          'their intervals and the run ids (the saved query monitor-alarms lists the judgements).',
+        metric: new MathExpression({
+          expression: MONITOR_DROP_QUERY,
+          usingMetrics: {},
+          label: 'highest MonitorDrop',
+          period: DROP_PERIOD,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        // No run in the hour says nothing new: the alarm stays as the last judgement left it.
+        treatMissingData: TreatMissingData.IGNORE,
+      }),
+    );
+  }
+}
