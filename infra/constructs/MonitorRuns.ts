@@ -6,9 +6,11 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS, METRICS_NAMESPACE, SERVICE_DIMENSION, SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
@@ -23,6 +25,11 @@ export interface MonitorRunsProps {
   common: { logRetention: RetentionDays; logLevel: LogLevel; tracing: boolean };
   /** The service's alarms: these go to the same topic. */
   alarms: { topic: ITopic };
+  /**
+   * The stack's dead-letter queue (its alarm, ScannerDeadLetters, watches it): a failed invocation, or one the
+   * schedule could not deliver, lands there with its error, as every asynchronous invocation of the stack does.
+   */
+  deadLetters: IQueue;
   /** Why the runtime is pinned (cdk-nag's L1), as the stack says it for every function. */
   reason: string;
 }
@@ -61,6 +68,7 @@ export class MonitorRuns extends Construct {
       retryAttempts: 0,
       // A tick throttled behind a long one is worth nothing: the next schedule looks again.
       maxEventAge: Duration.minutes(1),
+      onFailure: new SqsDestination(props.deadLetters),
       environment: { CREDENTIALS_SECRET_ID: props.credentials.secretArn },
     }).bindTable(props.table, TABLE_ACCESS.monitors);
     // Read only (not bindSecret's write access): the CLI creates the item key when it seals the first monitor.
@@ -71,9 +79,14 @@ export class MonitorRuns extends Construct {
       schedule: Schedule.rate(MONITOR_SCHEDULE),
       // The live alias, as every other caller: a run uses the version that passed the deploy.
       targets: [
-        new LambdaFunction(this.function.live({ retryAttempts: 0, maxEventAge: Duration.minutes(1) }), {
-          retryAttempts: 0,
-        }),
+        new LambdaFunction(
+          this.function.live({
+            retryAttempts: 0,
+            maxEventAge: Duration.minutes(1),
+            onFailure: new SqsDestination(props.deadLetters),
+          }),
+          { retryAttempts: 0, deadLetterQueue: props.deadLetters },
+        ),
       ],
     });
     this.addAlarms(props);

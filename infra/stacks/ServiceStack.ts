@@ -269,7 +269,8 @@ export class ServiceStack extends Stack {
     dashboard.dashboard.addWidgets(...webhooks.widgets());
     dashboard.dashboard.addWidgets(...monitorWidgets());
     // Every due monitor on a schedule, with its alarms; with no monitor created, each run is one Query.
-    new MonitorRuns(this, 'Monitors', { table, credentials, common, alarms, reason: LATEST_RUNTIME_REASON });
+    const monitors = { table, credentials, common, alarms, reason: LATEST_RUNTIME_REASON };
+    new MonitorRuns(this, 'Monitors', { ...monitors, deadLetters: this.scannerDeadLetters });
     const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
     Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     new SafeDeploys(this, 'Deploys', {

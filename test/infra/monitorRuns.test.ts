@@ -73,7 +73,7 @@ describe('the monitor schedule on AWS', () => {
     const leading = (action: string) =>
       statements
         .filter((s) => actionsOf(s).includes(action) && JSON.stringify(s).includes('LeadingKeys'))
-        .flatMap((s) => JSON.stringify(s.Condition).match(/[A-Z]+#\*/g) ?? [])
+        .flatMap((s) => JSON.stringify((s as { Condition?: unknown }).Condition).match(/[A-Z]+#\*/g) ?? [])
         .sort();
     expect(leading('dynamodb:PutItem')).toEqual(['CHECK#*', 'MONITOR#*', 'MONITORRUN#*']);
     expect(leading('dynamodb:GetItem')).toEqual([
