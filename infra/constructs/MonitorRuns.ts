@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import { METRICS, METRICS_NAMESPACE, SERVICE_DIMENSION, SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
 import type { LogLevel } from '../settings';
+import type { LogQueries } from './LogQueries';
 import { ServiceFunction, TABLE_ACCESS } from './ServiceFunction';
 import { serviceMetric } from './serviceMetrics';
 
@@ -30,6 +31,8 @@ export interface MonitorRunsProps {
    * schedule could not deliver, lands there with its error, as every asynchronous invocation of the stack does.
    */
   deadLetters: IQueue;
+  /** The saved queries: monitor-alarms reads this function's log group. */
+  logQueries: LogQueries;
   /** Why the runtime is pinned (cdk-nag's L1), as the stack says it for every function. */
   reason: string;
 }
@@ -73,6 +76,7 @@ export class MonitorRuns extends Construct {
     }).bindTable(props.table, TABLE_ACCESS.monitors);
     // Read only (not bindSecret's write access): the CLI creates the item key when it seals the first monitor.
     props.credentials.grantRead(this.function);
+    props.logQueries.addFunction(this.function);
     Validations.of(this.function).acknowledge({ id: 'AwsSolutions-L1', reason: props.reason });
     new Rule(this, 'Schedule', {
       description: `Runs the due monitors every ${MONITOR_SCHEDULE.toHumanString()}`,

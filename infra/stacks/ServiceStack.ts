@@ -225,7 +225,7 @@ export class ServiceStack extends Stack {
       logRetention: settings.logRetentionDays,
     });
 
-    new LogQueries(this, 'LogQueries', {
+    const logQueries = new LogQueries(this, 'LogQueries', {
       namePrefix: this.stackName,
       functions: [...Object.values(functions), webhooks.sender],
     });
@@ -269,7 +269,7 @@ export class ServiceStack extends Stack {
     dashboard.dashboard.addWidgets(...webhooks.widgets());
     dashboard.dashboard.addWidgets(...monitorWidgets());
     // Every due monitor on a schedule, with its alarms; with no monitor created, each run is one Query.
-    const monitors = { table, credentials, common, alarms, reason: LATEST_RUNTIME_REASON };
+    const monitors = { table, credentials, common, alarms, logQueries, reason: LATEST_RUNTIME_REASON };
     new MonitorRuns(this, 'Monitors', { ...monitors, deadLetters: this.scannerDeadLetters });
     const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
     Validations.of(probe).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });

@@ -93,6 +93,19 @@ describe('the monitor schedule on AWS', () => {
     expect(onIndex.flatMap(actionsOf)).toEqual(['dynamodb:Query']);
   });
 
+  it('is searched by the saved queries, monitor-alarms among them', () => {
+    const [id] = monitorFunction();
+    const definitions = Object.values(resourcesOf(app.serviceTemplate, 'AWS::Logs::QueryDefinition'));
+    const named = definitions.filter((d) => JSON.stringify(d.Properties?.Name).includes('/monitor-alarms'));
+    expect(named).toHaveLength(1);
+    const logGroup = propOf<{ LogGroup: { Ref: string } }>(
+      resourcesOf(app.serviceTemplate)[id],
+      'LoggingConfig',
+    ).LogGroup.Ref;
+    for (const definition of definitions)
+      expect(JSON.stringify(definition.Properties?.LogGroupNames)).toContain(logGroup);
+  });
+
   it('alarms on its errors and on an hour without a run (silence breaches)', () => {
     const [id] = monitorFunction();
     expect(alarmNamed('MonitorScheduleErrors').Properties).toMatchObject({
