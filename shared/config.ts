@@ -252,19 +252,11 @@ export const loadCalibrationConfig = (env: NodeJS.ProcessEnv = process.env): Cal
   parseEnv(calibrationEnv, env);
 
 /** The monitor schedule's settings on AWS: the credentials secret holds the item key its messages are sealed with. */
-const monitorEnv = z.object({
-  TABLE_NAME: nonEmpty(),
-  AWS_REGION: nonEmpty(),
-  DYNAMODB_ENDPOINT: z.optional(z.url()),
-  LOG_LEVEL: logLevel,
+const monitorEnv = z.extend(z.omit(calibrationEnv, { CONTROL_SENDER_SECRET_ID: true, CONTROL_FROM: true }), {
   CREDENTIALS_SECRET_ID: nonEmpty(),
-  AWS_LAMBDA_FUNCTION_NAME: z.optional(nonEmpty()),
 });
 
-export type MonitorConfig = z.infer<typeof monitorEnv>;
-
-export const loadMonitorConfig = (env: NodeJS.ProcessEnv = process.env): MonitorConfig =>
-  parseEnv(monitorEnv, env);
+export const loadMonitorConfig = (env: NodeJS.ProcessEnv = process.env) => parseEnv(monitorEnv, env);
 
 /** The control sender's secret as stored: the URL (its user name too) and the password, never logged. */
 export const controlSenderSecret = z.object({

@@ -12,11 +12,13 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { METRICS, METRICS_NAMESPACE, SERVICE_DIMENSION, SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
 import type { LogLevel } from '../settings';
+import { TABLE_KEYS } from '../tableKeys';
 import type { LogQueries } from './LogQueries';
-import { ServiceFunction, TABLE_ACCESS } from './ServiceFunction';
+import { ServiceFunction, type TableGrant } from './ServiceFunction';
 import { serviceMetric } from './serviceMetrics';
 
 export interface MonitorRunsProps {
@@ -36,6 +38,24 @@ export interface MonitorRunsProps {
   /** Why the runtime is pinned (cdk-nag's L1), as the stack says it for every function. */
   reason: string;
 }
+
+/**
+ * What the schedule does to the table, as TABLE_ACCESS (ServiceFunction.ts) spells each function's: the monitors
+ * (Query of their partition, GetItem, UpdateItem of the next run), the sealed message's parts (GetItem), the runs
+ * (PutItem, Query), the run's check as the calibration's (layout GetItem, check PutItem, shard entries
+ * BatchWriteItem, GetItem; its audit GetItem), the scope's active seeds (Query on the accounts index).
+ */
+export const MONITOR_TABLE_ACCESS = {
+  table: [
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:Query',
+  ],
+  indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query'] },
+  keys: TABLE_KEYS.monitors,
+} as const satisfies TableGrant;
 
 /** Due monitors are looked for this often: on AWS a monitor runs up to this late, and no more often than this. */
 export const MONITOR_SCHEDULE = Duration.minutes(5);
@@ -73,7 +93,7 @@ export class MonitorRuns extends Construct {
       maxEventAge: Duration.minutes(1),
       onFailure: new SqsDestination(props.deadLetters),
       environment: { CREDENTIALS_SECRET_ID: props.credentials.secretArn },
-    }).bindTable(props.table, TABLE_ACCESS.monitors);
+    }).bindTable(props.table, MONITOR_TABLE_ACCESS);
     // Read only (not bindSecret's write access): the CLI creates the item key when it seals the first monitor.
     props.credentials.grantRead(this.function);
     props.logQueries.addFunction(this.function);

@@ -38,7 +38,7 @@ type DynamoAction =
 type IndexName = (typeof SECONDARY_INDEXES)[number]['name'];
 
 /** Actions on the table's items, and actions on the named indexes (only Query reads an index). */
-interface TableGrant {
+export interface TableGrant {
   table: readonly DynamoAction[];
   /** Per index, what may be done on it: each index gets only its own actions. */
   indexes: Partial<Record<IndexName, readonly DynamoAction[]>>;
@@ -109,25 +109,7 @@ export const TABLE_ACCESS = {
     indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query', 'dynamodb:Scan'] },
     keys: TABLE_KEYS.calibration,
   },
-  /**
-   * The monitor schedule: the monitors (Query of their partition, GetItem, UpdateItem of the next run), the sealed
-   * message's parts (GetItem), the runs (PutItem, Query), the run's check as the calibration's (layout GetItem,
-   * check PutItem, shard entries BatchWriteItem, GetItem; its audit GetItem), the scope's active seeds (Query).
-   */
-  monitors: {
-    table: [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:BatchWriteItem',
-      'dynamodb:Query',
-    ],
-    indexes: { [TABLE_SCHEMA.accountsByScope.name]: ['dynamodb:Query'] },
-    keys: TABLE_KEYS.monitors,
-  },
 } as const satisfies Record<string, TableGrant>;
-
-export type TableAccess = (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS];
 
 /**
  * The AWS SDK IS bundled: Lambda runs exactly the `@aws-sdk/*` versions of package-lock.json, the ones every test
@@ -252,7 +234,7 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /** Sets TABLE_NAME and allows exactly `access` on the table and on its indexes (none for TABLE_ACCESS.none). */
-  bindTable(table: ITable, access: TableAccess): this {
+  bindTable(table: ITable, access: TableGrant): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     for (const statement of tableStatements(table.tableArn, access.table, access.keys)) {
       this.addToRolePolicy(statement);
