@@ -45,7 +45,7 @@ export interface MonitorRunsProps {
  * (PutItem, Query), the run's check as the calibration's (layout GetItem, check PutItem, shard entries
  * BatchWriteItem, GetItem; its audit GetItem), the scope's active seeds (Query on the accounts index).
  */
-export const MONITOR_TABLE_ACCESS = {
+const MONITOR_TABLE_ACCESS = {
   table: [
     'dynamodb:GetItem',
     'dynamodb:PutItem',

@@ -20,7 +20,7 @@ import { composeMonitors } from './monitors';
  * A run lasts its check's 5 minutes plus the send and the bookkeeping: no run starts with less than this left, so
  * none is cut by the timeout; a due monitor left over runs at the next schedule.
  */
-export const RUN_RESERVE_MS = ACTIVE_MS + 60_000;
+const RUN_RESERVE_MS = ACTIVE_MS + 60_000;
 
 export const composeMonitorLambda = () => {
   const config = loadMonitorConfig();
