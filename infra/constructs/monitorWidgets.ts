@@ -1,8 +1,9 @@
 // Owns the dashboard's monitors section: per monitor and provider (found by SEARCH: both are data), the inbox rate of
-// its runs over time with its 95 % Wilson band drawn by metric math over the counts, and the counts and audit score.
+// its runs over time with its 95 % Wilson band drawn by metric math over the counts, the counts and audit score, the
+// judgement (MonitorDrop) and the schedule's ticks.
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget, MathExpression, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
-import { serviceSearch } from './serviceMetrics';
+import { serviceMetric, serviceSearch } from './serviceMetrics';
 
 /** Six hours a point: a monitor runs every 1 to 6 h, so each point pools at least one run. */
 const PERIOD = Duration.hours(6);
@@ -57,5 +58,17 @@ export const monitorWidgets = (): IWidget[] => [
     width: 12,
     height: 6,
     period: PERIOD,
+  }),
+  new GraphWidget({
+    title:
+      "Monitor judgements (1: a real drop or the message, the MonitorDrop alarm's input) and schedule ticks",
+    left: [serviceSearch('monitorDrop', 'Maximum', Duration.hours(1))],
+    leftYAxis: { min: 0, max: 1 },
+    right: [
+      serviceMetric('monitorScheduleTicks', { statistic: 'Sum', period: Duration.hours(1), label: 'ticks' }),
+    ],
+    width: 24,
+    height: 6,
+    period: Duration.hours(1),
   }),
 ];
