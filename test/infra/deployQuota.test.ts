@@ -10,7 +10,8 @@ describe('the concurrency quota check', () => {
       const { dataTemplate, serviceTemplate } = synthApp(context);
       return [dataTemplate.toJSON(), serviceTemplate.toJSON()];
     };
-    expect(reservedConcurrencyOf(templatesOf({}))).toBe(10);
-    expect(reservedConcurrencyOf(templatesOf({ scannerConcurrency: '25' }))).toBe(25);
+    // The scanner's, and 1 for the monitor schedule (one tick at a time).
+    expect(reservedConcurrencyOf(templatesOf({}))).toBe(10 + 1);
+    expect(reservedConcurrencyOf(templatesOf({ scannerConcurrency: '25' }))).toBe(25 + 1);
   });
 });
