@@ -1,6 +1,7 @@
 // Owns the monitor-cost section: a monitor's monthly cost at list prices (bench/prices.ts) at every 1 h and 6 h with
 // 20 seeds, from the check's variable cost as the detection section MEASURED it (the latest stored run) plus what a
 // run adds by the code's own reads, writes and metrics (computed, not metered); and the runs the alarm needs.
+import { MONITOR_SCHEDULE } from '../infra/constructs/MonitorRuns';
 import { windowRunsFor } from '../shared/monitors/monitorAlarm';
 import { METRICS } from '../shared/telemetry/metrics';
 import { PRICES } from './prices';
@@ -22,11 +23,43 @@ export interface MonitorCostInput {
   runWaitMs: number;
 }
 
-/** The metrics one monitor adds (each a custom metric billed a month): 4 counts a provider, and the audit score. */
+/**
+ * The metrics one monitor adds (each a custom metric billed a month): 4 counts and its judgement (MonitorDrop) a
+ * provider, and the audit score.
+ */
 const metricsPerMonitor = (providers: number) =>
   providers *
-    [METRICS.monitorInbox, METRICS.monitorSpam, METRICS.monitorMissing, METRICS.monitorCopies].length +
+    [
+      METRICS.monitorInbox,
+      METRICS.monitorSpam,
+      METRICS.monitorMissing,
+      METRICS.monitorCopies,
+      METRICS.monitorDrop,
+    ].length +
   1;
+
+/** The drop alarm's Metrics Insights query reads every MonitorDrop series: one a provider, each billed a month. */
+const alarmMetricsPerMonitor = (providers: number) => providers;
+
+/**
+ * What the schedule costs a deployment whatever its monitors: a tick every MONITOR_SCHEDULE (one Query of the
+ * monitors' partition, a short Lambda), its heartbeat metric, and the errors and heartbeat alarms (a metric each).
+ */
+const TICK_SECONDS = 0.2;
+const scheduleMonthly = () => {
+  const ticks = (MONTH_HOURS * 60) / MONITOR_SCHEDULE.toMinutes();
+  const tickDollars =
+    PRICES.dynamoReadRequestUnit +
+    (RUN_MEMORY_MB / 1024) * TICK_SECONDS * PRICES.lambdaArmGbSecond +
+    PRICES.lambdaRequest;
+  const fixed = PRICES.cloudWatchCustomMetricMonth + 2 * PRICES.cloudWatchAlarmMetricMonth;
+  return {
+    everyMinutes: MONITOR_SCHEDULE.toMinutes(),
+    ticksPerMonth: Math.round(ticks),
+    ticksDollars: Number((ticks * tickDollars).toPrecision(3)),
+    totalDollars: Number((ticks * tickDollars + fixed).toFixed(2)),
+  };
+};
 
 const perRun = (input: MonitorCostInput) => {
   const waitSeconds = input.runWaitMs / 1000;
@@ -49,7 +82,9 @@ const monitorMonthly = (input: MonitorCostInput, everyHours: number) => {
   const runs = MONTH_HOURS / everyHours;
   const run = perRun(input);
   const metrics = metricsPerMonitor(input.providers);
-  const metricsDollars = metrics * PRICES.cloudWatchCustomMetricMonth;
+  const alarmMetrics = alarmMetricsPerMonitor(input.providers);
+  const metricsDollars =
+    metrics * PRICES.cloudWatchCustomMetricMonth + alarmMetrics * PRICES.cloudWatchAlarmMetricMonth;
   const runsDollars = runs * run.dollars;
   return {
     everyHours,
@@ -57,6 +92,7 @@ const monitorMonthly = (input: MonitorCostInput, everyHours: number) => {
     perRunDollars: Number(run.dollars.toPrecision(3)),
     runsDollars: Number(runsDollars.toPrecision(3)),
     metrics,
+    alarmMetrics,
     metricsDollars: Number(metricsDollars.toFixed(2)),
     totalDollars: Number((runsDollars + metricsDollars).toFixed(2)),
     readUnits: run.readUnits,
@@ -85,6 +121,7 @@ export const runMonitorCostBench = (detection: unknown) => {
     fiveProviders: [1, 6].map((hours) => monitorMonthly({ ...base, providers: 5 }, hours)),
     oneProvider: [1, 6].map((hours) => monitorMonthly({ ...base, providers: 1 }, hours)),
     largestMessage: monitorMonthly({ ...base, providers: 5, messageBytes: KB * KB }, 1),
+    schedule: scheduleMonthly(),
     alarm: { fiveProviders: runsBeforeAlarm(20, 5), oneProvider: runsBeforeAlarm(20, 1) },
   };
 };

@@ -6,5 +6,14 @@ export const LOCK_FILE = fileURLToPath(new URL('../package-lock.json', import.me
 
 /** The handler module of one Lambda, `functions/<name>.ts`; each exports `handler`. */
 export const functionEntry = (
-  name: 'start' | 'get' | 'fallback' | 'scan' | 'deployProbe' | 'deployBake' | 'webhook' | 'calibrate',
+  name:
+    | 'start'
+    | 'get'
+    | 'fallback'
+    | 'scan'
+    | 'deployProbe'
+    | 'deployBake'
+    | 'webhook'
+    | 'calibrate'
+    | 'monitors',
 ): string => fileURLToPath(new URL(`../functions/${name}.ts`, import.meta.url));

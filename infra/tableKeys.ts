@@ -55,6 +55,14 @@ export const TABLE_KEYS = {
     read: ['check', 'layout', 'seedHistory', 'controlRun'],
     write: ['check', 'seedHistory', 'controlRun'],
   },
+  /**
+   * The monitors, their sealed messages and runs read, a run's check (and its audit, in the check's partition) as
+   * start creates it, the scope's latest control run; the monitor's next run, its run and its check written.
+   */
+  monitors: {
+    read: ['check', 'layout', 'controlRun', 'monitor', 'monitorMessage', 'monitorRun'],
+    write: ['check', 'monitor', 'monitorRun'],
+  },
 } as const satisfies Record<string, KeyGrant>;
 
 /** `ForAllValues`: every partition key a request names must match; a request naming none is not allowed by it. */

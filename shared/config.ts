@@ -236,6 +236,13 @@ export type CalibrationConfig = z.infer<typeof calibrationEnv>;
 export const loadCalibrationConfig = (env: NodeJS.ProcessEnv = process.env): CalibrationConfig =>
   parseEnv(calibrationEnv, env);
 
+/** The monitor schedule's settings on AWS: the credentials secret holds the item key its messages are sealed with. */
+const monitorEnv = z.extend(z.omit(calibrationEnv, { CONTROL_SENDER_SECRET_ID: true, CONTROL_FROM: true }), {
+  CREDENTIALS_SECRET_ID: nonEmpty(),
+});
+
+export const loadMonitorConfig = (env: NodeJS.ProcessEnv = process.env) => parseEnv(monitorEnv, env);
+
 /** The control sender's secret as stored: the URL (its user name too) and the password, never logged. */
 export const controlSenderSecret = z.object({
   url: z.url({ protocol: /^smtps?$/ }),

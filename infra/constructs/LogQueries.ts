@@ -1,6 +1,7 @@
 // Owns the saved CloudWatch Logs Insights queries: one per question an operator asks of the logs, over every
 // function's log group, in the log field names of docs/operating.md (where the same queries are printed).
 
+import { Lazy } from 'aws-cdk-lib';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnQueryDefinition } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -31,6 +32,12 @@ export const SAVED_QUERIES = [
     query:
       'fields @timestamp, account, failures, code, reason\n| filter ispresent(failures)\n| stats max(failures) by account',
   },
+  {
+    name: 'monitor-alarms',
+    title: "Monitors' alarming judgements (a real drop, or the message), newest first.",
+    query:
+      'fields @timestamp, monitor, scope, provider, state, run_ids, judgement\n| filter message = "monitor alarm"\n| sort @timestamp desc',
+  },
 ] as const;
 
 export interface LogQueriesProps {
@@ -40,14 +47,23 @@ export interface LogQueriesProps {
 }
 
 export class LogQueries extends Construct {
+  private readonly logGroupNames: string[];
+
   constructor(scope: Construct, id: string, { namePrefix, functions }: LogQueriesProps) {
     super(scope, id);
-    const logGroupNames = functions.map((fn) => fn.logGroup.logGroupName);
+    this.logGroupNames = functions.map((fn) => fn.logGroup.logGroupName);
+    // Read at synth, so a function added later (addFunction) is in every query too.
+    const logGroupNames = Lazy.list({ produce: () => this.logGroupNames });
     for (const { name, query } of SAVED_QUERIES)
       new CfnQueryDefinition(this, name, {
         name: `${namePrefix}/${name}`,
         queryString: query,
         logGroupNames,
       });
+  }
+
+  /** A function built after the queries (one of its own construct's) searched by them as well. */
+  addFunction(fn: LambdaFunction): void {
+    this.logGroupNames.push(fn.logGroup.logGroupName);
   }
 }

@@ -25,9 +25,9 @@ import type { SERVICES } from '../../shared/telemetry/metrics';
 import { LOCK_FILE, PROJECT_ROOT } from '../paths';
 import type { LogLevel } from '../settings';
 import { tableStatements } from '../tableKeys';
-import type { DynamoAction, IndexName, TableAccess } from './tableAccess';
+import type { DynamoAction, IndexName, TableGrant } from './tableAccess';
 
-export { TABLE_ACCESS, type TableAccess } from './tableAccess';
+export { TABLE_ACCESS, type TableGrant } from './tableAccess';
 
 /** The alias every caller (API integrations, schedule, stream) invokes; CodeDeploy moves it between versions. */
 export const LIVE_ALIAS = 'live';
@@ -163,7 +163,7 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /** Sets TABLE_NAME and allows exactly `access` on the table and on its indexes (none for TABLE_ACCESS.none). */
-  bindTable(table: ITable, access: TableAccess): this {
+  bindTable(table: ITable, access: TableGrant): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     for (const statement of tableStatements(table.tableArn, access.table, access.keys)) {
       this.addToRolePolicy(statement);

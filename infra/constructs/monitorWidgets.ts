@@ -1,5 +1,6 @@
 // Owns the dashboard's monitors section: per monitor and provider (found by SEARCH: both are data), the inbox rate of
-// its runs over time with its 95 % Wilson band drawn by metric math over the counts, and the counts and audit score.
+// its runs over time with its 95 % Wilson band drawn by metric math over the counts, the counts and audit score, the
+// judgement (MonitorDrop) and the schedule's ticks.
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget, MathExpression, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ServiceMetrics } from './serviceMetrics';
@@ -58,5 +59,17 @@ export const monitorWidgets = (m: ServiceMetrics): IWidget[] => [
     width: 12,
     height: 6,
     period: PERIOD,
+  }),
+  new GraphWidget({
+    title:
+      "Monitor judgements (1: a real drop or the message, the MonitorDrop alarm's input) and schedule ticks",
+    left: [m.search('monitorDrop', 'Maximum', Duration.hours(1))],
+    leftYAxis: { min: 0, max: 1 },
+    right: [
+      m.metric('monitorScheduleTicks', { statistic: 'Sum', period: Duration.hours(1), label: 'ticks' }),
+    ],
+    width: 24,
+    height: 6,
+    period: Duration.hours(1),
   }),
 ];

@@ -8,7 +8,7 @@ export type DynamoAction =
 export type IndexName = (typeof SECONDARY_INDEXES)[number]['name'];
 
 /** Actions on the table's items, and actions on the named indexes (only Query reads an index). */
-interface TableGrant {
+export interface TableGrant {
   table: readonly DynamoAction[];
   /** Per index, what may be done on it: each index gets only its own actions. */
   indexes: Partial<Record<IndexName, readonly DynamoAction[]>>;
@@ -80,5 +80,3 @@ export const TABLE_ACCESS = {
     keys: TABLE_KEYS.calibration,
   },
 } as const satisfies Record<string, TableGrant>;
-
-export type TableAccess = (typeof TABLE_ACCESS)[keyof typeof TABLE_ACCESS];

@@ -9,6 +9,7 @@ import { ROUTES, type RouteFunction, routeKeyOf } from '../../shared/http/routes
 import { metricsNamespaceFor, SERVICES } from '../../shared/telemetry/metrics';
 import { Calibration } from '../constructs/Calibration';
 import { LogQueries } from '../constructs/LogQueries';
+import { MonitorRuns } from '../constructs/MonitorRuns';
 import { mailboxQueries } from '../constructs/mailboxQueries';
 import { monitorWidgets } from '../constructs/monitorWidgets';
 import {
@@ -129,7 +130,7 @@ export class ServiceStack extends Stack {
       logRetention: settings.logRetentionDays,
     });
 
-    new LogQueries(this, 'LogQueries', {
+    const logQueries = new LogQueries(this, 'LogQueries', {
       namePrefix: this.stackName,
       functions: [...Object.values(functions), webhooks.sender],
     });
@@ -196,6 +197,17 @@ export class ServiceStack extends Stack {
     dashboard.dashboard.addWidgets(...webhooks.widgets());
     dashboard.dashboard.addWidgets(...monitorWidgets(metrics));
     dashboard.dashboard.addWidgets(mailboxQueries(this, this.stackName, this.scanner.logGroup));
+    // Every due monitor on a schedule, with its alarms; with no monitor created, each run is one Query.
+    const monitors = {
+      table,
+      credentials,
+      common,
+      alarms,
+      logQueries,
+      metrics,
+      reason: LATEST_RUNTIME_REASON,
+    };
+    new MonitorRuns(this, 'Monitors', { ...monitors, deadLetters: this.scannerDeadLetters });
     new SafeDeploys(this, 'Deploys', {
       namePrefix: this.stackName,
       api: (['start', 'get', 'fallback'] as const).map((name) => ({

@@ -145,6 +145,7 @@ interface MonitorMonth {
   everyHours: number;
   totalDollars: number;
   metrics: number;
+  alarmMetrics: number;
   metricsDollars: number;
   runsPerMonth: number;
   perRunDollars: number;
@@ -155,7 +156,7 @@ const monitorCostText = (r: unknown): string => {
     ((get(r, path) as MonitorMonth[] | undefined) ?? [])
       .map(
         (m) =>
-          `every ${m.everyHours} h $${m.totalDollars} (${m.runsPerMonth} runs × $${m.perRunDollars} + ${m.metrics} metrics $${m.metricsDollars})`,
+          `every ${m.everyHours} h $${m.totalDollars} (${m.runsPerMonth} runs × $${m.perRunDollars} + ${m.metrics} metrics and ${m.alarmMetrics} alarm metric${m.alarmMetrics === 1 ? '' : 's'} $${m.metricsDollars})`,
       )
       .join(', ');
   const alarm = (path: string) =>
@@ -163,6 +164,6 @@ const monitorCostText = (r: unknown): string => {
   return (
     `20 seeds over 5 providers: ${months('fiveProviders')}; all at one provider: ${months('oneProvider')}; ` +
     `a 1 MB message every 1 h over 5 providers $${num(r, 'largestMessage.totalDollars')}. Alarm: ${alarm('alarm.fiveProviders')}; ${alarm('alarm.oneProvider')}. ` +
-    `Check cost $${num(r, 'input.checkDollars')} as the detection section measured it (${String(get(r, 'input.checkMeasured'))}); the run's own part computed from the code's reads and writes, not metered; no CloudWatch alarm is built (the judgement runs in code); list prices as of ${String(get(r, 'prices.asOf')).slice(0, 10)}`
+    `Check cost $${num(r, 'input.checkDollars')} as the detection section measured it (${String(get(r, 'input.checkMeasured'))}); the run's own part computed from the code's reads and writes, not metered; the alarm is one CloudWatch alarm (MonitorDrop, a Metrics Insights query over every monitor and provider, billed per series it reads); the schedule on AWS (a tick every ${num(r, 'schedule.everyMinutes')} min, its heartbeat metric, errors and heartbeat alarms) $${num(r, 'schedule.totalDollars')} a month per deployment whatever its monitors; list prices as of ${String(get(r, 'prices.asOf')).slice(0, 10)}`
   );
 };

@@ -66,7 +66,16 @@ export class MonitorSchedule {
         const outcome = await this.deps.run(monitor);
         this.last.set(`${monitor.scope}/${monitor.name}`, outcome);
         this.deps.print(runLine(monitor, outcome));
-        for (const judgement of outcome.judgements.filter(isAlarm)) this.deps.log.warn(judgement.text);
+        // Structured, so a Logs Insights query (infra/constructs/LogQueries.ts, monitor-alarms) finds each one.
+        for (const judgement of outcome.judgements.filter(isAlarm))
+          this.deps.log.warn('monitor alarm', {
+            monitor: monitor.name,
+            scope: monitor.scope,
+            provider: judgement.provider,
+            state: judgement.state,
+            run_ids: judgement.runIds,
+            judgement: judgement.text,
+          });
       } catch (error) {
         this.deps.log.warn('monitor run failed', {
           monitor: monitor.name,

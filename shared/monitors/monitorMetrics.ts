@@ -3,6 +3,7 @@
 // Both sinks (CloudWatch through Powertools, npm start's in-process one) publish exactly these points.
 import { METRICS, type MetricSpec } from '../telemetry/metrics';
 import type { MonitorRun } from './monitor';
+import { isAlarm, type ProviderJudgement } from './monitorAlarm';
 
 export interface MonitorPoint {
   spec: MetricSpec;
@@ -29,3 +30,11 @@ export const monitorPoints = (run: MonitorRun): MonitorPoint[] => {
     });
   return points;
 };
+
+/** The alarm's judgement of a run, per provider: 1 on a drop or a message problem, else 0 (the alarm's input). */
+export const judgementPoints = (monitor: string, judgements: readonly ProviderJudgement[]): MonitorPoint[] =>
+  judgements.map((judgement) => ({
+    spec: METRICS.monitorDrop,
+    dimensions: { Monitor: monitor, Provider: judgement.provider },
+    value: isAlarm(judgement) ? 1 : 0,
+  }));

@@ -1,6 +1,7 @@
 // Owns what monitors need from the outside: where monitors and their runs are kept, how their message is sealed,
 // how a run's message is sent, and where a run's counts are published.
 import type { Monitor, MonitorRun } from './monitor';
+import type { ProviderJudgement } from './monitorAlarm';
 
 /**
  * Seals a secret of the deployment and opens it again; `context` binds the sealed text to what it belongs to (a
@@ -40,4 +41,6 @@ export interface MonitorSender {
 /** Where each run's counts go: CloudWatch on AWS, an in-process sink under npm start. */
 export interface MonitorTelemetry {
   publishRun(run: MonitorRun): void | Promise<void>;
+  /** The alarm's judgement after the run, per provider (MonitorDrop): what the CloudWatch alarm watches. */
+  publishJudgements(run: MonitorRun, judgements: readonly ProviderJudgement[]): void | Promise<void>;
 }

@@ -95,7 +95,9 @@ export const runMonitor = async (deps: RunMonitorDeps, monitor: Monitor): Promis
   };
   await deps.monitors.recordRun(kept);
   await deps.telemetry?.publishRun(kept);
-  return { run: kept, judgements: await judgeLatest(deps, monitor) };
+  const judgements = await judgeLatest(deps, monitor);
+  await deps.telemetry?.publishJudgements(kept, judgements);
+  return { run: kept, judgements };
 };
 
 /** The alarm's judgement over the monitor's latest runs: enough for its window and baseline at every provider. */

@@ -265,6 +265,21 @@ export const METRICS = {
     dimension: 'Monitor',
     description: "A monitor run's sender audit score, where an audit was made, by monitor",
   },
+  monitorDrop: {
+    name: 'MonitorDrop',
+    unit: 'Count',
+    service: 'monitor',
+    dimension: 'Monitor',
+    secondDimension: 'Provider',
+    description:
+      "A monitor run's alarm judgement: 1 when it judged a real drop (or the message, not the seeds), else 0",
+  },
+  monitorScheduleTicks: {
+    name: 'MonitorScheduleTicks',
+    unit: 'Count',
+    service: 'monitor',
+    description: 'Runs of the monitor schedule on AWS, due monitors or not: its heartbeat',
+  },
   activeChecks: {
     name: 'ActiveChecks',
     unit: 'Count',

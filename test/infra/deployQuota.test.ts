@@ -11,8 +11,9 @@ describe('the concurrency quota check', () => {
       const { dataTemplate, serviceTemplate } = synthApp(context);
       return [dataTemplate.toJSON(), serviceTemplate.toJSON()];
     };
-    expect(reservedConcurrencyOf(templatesOf({}))).toBe(DEFAULT_SETTINGS.scannerConcurrency);
-    expect(reservedConcurrencyOf(templatesOf({ mailboxes: '5000' }))).toBe(95);
-    expect(reservedConcurrencyOf(templatesOf({ scannerConcurrency: '25' }))).toBe(25);
+    // The scanner's, and 1 for the monitor schedule (one tick at a time).
+    expect(reservedConcurrencyOf(templatesOf({}))).toBe(DEFAULT_SETTINGS.scannerConcurrency + 1);
+    expect(reservedConcurrencyOf(templatesOf({ mailboxes: '5000' }))).toBe(95 + 1);
+    expect(reservedConcurrencyOf(templatesOf({ scannerConcurrency: '25' }))).toBe(25 + 1);
   });
 });

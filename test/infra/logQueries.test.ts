@@ -17,7 +17,12 @@ describe('LogQueries', () => {
           code: Code.fromInline('exports.handler = async () => {}'),
         }),
     );
-    new LogQueries(stack, 'LogQueries', { namePrefix: 'Svc', functions });
+    const queries = new LogQueries(stack, 'LogQueries', {
+      namePrefix: 'Svc',
+      functions: functions.slice(0, 1),
+    });
+    // One added after the queries were built (the monitor schedule's) is searched as well.
+    queries.addFunction(functions[1] as LambdaFunction);
     const template = Template.fromStack(stack);
     const definitions = template.findResources('AWS::Logs::QueryDefinition');
     expect(Object.keys(definitions)).toHaveLength(SAVED_QUERIES.length);

@@ -35,6 +35,10 @@ const functionIds = () => {
 
 const stringify = (value: unknown) => JSON.stringify(value);
 
+/** The monitor schedule's function (infra/constructs/MonitorRuns.ts), outside the stack's four. */
+const monitorFunctionId = () =>
+  logicalIdOf((built.service.node.findChild('Monitors') as unknown as { function: never }).function);
+
 /** The function a `{ Ref }` names: itself, or the function behind a live alias (callers invoke the aliases). */
 const functionBehind = (ref: unknown): string | undefined => {
   // A stream mapping names the alias as `<function name taken from the alias ARN>:live`.
@@ -55,12 +59,13 @@ describe('resource counts', () => {
 
   it('puts the functions, API, triggers, alarms, topic and dashboard in the service stack', () => {
     const service = built.serviceTemplate;
-    // The four functions, the webhook sender, and the scanner's two CodeDeploy hooks (the probe and the bake).
-    service.resourceCountIs('AWS::Lambda::Function', 7);
+    // The four functions, the webhook sender, the scanner's two CodeDeploy hooks and the monitor schedule.
+    service.resourceCountIs('AWS::Lambda::Function', 8);
     service.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     service.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + 1);
-    service.resourceCountIs('AWS::Events::Rule', 1);
+    // The scanner's minute and the monitors' schedule.
+    service.resourceCountIs('AWS::Events::Rule', 2);
     // The scanner's wake-up; the webhook sender's stream and retry queue.
     service.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     // The service's alarms, and an error and a latency alarm per canary alias (the API's three and the webhook
@@ -68,7 +73,9 @@ describe('resource counts', () => {
     const alarmsOf = (id: string) =>
       (built.service.node.findChild(id) as unknown as { alarms: unknown[] }).alarms;
     expect(alarmsOf('Deploys')).toHaveLength(8);
-    service.resourceCountIs('AWS::CloudWatch::Alarm', alarmsOf('Alarms').length + 8);
+    // And the monitor schedule's errors, heartbeat and drop.
+    expect(alarmsOf('Monitors')).toHaveLength(3);
+    service.resourceCountIs('AWS::CloudWatch::Alarm', alarmsOf('Alarms').length + 8 + 3);
     // The scanner's dead letters; the webhook retries and their dead letters.
     service.resourceCountIs('AWS::SQS::Queue', 3);
     service.resourceCountIs('AWS::SNS::Topic', 1);
@@ -317,7 +324,8 @@ describe('least privilege', () => {
     expect(stringify(invoke?.Resource)).toMatch(/:function:InboxPlacementService-scanner:live"\]\]\}\]$/);
   });
 
-  it('lets only the scanner role read the secret', () => {
+  // The monitor schedule reads it too, for the item key its messages are sealed with (read only: monitorRuns.test.ts).
+  it('lets only the scanner and the monitor schedule roles read the secret', () => {
     const secretId = logicalIdOf(built.data.credentials);
     const readers = Object.values(resourcesOf(built.serviceTemplate, 'AWS::IAM::Policy')).filter((policy) =>
       propOf<{ Statement: Statement[] }>(policy, 'PolicyDocument').Statement.some(
@@ -326,6 +334,7 @@ describe('least privilege', () => {
     );
     expect(readers.map((policy) => policy.Properties?.Roles)).toEqual([
       [{ Ref: roleOfFunction(built.serviceTemplate, functionIds().scanner) }],
+      [{ Ref: roleOfFunction(built.serviceTemplate, monitorFunctionId()) }],
     ]);
   });
 });
@@ -346,7 +355,7 @@ describe('asynchronous invocations', () => {
       ),
     );
     const asynchronous = new Set([...invokedByRules, ...invokedBySelf]);
-    expect([...asynchronous]).toEqual([ids.scanner]);
+    expect([...asynchronous].sort()).toEqual([ids.scanner, monitorFunctionId()].sort());
     const configs = Object.values(resourcesOf(built.serviceTemplate, 'AWS::Lambda::EventInvokeConfig'));
     for (const id of asynchronous) {
       const config = configs.find((c) => stringify(c.Properties?.FunctionName) === stringify({ Ref: id }));

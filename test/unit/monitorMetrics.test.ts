@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { powertoolsMonitorTelemetry } from '../../shared/adapters/telemetry/monitorMetrics';
 import { createMetrics } from '../../shared/adapters/telemetry/powertools';
 import type { MonitorRun } from '../../shared/monitors/monitor';
+import type { ProviderJudgement } from '../../shared/monitors/monitorAlarm';
 
 const RUN: MonitorRun = {
   scope: 'default',
@@ -55,5 +56,51 @@ describe('monitor metrics on AWS', () => {
     expect(byName.get('MonitorAuditScore')?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([
       ['service', 'Monitor'],
     ]);
+  });
+
+  it('emits the judgement per provider as MonitorDrop, 1 on a drop or the message, else 0', () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const judgement = (provider: string, state: ProviderJudgement['state']): ProviderJudgement => ({
+      provider,
+      state,
+      windowRuns: 3,
+      runsHad: 6,
+      window: null,
+      baseline: null,
+      control: null,
+      pDrop: null,
+      pControl: null,
+      runIds: [],
+      text: '',
+    });
+    powertoolsMonitorTelemetry(createMetrics('monitor')).publishJudgements(RUN, [
+      judgement('gmail', 'drop'),
+      judgement('yahoo', 'message'),
+      judgement('outlook', 'ok'),
+      judgement('icloud', 'waiting'),
+    ]);
+    const records = lines
+      .flatMap((line) => line.split('\n'))
+      .filter((line) => line.startsWith('{'))
+      .map(
+        (line) =>
+          JSON.parse(line) as Record<string, unknown> & {
+            _aws: { CloudWatchMetrics: { Dimensions: string[][] }[] };
+          },
+      );
+    expect(records.map((r) => [r.Provider, r.MonitorDrop])).toEqual([
+      ['gmail', 1],
+      ['yahoo', 1],
+      ['outlook', 0],
+      ['icloud', 0],
+    ]);
+    for (const record of records) {
+      expect(record.Monitor).toBe('welcome');
+      expect(record._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'Monitor', 'Provider']]);
+    }
   });
 });

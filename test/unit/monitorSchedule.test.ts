@@ -92,4 +92,60 @@ describe('the monitor schedule', () => {
     expect(ran).toEqual(['welcome', 'broken']);
     expect(schedule.last.get('default/welcome')?.run.checkId).toBe('abcdefghijklmnopqrst');
   });
+
+  it('logs an alarming judgement at warn with its monitor, provider, state, run ids and full text', async () => {
+    const monitors = [monitorOf('welcome')];
+    const lines: string[] = [];
+    const base = outcome(monitors[0] as Monitor, 'abcdefghijklmnopqrst');
+    const [judgement] = base.judgements;
+    const drop = {
+      ...base,
+      judgements: [
+        { ...(judgement as NonNullable<typeof judgement>), state: 'drop' as const, text: 'gmail fell' },
+      ],
+    };
+    const schedule = new MonitorSchedule({
+      monitors: memoryStore(monitors) as MonitorStore,
+      run: async () => drop,
+      clock: new ManualClock(T0),
+      log: createLogger('test', 'warn', (line) => lines.push(line)),
+      tickMs: 1000,
+      print: () => undefined,
+    });
+    await schedule.tick();
+    const alarms = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(alarms).toEqual([
+      expect.objectContaining({
+        message: 'monitor alarm',
+        level: expect.stringMatching(/warn/i),
+        monitor: 'welcome',
+        scope: 'default',
+        provider: 'gmail',
+        state: 'drop',
+        run_ids: ['abcdefghijklmnopqrst'],
+        judgement: 'gmail fell',
+      }),
+    ]);
+  });
+
+  it('starts no further run once stopped during a tick (the Lambda stops it near its deadline)', async () => {
+    const monitors = [monitorOf('first'), monitorOf('second')];
+    const ran: string[] = [];
+    const schedule: MonitorSchedule = new MonitorSchedule({
+      monitors: memoryStore(monitors) as MonitorStore,
+      run: async (monitor) => {
+        ran.push(monitor.name);
+        await schedule.stop();
+        return outcome(monitor, 'abcdefghijklmnopqrst');
+      },
+      clock: new ManualClock(T0),
+      log: createLogger('test', 'warn', () => undefined),
+      tickMs: 1000,
+      print: () => undefined,
+    });
+    await schedule.tick();
+    expect(ran).toEqual(['first']);
+    // The one left over is still due, for the next schedule.
+    expect(monitors[1]?.nextRunAt).toBe(T0);
+  });
 });

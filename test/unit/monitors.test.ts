@@ -185,8 +185,11 @@ describe('monitors on the local store', () => {
       ['gmail', 'waiting'],
       ['yahoo', 'waiting'],
     ]);
-    // 4 counts a provider a run, each under the monitor and the provider only.
-    expect(sink.points).toHaveLength(16);
+    // 4 counts and the judgement (MonitorDrop) a provider a run, each under the monitor and the provider only.
+    expect(sink.points).toHaveLength(20);
+    expect(sink.points.filter((p) => p.spec.name === 'MonitorDrop').map((p) => p.value)).toEqual([
+      0, 0, 0, 0,
+    ]);
     for (const point of sink.points)
       expect(Object.keys(point.dimensions).sort()).toEqual(['Monitor', 'Provider']);
     expect(

@@ -53,7 +53,7 @@ describe('a scan invocation closing its loop', () => {
     const remainingMs = 60_000;
     const lambda: InvocationClock = { requestId: 'r1', remainingMs: () => remainingMs };
     const report = await runScanInvocation(scan, { shard: { index: 0, count: 1 } }, lambda);
-    expect(report.stoppedBecause).toBe('idle');
+    expect(report?.stoppedBecause).toBe('idle');
     expect(events.slice(0, 3)).toEqual([
       `audits awaited for at most ${remainingMs - DEADLINE_MARGIN_MS / 2} ms`,
       'audit read the copy over the session',

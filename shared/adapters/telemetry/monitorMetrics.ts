@@ -2,15 +2,20 @@
 // single metric with its own dimensions (the monitor, the provider), flushed with the function's other metrics.
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MonitorRun } from '../../monitors/monitor';
-import { monitorPoints } from '../../monitors/monitorMetrics';
+import type { ProviderJudgement } from '../../monitors/monitorAlarm';
+import { judgementPoints, type MonitorPoint, monitorPoints } from '../../monitors/monitorMetrics';
 import type { MonitorTelemetry } from '../../monitors/ports';
 
+const emit = (metrics: Metrics, points: readonly MonitorPoint[]) => {
+  for (const point of points) {
+    const single = metrics.singleMetric();
+    for (const [name, value] of Object.entries(point.dimensions)) single.addDimension(name, value);
+    single.addMetric(point.spec.name, MetricUnit.Count, point.value);
+  }
+};
+
 export const powertoolsMonitorTelemetry = (metrics: Metrics): MonitorTelemetry => ({
-  publishRun: (run: MonitorRun) => {
-    for (const point of monitorPoints(run)) {
-      const single = metrics.singleMetric();
-      for (const [name, value] of Object.entries(point.dimensions)) single.addDimension(name, value);
-      single.addMetric(point.spec.name, MetricUnit.Count, point.value);
-    }
-  },
+  publishRun: (run: MonitorRun) => emit(metrics, monitorPoints(run)),
+  publishJudgements: (run: MonitorRun, judgements: readonly ProviderJudgement[]) =>
+    emit(metrics, judgementPoints(run.monitor, judgements)),
 });

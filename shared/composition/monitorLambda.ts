@@ -1,0 +1,67 @@
+// Owns the monitor schedule's Lambda wiring: settings read once, the item key read from the credentials secret (never
+// created here: a monitor is sealed by the CLI, which creates it), CloudWatch for the runs and their judgement, and
+// the same tick npm start's MonitorSchedule runs, stopped in time for a run under way to end before the deadline.
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretAccountEntries } from '../adapters/credentials/accountEntries';
+import { ItemKeySealer } from '../adapters/credentials/itemKeySealer';
+import { createDocumentClient } from '../adapters/dynamo/client';
+import { powertoolsMonitorTelemetry } from '../adapters/telemetry/monitorMetrics';
+import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
+import { loadMonitorConfig } from '../config';
+import { systemClock } from '../domain/clock';
+import { ACTIVE_MS } from '../domain/limits';
+import { MonitorSchedule } from '../local/MonitorSchedule';
+import { createLambdaLogger } from '../log';
+import { runMonitor } from '../monitors/runMonitor';
+import { SERVICES } from '../telemetry/metrics';
+import { composeMonitors } from './monitors';
+
+/**
+ * A run lasts its check's 5 minutes plus the send and the bookkeeping: no run starts with less than this left, so
+ * none is cut by the timeout; a due monitor left over runs at the next schedule.
+ */
+const RUN_RESERVE_MS = ACTIVE_MS + 60_000;
+
+export const composeMonitorLambda = () => {
+  const config = loadMonitorConfig();
+  const log = createLambdaLogger(SERVICES.monitor, config.LOG_LEVEL);
+  const metrics = createMetrics(SERVICES.monitor);
+  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const entries = new SecretAccountEntries(
+    new SecretsManagerClient({ region: config.AWS_REGION }),
+    config.CREDENTIALS_SECRET_ID,
+  );
+  const sealer = new ItemKeySealer(async () => {
+    const { itemKey } = await entries.readDocument();
+    if (itemKey === undefined)
+      throw new Error('the credentials secret has no item key: no monitor was sealed');
+    return itemKey;
+  });
+  const { deps } = composeMonitors({
+    client,
+    tableName: config.TABLE_NAME,
+    clock: systemClock,
+    log,
+    sealer,
+    telemetry: powertoolsMonitorTelemetry(metrics),
+  });
+  return {
+    /** Every due monitor, one after another, until fewer than RUN_RESERVE_MS remain of the invocation. */
+    run: async (remainingMs: () => number) => {
+      emitNow(metrics, 'monitorScheduleTicks', 1);
+      const schedule = new MonitorSchedule({
+        monitors: deps.monitors,
+        run: async (monitor) => {
+          const outcome = await runMonitor(deps, monitor);
+          if (remainingMs() < RUN_RESERVE_MS) await schedule.stop();
+          return outcome;
+        },
+        clock: systemClock,
+        log,
+        tickMs: 0,
+        print: (line) => log.info(line),
+      });
+      if (remainingMs() >= RUN_RESERVE_MS) await schedule.tick();
+    },
+  };
+};
