@@ -142,7 +142,7 @@ describe('functions', () => {
       expect(logGroups[logGroupId]?.Properties?.RetentionInDays).toBe(30);
     }
     const used = Object.values(functions).map((fn) => stringify(fn.Properties?.LoggingConfig));
-    expect(new Set(used).size).toBe(7);
+    expect(new Set(used).size).toBe(8);
   });
 
   it('set the Powertools, log level and source map env, with the service of each function', () => {
