@@ -21,7 +21,7 @@ import { systemClock } from '../shared/domain/clock';
 import { ACTIVE_MS } from '../shared/domain/limits';
 import { type AccountEntry, accountEntrySchema } from '../shared/local/localConfig';
 import { createLogger } from '../shared/log';
-import type { MailboxSession } from '../shared/scanner/ports';
+import type { MailboxSession } from '../shared/scanner/scannerPorts';
 import { inShard, isShard, type Shard } from '../shared/scanner/shards';
 import { STAND_IN_TIMEOUTS } from './scaleFixtures';
 import { SweepTrace } from './simulationTrace';

@@ -2,7 +2,7 @@
 // and per provider with bulk-sender rules, the share failing each rule item: Averages of the audit's 1-or-0 metrics.
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
-import { ruleItemsByProvider } from '../../shared/audit/auditMetrics';
+import { ruleItemsByProvider } from '../../shared/audit';
 import type { ServiceMetrics } from './serviceMetrics';
 
 const WIDTH = 8;

@@ -1,5 +1,5 @@
 // Credentials held in memory, for tests that hand the scanner accounts directly.
-import type { CredentialSource, MailboxCredentials } from '../../shared/scanner/ports';
+import type { CredentialSource, MailboxCredentials } from '../../shared/scanner/scannerPorts';
 
 export class StaticCredentialSource implements CredentialSource {
   constructor(private readonly byEmail: ReadonlyMap<string, MailboxCredentials>) {}

@@ -2,13 +2,15 @@
 // whole source, a DNS record it publishes) or an API client (a path, a header) controls, and how a payload reaches
 // each. scripts/lib/linearity.ts times them on its payloads.
 
-import { contentFactsOf } from '../../shared/audit/contentFacts';
-import { readDkimKey } from '../../shared/audit/dkimKey';
-import { tagList } from '../../shared/audit/dnsJudgement';
-import { headerFactsOf } from '../../shared/audit/headerFacts';
-import { scanHtml } from '../../shared/audit/htmlScan';
-import { sendingHostOf } from '../../shared/audit/sendingHost';
-import { spfSyntaxError } from '../../shared/audit/spfSyntax';
+import {
+  contentFactsOf,
+  headerFactsOf,
+  readDkimKey,
+  scanHtml,
+  sendingHostOf,
+  spfSyntaxError,
+  tagList,
+} from '../../shared/audit';
 import { bearerKeyOf } from '../../shared/domain/apiKey';
 import { isCheckId } from '../../shared/domain/checkId';
 import { allowedMethods, findRoute } from '../../shared/http/routes';

@@ -1,7 +1,7 @@
 // Owns the sender audit's vocabulary: what one check's audit reads (the facts of one received copy, the DNS side's
 // results, where the check's copies landed per provider) and what it says (findings, fix-first, score, not checked).
 import type { Finding, NotChecked, ProviderName } from '../domain/auditReport';
-import type { AuthVerdict } from '../domain/placement';
+import type { AuthVerdict } from '../domain/receivingVerdicts';
 import type { VerifiedDomains } from '../scanner/authResults';
 
 export type {

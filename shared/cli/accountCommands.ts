@@ -13,12 +13,12 @@ import { InvalidInputError } from '../domain/errors';
 import { syncAccounts } from '../local/bootstrap';
 import { readLocalConfig } from '../local/localConfig';
 import { applyPreset, presetFor } from '../providers/presets';
-import type { OAuth2Grant } from '../scanner/ports';
 import { reservationProblem } from '../scanner/scannerCapacity';
+import type { OAuth2Grant } from '../scanner/scannerPorts';
+import { formatTable } from './listingTable';
 import { type OAuthOptions, obtainGrant } from './oauthConsent';
 import { readSecret } from './prompt';
 import type { ScannerCapacity } from './stackOutputs';
-import { formatTable } from './table';
 
 export interface AccountContext {
   registry: DynamoAccountRegistry;

@@ -1,8 +1,8 @@
 // Owns how the account test reads to its operator: JSON for scripts, or lines on the login, the folders and, after
 // a probe, where it arrived and what its envelope evidence means for BCC.
 
+import { formatTable } from './listingTable';
 import type { ProbeDelivery } from './probeAttribution';
-import { formatTable } from './table';
 
 export interface AccountTestReport {
   email: string;

@@ -3,15 +3,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
+import { calibrate, calibrateScope } from '../calibration';
 import { composeCalibration } from '../composition/calibration';
 import type { CliSettings } from '../config';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import { latestCalibrations, seedRecordOf } from '../domain/seedHealth';
 import { createLogger } from '../log';
-import { calibrate, calibrateScope } from '../usecases/calibrate';
 import { runJson, runLines } from './calibrationRun';
-import { formatTable } from './table';
+import { formatTable } from './listingTable';
 
 export interface CalibrationContext {
   client: DynamoDBDocumentClient;

@@ -4,9 +4,9 @@
 import type { DynamoApiKeyStore } from '../adapters/dynamo/DynamoApiKeyStore';
 import { type ApiKey, generateApiKey, isUsable, newApiKeyRecord } from '../domain/apiKey';
 import { InvalidInputError } from '../domain/errors';
-import type { WebhookSecretStore } from '../domain/webhookSecret';
+import type { WebhookSecretStore } from '../webhooks';
 import { parseExpiry } from './duration';
-import { formatTable } from './table';
+import { formatTable } from './listingTable';
 import { issueFirstSecret } from './webhookSecretCommands';
 
 export interface KeyContext {

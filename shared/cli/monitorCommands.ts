@@ -7,7 +7,6 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { addressOfFrom } from '../adapters/smtp/envelopeFrom';
 import { parseSmtpUrl } from '../adapters/smtp/smtp';
 import { composeMonitors } from '../composition/monitors';
-import { parseStartRequest } from '../domain/callbackUrl';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import { createLogger } from '../log';
@@ -18,9 +17,10 @@ import {
   validateMonitorScope,
 } from '../monitors/monitor';
 import { checkMonitorMessage, MAX_MESSAGE_BYTES } from '../monitors/monitorMessage';
-import type { Sealer } from '../monitors/ports';
+import type { Sealer } from '../monitors/monitorsPorts';
 import { judgeLatest, runMonitor, sealContextOf } from '../monitors/runMonitor';
-import { formatTable } from './table';
+import { parseStartRequest } from '../webhooks';
+import { formatTable } from './listingTable';
 
 export interface MonitorContext {
   client: DynamoDBDocumentClient;

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { consentUrl, exchangeCode, type OAuthEndpoints, pkcePair } from '../adapters/oauth/providers';
 import { InvalidInputError } from '../domain/errors';
 import { presetFor } from '../providers/presets';
-import type { OAuth2Grant } from '../scanner/ports';
+import type { OAuth2Grant } from '../scanner/scannerPorts';
 
 export interface OAuthOptions {
   provider: string;

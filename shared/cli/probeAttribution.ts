@@ -1,9 +1,8 @@
 // Owns the account test's delivery check: watching the mailbox for the probe until the wait runs out, and what the
 // scanner would make of the copy that arrived (which envelope evidence it carries, whether it could be credited).
 import { sleep } from '../domain/timer';
-
-import type { MailboxCredentials, MailboxSession } from '../scanner/ports';
 import { judgeProbeCopy, probeCopyOf, type scanFolders } from '../scanner/probe';
+import type { MailboxCredentials, MailboxSession } from '../scanner/scannerPorts';
 
 export interface ProbeDelivery {
   delivered: { folder: string; category: string; after_ms: number } | null;

@@ -6,7 +6,7 @@ import {
   generateWebhookSecret,
   rotatedSecrets,
   type WebhookSecretStore,
-} from '../domain/webhookSecret';
+} from '../webhooks';
 import { parseExpiry } from './duration';
 
 export interface SecretContext {

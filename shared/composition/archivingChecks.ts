@@ -7,7 +7,7 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { DAY_MS } from '../domain/reportArchive';
 import type { Logger } from '../log';
-import type { ActiveChecks } from '../scanner/ports';
+import type { ActiveChecks } from '../scanner/scannerPorts';
 import { type ArchiveDeps, archiveReports } from '../usecases/archiveReports';
 
 /** The archive's parts over the scanner's table: the check, the scope's latest control run, the archive itself. */

@@ -1,8 +1,8 @@
 // Owns building the sender audit's DNS from its settings: one node:dns resolver for the process (the system's, or
 // the loopback servers the settings name), and per check a fresh budget and cache over it.
 import { nodeDnsResolver } from '../adapters/dns/nodeDnsResolver';
-import { type CheckDns, createCheckDns } from '../audit/checkDns';
-import type { DnsAuditOptions } from '../audit/dnsResults';
+import type { DnsAuditOptions } from '../audit';
+import { type CheckDns, createCheckDns } from '../audit';
 import { type Clock, systemClock } from '../domain/clock';
 import type { AuditDnsSettings } from '../settings/auditSettings';
 

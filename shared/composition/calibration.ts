@@ -9,11 +9,11 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { createControlSender } from '../adapters/smtp/controlSender';
 import { parseSmtpUrl } from '../adapters/smtp/smtp';
+import type { CalibrateDeps } from '../calibration';
 import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
 import { LocalScanRunner } from '../local/LocalScanRunner';
 import type { Logger } from '../log';
-import type { CalibrateDeps } from '../usecases/calibrate';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
 

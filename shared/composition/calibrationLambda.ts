@@ -6,11 +6,11 @@ import { readControlSenderSecret } from '../adapters/smtp/controlSenderSecret';
 import { emitCalibration } from '../adapters/telemetry/calibrationMetrics';
 import { createMetrics } from '../adapters/telemetry/powertools';
 import { traced, tracing } from '../adapters/telemetry/tracing';
+import { calibrate } from '../calibration';
 import { loadCalibrationConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
 import { SERVICES } from '../telemetry/metrics';
-import { calibrate } from '../usecases/calibrate';
 import { composeCalibration } from './calibration';
 
 /** Some scope's calibration failed: the invocation fails, after every other scope's run was kept. */

@@ -9,12 +9,12 @@ import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { addressOfFrom } from '../adapters/smtp/envelopeFrom';
 import { createMonitorSender } from '../adapters/smtp/monitorSender';
+import { reportAuditOf } from '../audit';
 import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
 import type { Logger } from '../log';
-import type { MonitorTelemetry, Sealer } from '../monitors/ports';
+import type { MonitorTelemetry, Sealer } from '../monitors/monitorsPorts';
 import type { RunMonitorDeps } from '../monitors/runMonitor';
-import { reportAuditOf } from '../usecases/auditRecord';
 import { localRunner } from './calibration';
 
 export interface MonitorParts {

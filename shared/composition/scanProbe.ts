@@ -1,7 +1,8 @@
 // Owns the deploy probe as the new scanner version runs it: it must take and give back a lease of its own (the
 // table written with this version's code and role), sweep one account, and emit a heartbeat, before traffic shifts.
-import type { ObservableLease } from '../scanner/ports';
+
 import type { ProbeOutcome } from '../scanner/probe';
+import type { ObservableLease } from '../scanner/scannerPorts';
 
 /** The probe's own lease, never a shard's: it may run beside the live loops. */
 export const PROBE_LEASE = 'deploy-probe';

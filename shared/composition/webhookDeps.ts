@@ -7,7 +7,7 @@ import { signWebhook } from '../adapters/webhook/signing';
 import type { Clock } from '../domain/clock';
 import type { CallbackPolicy } from '../domain/publicAddress';
 import type { Logger } from '../log';
-import type { DeliverDeps } from '../usecases/deliverWebhook';
+import type { DeliverDeps } from '../webhooks';
 
 export const buildDeliverDeps = (parts: {
   client: DynamoDBDocumentClient;

@@ -11,7 +11,7 @@ import { isCheckId } from '../domain/checkId';
 import { systemClock } from '../domain/clock';
 import { AWS_CALLBACK_POLICY } from '../domain/publicAddress';
 import { createLambdaLogger } from '../log';
-import { takeDeliveryTurn } from '../usecases/deliverWebhookQueued';
+import { takeDeliveryTurn } from '../webhooks';
 import { buildDeliverDeps } from './webhookDeps';
 
 const checkIdOfKey = (pk: string | undefined): string | undefined => {

@@ -3,10 +3,10 @@
 import type { ReportAudit } from './auditReport';
 import type { Category } from './categories';
 import type { CheckStatus } from './check';
-import type { AuthVerdict, SpamVerdict } from './placement';
+import type { AuthVerdict, SpamVerdict } from './receivingVerdicts';
 import type { WithSnakeKeys } from './wireKeys';
 
-export type { AuthReasons, AuthResult, AuthVerdict, SpamVerdict } from './placement';
+export type { AuthReasons, AuthResult, AuthVerdict, SpamVerdict } from './receivingVerdicts';
 
 /** The audit as served: snake_case, and until the next minor its 1.0 camelCase fields too. */
 export type WireAudit = WithSnakeKeys<ReportAudit>;

@@ -6,7 +6,7 @@ import type { ControlRun } from './controlRun';
 import type { CheckProgress, InFlightEntry, InFlightHolder } from './keyLimits';
 import type { SeedCalibration } from './seedHealth';
 
-export type { PlacementDetails, RecordedDetails } from './placement';
+export type { PlacementDetails, RecordedDetails } from './receivingVerdicts';
 
 export interface CheckStore {
   /** Creates the check once; throws ConflictError if its id is already taken. */
@@ -31,7 +31,7 @@ export interface AccountRegistry {
   remove(email: string): Promise<void>;
 }
 
-/** What recording one result did (ResultStore.recordResult, shared/scanner/ports.ts). */
+/** What recording one result did (ResultStore.recordResult, shared/scanner/scannerPorts.ts). */
 export type RecordOutcome = 'recorded' | 'already-recorded' | 'closed';
 
 /** Wakes the scanner so a new check does not wait for the next scheduled run. Best effort: it may be a no-op. */

@@ -1,4 +1,6 @@
 // Owns what the API's handlers are given: the stores, the clock, the logger and the optional per-process parts.
+
+import type { AuditStore } from '../audit';
 import type { AuthCache } from '../domain/authCache';
 import type { Clock } from '../domain/clock';
 import type {
@@ -11,10 +13,9 @@ import type {
 import type { CallbackPolicy } from '../domain/publicAddress';
 import type { ReadLimiter } from '../domain/readLimits';
 import type { ReportArchive } from '../domain/reportArchive';
-import type { WebhookStore } from '../domain/webhook';
 import type { Logger } from '../log';
-import type { AuditStore } from '../usecases/auditRecord';
-import type { KeyLimitDeps } from '../usecases/keyLimits';
+import type { KeyLimitDeps } from '../usecases/enforceKeyLimits';
+import type { WebhookStore } from '../webhooks';
 
 export interface ApiDeps {
   keys: ApiKeyStore;

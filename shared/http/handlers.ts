@@ -4,9 +4,9 @@
 import { compareChecks } from '../usecases/compareChecks';
 import { getCheck } from '../usecases/getCheck';
 import { listHistory } from '../usecases/listHistory';
-import { getReportWithWebhook } from '../usecases/reportWebhook';
 import { type ScreenDeps, screenRequest } from '../usecases/screenRequest';
 import { startCheck } from '../usecases/startCheck';
+import { getReportWithWebhook } from '../webhooks';
 import { authenticatedApi, publicApi } from './apiHandler';
 import { compareIdsOf } from './compareRequest';
 import type { ApiDeps } from './deps';

@@ -1,10 +1,10 @@
 // Owns reading POST /api/spam-check/start's event: its optional body (an addition) and the API's base URL as the
 // caller reached it, for the webhook's report_url.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { MAX_START_BODY_BYTES, mentionsCallback, parseStartRequest } from '../domain/callbackUrl';
 import { isLoopbackHost } from '../domain/loopback';
 import { AWS_CALLBACK_POLICY, type CallbackPolicy } from '../domain/publicAddress';
 import type { StartOptions } from '../usecases/startCheck';
+import { MAX_START_BODY_BYTES, mentionsCallback, parseStartRequest } from '../webhooks';
 
 const HOST = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/;
 

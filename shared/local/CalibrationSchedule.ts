@@ -1,8 +1,9 @@
 // Owns npm start's calibration schedule: the calibration `admin calibrate` runs, every CALIBRATION_EVERY on the
 // injected clock, one at a time, until stopped; each outcome is logged by scope, control check and suspect seeds.
+
+import type { calibrate } from '../calibration';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
-import type { calibrate } from '../usecases/calibrate';
 
 type Outcome = Awaited<ReturnType<typeof calibrate>>;
 

@@ -5,9 +5,9 @@ import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
 import { every, type Timer } from '../domain/timer';
 import type { Logger } from '../log';
-import type { Lease } from '../scanner/ports';
 import type { Scanner } from '../scanner/Scanner';
 import { runScanLoop, SCAN_SCHEDULE_MS, type ScanLoopOptions } from '../scanner/scanLoop';
+import type { Lease } from '../scanner/scannerPorts';
 
 export class LocalScanRunner implements ScanTrigger {
   private running: Promise<void> | undefined;

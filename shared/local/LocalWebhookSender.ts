@@ -1,7 +1,7 @@
 // Owns npm start's webhook sender: the queue is the deliveries in the local store (so a restart loses none), read
 // back when it starts; deliveries run on the injected clock, each due one at once when the scanner queues it.
-import type { WebhookDelivery } from '../domain/webhook';
-import { attemptDelivery, type DeliverDeps } from '../usecases/deliverWebhook';
+import type { WebhookDelivery } from '../webhooks';
+import { attemptDelivery, type DeliverDeps } from '../webhooks';
 
 /** Attempts under way at once: a receiver that hangs holds one for its 10 s at most. */
 const AT_ONCE = 8;

@@ -3,7 +3,7 @@
 import type { MonitorRun } from '../monitors/monitor';
 import type { ProviderJudgement } from '../monitors/monitorAlarm';
 import { judgementPoints, type MonitorPoint, monitorPoints } from '../monitors/monitorMetrics';
-import type { MonitorTelemetry } from '../monitors/ports';
+import type { MonitorTelemetry } from '../monitors/monitorsPorts';
 
 const MAX_POINTS = 10_000;
 

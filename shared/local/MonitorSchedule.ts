@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import { isDue, type Monitor, nextRunAfter } from '../monitors/monitor';
 import { isAlarm } from '../monitors/monitorAlarm';
-import type { MonitorStore } from '../monitors/ports';
+import type { MonitorStore } from '../monitors/monitorsPorts';
 import type { MonitorRunOutcome } from '../monitors/runMonitor';
 
 export interface MonitorScheduleDeps {

@@ -1,7 +1,7 @@
 // Owns the one seam through which a benchmark looks inside npm start: a hook installed before the service starts (a
 // module the bench preloads) sees its DynamoDB clients and loops and is told when it stops. Production installs none.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AuditListener } from '../usecases/auditCheck';
+import type { AuditListener } from '../audit';
 
 export interface LocalServiceParts {
   /** The clients the service's own work goes through (the expiry stand-in's is apart: DynamoDB's TTL is free). */

@@ -3,7 +3,7 @@
 import type { ApiKey } from '../domain/apiKey';
 import { isUsable } from '../domain/apiKey';
 import type { Clock } from '../domain/clock';
-import { generateWebhookSecret, type WebhookSecretStore } from '../domain/webhookSecret';
+import { generateWebhookSecret, type WebhookSecretStore } from '../webhooks';
 
 export interface IssuedWebhookSecret {
   keyId: string;

@@ -1,6 +1,6 @@
-// `npm run admin -- …` as a process: runs the operator's command (shared/cli/admin.ts) and exits with its code; a
+// `npm run admin -- …` as a process: runs the operator's command (shared/cli/adminCommands.ts) and exits with its code; a
 // wrong command line exits 2, any other failure 1, each with one line on stderr.
-import { runAdmin } from '../cli/admin';
+import { runAdmin } from '../cli/adminCommands';
 import { InvalidInputError } from '../domain/errors';
 
 runAdmin(process.argv.slice(2), (text) => process.stdout.write(`${text}\n`)).then(

@@ -1,7 +1,8 @@
 // `npm run placement -- …` and `inbox-placement check|compare …` as a process: Ctrl-C aborts the wait, and the exit
-// code is the command's (shared/cli/placement.ts, shared/cli/placement/compare.ts).
-import { EXIT, runCheck } from '../cli/placement';
+// code is the command's (shared/cli/placementCheck.ts, shared/cli/placement/compare.ts).
+
 import { runCompare } from '../cli/placement/compare';
+import { EXIT, runCheck } from '../cli/placementCheck';
 import { loadCliSettings } from '../config';
 
 export const main = async (argv: string[]): Promise<never> => {

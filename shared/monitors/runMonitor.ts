@@ -14,7 +14,7 @@ import {
   type ProviderCounts,
 } from './monitor';
 import { type ControlWindowRun, judgeMonitor, type ProviderJudgement, windowRunsFor } from './monitorAlarm';
-import type { MonitorSender, MonitorStore, MonitorTelemetry, Sealer } from './ports';
+import type { MonitorSender, MonitorStore, MonitorTelemetry, Sealer } from './monitorsPorts';
 
 export interface RunMonitorDeps {
   monitors: MonitorStore;

@@ -6,7 +6,7 @@ import type { DetectedCategory } from '../domain/categories';
 import type { Clock } from '../domain/clock';
 import type { PlacementDetails, RecordOutcome } from '../domain/ports';
 import { startTimer, type Timer } from '../domain/timer';
-import type { ResultStore } from './ports';
+import type { ResultStore } from './scannerPorts';
 
 /** How long the first result of a check waits for others of the same tick. */
 const BATCH_WINDOW_MS = 15;

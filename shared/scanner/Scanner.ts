@@ -15,11 +15,11 @@ import {
   SETTLE_EVERY_MS,
   waitingAccounts,
 } from './planning';
-import type { MailboxSession } from './ports';
 import { type AccountState, advanceCursors, closingSignal, dropSession, sessionOf } from './reading';
 import { Recorder } from './recording';
 import type { ScannerDeps } from './ScannerDeps';
 import { type AccountSweep, emptySweep, type TickReport } from './scanHooks';
+import type { MailboxSession } from './scannerPorts';
 import { inShard, SINGLE_SHARD } from './shards';
 import { TabGrace } from './tabGrace';
 import { Watches } from './watching';

@@ -1,6 +1,7 @@
 // Owns what a scanner is built from: its stores, its mailbox connector, its clock and the knobs of its sweeps.
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
+import type { ScanEvents } from './scanHooks';
 import type {
   AccountHealthStore,
   ActiveChecks,
@@ -8,8 +9,7 @@ import type {
   CursorStore,
   MailboxConnector,
   ResultStore,
-} from './ports';
-import type { ScanEvents } from './scanHooks';
+} from './scannerPorts';
 import type { Shard } from './shards';
 
 export interface ScannerDeps {

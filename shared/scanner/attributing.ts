@@ -6,8 +6,8 @@ import type { ReceivingTrust } from '../domain/receivingTrust';
 import { type MsDelivery, msDeliveryOf } from '../providers/msDelivery';
 import { type CopyEvidence, evidenceOf } from './evidence';
 import { headerBlockOf } from './headers';
-import type { FetchedHeaders, MailboxSession } from './ports';
 import { tagsInBlock } from './recipients';
+import type { FetchedHeaders, MailboxSession } from './scannerPorts';
 import { microsoftDeliveryStamp } from './spamVerdict';
 
 export interface AttributedCopy {

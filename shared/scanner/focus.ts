@@ -2,8 +2,14 @@
 import type { DetectedCategory } from '../domain/categories';
 import { FETCH_BATCH } from './folderReads';
 import { scanFolders } from './folders';
-import type { CursorStore, FetchedHeaders, FolderState, MailboxCredentials, MailboxSession } from './ports';
 import { type AccountState, knownCursors } from './reading';
+import type {
+  CursorStore,
+  FetchedHeaders,
+  FolderState,
+  MailboxCredentials,
+  MailboxSession,
+} from './scannerPorts';
 import type { PushedOpening } from './watching';
 
 /** The folders announcements named since an account's last sweep started (see Watches.sweeping). */

@@ -1,6 +1,7 @@
 // Owns reading one folder's new messages in bounded fetches: newest batch first, then oldest first from the cursor,
 // narrowed after a missed deadline, stepping over what was read ahead and over messages too large to read.
 import type { Clock } from '../domain/clock';
+import { type AccountState, type AheadRange, knownCursors, LOOKBACK_MS, type Narrowed } from './reading';
 import {
   type CursorStore,
   type FetchedHeaders,
@@ -8,8 +9,7 @@ import {
   type FolderState,
   type MailboxSession,
   SilentServerError,
-} from './ports';
-import { type AccountState, type AheadRange, knownCursors, LOOKBACK_MS, type Narrowed } from './reading';
+} from './scannerPorts';
 
 /**
  * UIDs per fetch: a few hundred header blocks answer well inside one fetch's deadline on a loaded server, where

@@ -4,11 +4,11 @@ import { attribute } from './attributing';
 import { type FolderRead, readAhead, readNew, type SweepBudget } from './folderReads';
 import type { ScanFolder } from './folders';
 import type { ActiveCheckPlan } from './planning';
-import type { FolderState, MailboxCredentials, MailboxSession } from './ports';
 import { type AccountState, advanceCursors } from './reading';
 import type { Recorder } from './recording';
 import type { ScannerDeps } from './ScannerDeps';
 import type { AccountSweep } from './scanHooks';
+import type { FolderState, MailboxCredentials, MailboxSession } from './scannerPorts';
 import type { TabGrace } from './tabGrace';
 import type { Watches } from './watching';
 

@@ -5,7 +5,7 @@ import type { HandOverChain } from './handOverChain';
 
 export { chainOf, chainRefusal } from './handOverChain';
 
-import type { ActiveChecks, ObservableLease } from './ports';
+import type { ActiveChecks, ObservableLease } from './scannerPorts';
 import { inShard, isShard, type Shard } from './shards';
 
 export type ScanWake = 'schedule' | 'new-check' | 'hand-over';

@@ -1,5 +1,5 @@
 // Owns how many mailbox logins run at once: a loop's first sweep logs in to every account of its shard together.
-import type { MailboxConnector } from './ports';
+import type { MailboxConnector } from './scannerPorts';
 
 /**
  * Connections a scanner opens at once. A login to a real provider is some ten round trips on the wire (TLS, ID,

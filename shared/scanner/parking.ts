@@ -1,8 +1,8 @@
 // Owns the sessions a loop leaves open for the next loop in the same process: which to keep, for how long, and
 // handing one back to the account's first sweep.
 import { SCAN_SCHEDULE_MS } from './planning';
-import type { MailboxSession } from './ports';
 import type { AccountState } from './reading';
+import type { MailboxSession } from './scannerPorts';
 
 /**
  * A session parked by a loop that ended is taken up by the next loop in this process within this long: the

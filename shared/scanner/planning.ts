@@ -1,7 +1,7 @@
 // Owns deciding what to sweep and when: the active checks and their pending accounts, backoff, probes, settling.
 
 import { activeCutoff, isActive } from '../domain/check';
-import type { ActiveChecks } from './ports';
+import type { ActiveChecks } from './scannerPorts';
 
 const MAX_BACKOFF_MS = 60_000;
 /** Completions and timeouts are counted this often; they only feed metrics, so a few seconds late is fine. */

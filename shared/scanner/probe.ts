@@ -5,8 +5,8 @@ import { isInbox } from '../domain/categories';
 import { presetFor } from '../providers/presets';
 import { scanFolders } from './folders';
 import { headerBlockOf } from './headers';
-import type { CredentialSource, MailboxConnector } from './ports';
 import { evidenceSeen, tagsInBlock } from './recipients';
+import type { CredentialSource, MailboxConnector } from './scannerPorts';
 
 export { scanFolders };
 

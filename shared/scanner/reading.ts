@@ -8,7 +8,7 @@ import type {
   MailboxConnector,
   MailboxCredentials,
   MailboxSession,
-} from './ports';
+} from './scannerPorts';
 
 /** On first sight of a folder, only this much history can hold a copy for a check that is still alive. */
 /**

@@ -5,9 +5,9 @@ import type { Clock } from '../domain/clock';
 import type { RecordOutcome } from '../domain/ports';
 import type { Logger } from '../log';
 import { type AttributedCopy, disagrees } from './attributing';
-import type { AccountHealthStore, ResultStore } from './ports';
 import { ResultBatcher } from './ResultBatcher';
 import type { ScanEvents, SkipReason } from './scanHooks';
+import type { AccountHealthStore, ResultStore } from './scannerPorts';
 
 export interface RecorderDeps {
   checks: ResultStore;

@@ -5,7 +5,7 @@ import type { AuthVerdict } from '../domain/placementReport';
 import type { RecordOutcome } from '../domain/ports';
 import type { MsDelivery } from '../providers/msDelivery';
 import type { ParseCost } from './attributing';
-import type { SettledCheck } from './ports';
+import type { SettledCheck } from './scannerPorts';
 
 export interface ScanEvents {
   /** Every tagged copy found, recorded or not. */

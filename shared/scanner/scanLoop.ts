@@ -2,9 +2,9 @@
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import { SCAN_SCHEDULE_MS } from './planning';
-import type { Lease } from './ports';
 import type { Scanner } from './Scanner';
 import type { TickReport } from './scanHooks';
+import type { Lease } from './scannerPorts';
 
 /**
  * The scanner Lambda stops its loop this long before its deadline: Scanner.close() waits at most 5 s for sweeps

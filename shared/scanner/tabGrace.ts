@@ -4,7 +4,7 @@
 // the copy, so a scanner that stops (a Lambda invocation's end, a crash) reads it again instead of losing it.
 
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from '../domain/limits';
-import type { FolderCursor } from './ports';
+import type { FolderCursor } from './scannerPorts';
 
 export { DEFAULT_TAB_GRACE_MS };
 /** An untabbed copy is recorded this long before its check times out, so the write lands while the check is open. */

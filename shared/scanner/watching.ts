@@ -3,8 +3,8 @@ import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { ScanFolder } from './folders';
 import { retryAtAfter, SCAN_SCHEDULE_MS } from './planning';
-import type { FolderWatch, MailboxConnector, MailboxCredentials } from './ports';
 import type { ScanEvents } from './scanHooks';
+import type { FolderWatch, MailboxConnector, MailboxCredentials } from './scannerPorts';
 
 /**
  * A watched account is swept this often even when nothing is announced: the safety net for the folders no watch

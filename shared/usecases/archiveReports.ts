@@ -1,9 +1,10 @@
 // Owns archiving ended checks' reports as the scanner settles them (reportArchive.ts): the report as it reads at
 // settling, with the seed marks stored with the check at its start, kept REPORT_RETENTION_DAYS from the start.
+
+import { seedContextOf } from '../calibration';
 import type { CheckStore, SeedHistoryStore } from '../domain/ports';
 import type { ReportArchive } from '../domain/reportArchive';
 import { reportOf } from './getReport';
-import { seedContextOf } from './seedContext';
 
 export interface ArchiveDeps {
   checks: Pick<CheckStore, 'get'>;

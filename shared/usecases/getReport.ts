@@ -1,5 +1,8 @@
 // Owns the placement report (GET /api/spam-check/{check_id}/report, an addition): the check as get reads it, with
 // why each copy landed where it did, from what the scanner kept with each result. Same 404s as get.
+
+import { type AuditStore, reportAuditOf } from '../audit';
+import { type SeedContext, seedContextOf } from '../calibration';
 import type { Principal } from '../domain/apiKey';
 import type { ReportAudit } from '../domain/auditReport';
 import {
@@ -22,9 +25,7 @@ import type {
 import type { RecordedDetails, SeedHistoryStore } from '../domain/ports';
 import { rateOf } from '../domain/statistics';
 import { withSnakeKeys } from '../domain/wireKeys';
-import { type AuditStore, reportAuditOf } from './auditRecord';
 import { showingCheck } from './getCheck';
-import { type SeedContext, seedContextOf } from './seedContext';
 
 /** A check started before providers were kept with it names none. */
 const UNKNOWN_PROVIDER = 'unknown';

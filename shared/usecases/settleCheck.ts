@@ -4,8 +4,8 @@ import type { DetectedCategory } from '../domain/categories';
 import { type Check, type CheckCounts, statusFromCounts } from '../domain/check';
 import { RETENTION_MS } from '../domain/limits';
 import type { PlacementDetails, RecordOutcome } from '../domain/ports';
-import { newDelivery, type WebhookDelivery } from '../domain/webhook';
-import type { ActiveChecks, ResultEntry, ResultStore, SettledCheck } from '../scanner/ports';
+import type { ActiveChecks, ResultEntry, ResultStore, SettledCheck } from '../scanner/scannerPorts';
+import { newDelivery, type WebhookDelivery } from '../webhooks';
 
 /** An unsettled check as the open-checks index holds it. */
 export interface UnsettledCheck extends CheckCounts {

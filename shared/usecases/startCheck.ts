@@ -7,7 +7,7 @@ import type { Clock } from '../domain/clock';
 import { ConflictError, NoAccountsError } from '../domain/errors';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
 import { seedMarksOf } from '../domain/seedMarks';
-import { countStart, type KeyLimitDeps, releaseInFlight, reserveInFlight } from './keyLimits';
+import { countStart, type KeyLimitDeps, releaseInFlight, reserveInFlight } from './enforceKeyLimits';
 
 export interface StartCheckDeps {
   accounts: AccountRegistry;

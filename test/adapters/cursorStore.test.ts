@@ -17,7 +17,7 @@ import { cursorKey } from '../../shared/adapters/dynamo/keys';
 import { StoreUnavailableError } from '../../shared/domain/errors';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { type LocalDynamo, startDynalite } from '../../shared/local/dynalite';
-import type { FolderCursor } from '../../shared/scanner/ports';
+import type { FolderCursor } from '../../shared/scanner/scannerPorts';
 import { DYNAMO_LOCAL_TIMEOUTS } from '../support/dynamoLocal';
 
 const TABLE = `cursors-${randomUUID()}`;

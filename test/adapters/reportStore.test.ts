@@ -4,8 +4,8 @@
 // refused and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanReason } from '../../shared/scanner/authResults';
-import type { ResultEntry } from '../../shared/scanner/ports';
 import { MAX_BATCH } from '../../shared/scanner/ResultBatcher';
+import type { ResultEntry } from '../../shared/scanner/scannerPorts';
 import { MAX_RULE_LENGTH, MAX_RULES } from '../../shared/scanner/spamVerdict';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';

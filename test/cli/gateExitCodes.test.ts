@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/freePort';
-import { runCheck } from '../../shared/cli/placement';
+import { runCheck } from '../../shared/cli/placementCheck';
 import type { PlacementReport } from '../../shared/client';
 import { loadCliSettings } from '../../shared/config';
 import { sampleReport } from '../support/placementReport';

@@ -4,11 +4,11 @@
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSeedHistory } from '../../shared/adapters/dynamo/DynamoSeedHistory';
+import { lookFirst } from '../../shared/calibration/domain/controlReading';
+import { calibrateScope } from '../../shared/calibration/usecases/calibrate';
 import { composeCalibration } from '../../shared/composition/calibration';
-import { lookFirst } from '../../shared/domain/controlReading';
 import type { PlacementReport } from '../../shared/domain/placementReport';
 import { createLogger } from '../../shared/log';
-import { calibrateScope } from '../../shared/usecases/calibrate';
 import { GTUBE, SMTP, stackAccount } from '../support/mailStack';
 import { pollUntilDone, type ScanHarness, startScanHarness } from '../support/scanHarness';
 import { fileIntoJunk } from '../support/sieveRule';

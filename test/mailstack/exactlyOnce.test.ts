@@ -4,8 +4,8 @@
 // ever shows `received` out of step with the results it lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/log';
-import type { Lease } from '../../shared/scanner/ports';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
+import type { Lease } from '../../shared/scanner/scannerPorts';
 import { sendOnce, stackAccount } from '../support/mailStack';
 import { type ScanHarness, startScanHarness } from '../support/scanHarness';
 

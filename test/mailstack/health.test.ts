@@ -5,7 +5,7 @@ import { toMailboxCredentials } from '../../shared/adapters/credentials/mailboxC
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { createScanner } from '../../shared/composition/scanner';
 import { createLogger } from '../../shared/log';
-import type { MailboxCredentials } from '../../shared/scanner/ports';
+import type { MailboxCredentials } from '../../shared/scanner/scannerPorts';
 import { OffsetClock } from '../support/clocks';
 import { stackAccount } from '../support/mailStack';
 import { FAST_TIMEOUTS } from '../support/scanHarness';

@@ -77,12 +77,19 @@ const get = async (checkId: string) => pollUntilDone(harness.service, key, check
 const categories = (body: CheckBody) =>
   Object.fromEntries(body.results.map(({ email, category }) => [email, category]));
 
-/** The distinct messages the scanner read in each account (a message read again after a failed sweep counts once). */
+/**
+ * The distinct messages the scanner dealt with in each account: read, or skipped by name as too large to read (a
+ * message read again after a failed sweep counts once).
+ */
 const readCounts = (): Record<string, number> =>
   Object.fromEntries(
     ACCOUNTS.map((email) => [
       email,
-      new Set(harness.parses.filter((p) => p.email === email).map((p) => `${p.path}/${p.uid}`)).size,
+      new Set(
+        [...harness.parses, ...harness.skips]
+          .filter((p) => p.email === email)
+          .map((p) => `${p.path}/${p.uid}`),
+      ).size,
     ]),
   );
 

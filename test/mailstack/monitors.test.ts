@@ -18,7 +18,7 @@ import { LOCAL_TABLE, openLocalStore } from '../../shared/local/localStore';
 import { createLogger } from '../../shared/log';
 import { SUBMISSION, stackAccount } from '../support/mailStack';
 
-const ADMIN = 'shared/cli/admin.ts';
+const ADMIN = 'shared/cli/adminCommands.ts';
 const MINUTE = 60_000;
 const SEEDS = ['user010@mail.test', 'user011@mail.test', 'user012@mail.test'];
 /** The monitor's sender login at the stack's submission port: an account that is no seed. */

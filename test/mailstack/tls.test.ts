@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DelayProxy, startDelayProxy } from '../../scripts/lib/delayProxy';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { createLogger } from '../../shared/log';
-import type { MailboxCredentials } from '../../shared/scanner/ports';
+import type { MailboxCredentials } from '../../shared/scanner/scannerPorts';
 import { readTrustedCa } from '../../shared/settings/trustedCa';
 import { IMAPS, stackAccount, stackCaFile } from '../support/mailStack';
 

@@ -9,11 +9,11 @@ import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookSt
 import { createScanner } from '../../shared/composition/scanner';
 import { buildDeliverDeps } from '../../shared/composition/webhookDeps';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';
-import { generateWebhookSecret } from '../../shared/domain/webhookSecret';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { LocalWebhookSender } from '../../shared/local/LocalWebhookSender';
 import { createLogger } from '../../shared/log';
-import type { SettledCheck } from '../../shared/scanner/ports';
+import type { SettledCheck } from '../../shared/scanner/scannerPorts';
+import { generateWebhookSecret } from '../../shared/webhooks/domain/webhookSecret';
 import { OffsetClock } from '../support/clocks';
 import { sendOnce, stackAccount } from '../support/mailStack';
 import { startTestService, type TestService } from '../support/testService';

@@ -4,14 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { startScriptedImap } from '../../scripts/lib/scriptedImapServer';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
-import { heldSessionSource, withAudit } from '../../shared/composition/audit';
+import { CheckAuditor } from '../../shared/audit/usecases/auditCheck';
+import type { AuditStore, StoredAudit } from '../../shared/audit/usecases/auditRecord';
+import { heldSessionSource, withAudit } from '../../shared/composition/auditParts';
 import { newCheckId } from '../../shared/domain/checkId';
 import { systemClock } from '../../shared/domain/clock';
 import type { PlacementDetails } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
 import { Scanner } from '../../shared/scanner/Scanner';
-import { CheckAuditor } from '../../shared/usecases/auditCheck';
-import type { AuditStore, StoredAudit } from '../../shared/usecases/auditRecord';
 import { cleanupsAfterEach } from '../support/cleanups';
 import { MemoryCursors } from '../support/scannerFakes';
 import { DOVECOT_LIKE, SEED, seedCredentialSource, seedMessage } from '../support/scriptedSeed';

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { createLogger } from '../../shared/log';
-import type { MailboxCredentials } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
+import type { MailboxCredentials } from '../../shared/scanner/scannerPorts';
 import { ManualClock } from '../support/manualClock';
 
 const silent = createServer((socket) => sockets.push(socket));

@@ -9,8 +9,8 @@ import type { PlacementDetails } from '../../shared/domain/ports';
 import { trustOf } from '../../shared/domain/receivingTrust';
 import { createLogger } from '../../shared/log';
 import { presetFor } from '../../shared/providers/presets';
-import type { FetchedHeaders, MailboxSession } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
+import type { FetchedHeaders, MailboxSession } from '../../shared/scanner/scannerPorts';
 import { ManualClock } from '../support/manualClock';
 
 const EMAIL = 'seed@outlook.com';

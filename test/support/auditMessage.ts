@@ -2,7 +2,7 @@
 // parts to change in it, so each test states only what it trips.
 
 import type { DnsResults, VerifiedDomains } from '../../shared/audit/types';
-import type { AuthVerdict } from '../../shared/domain/placement';
+import type { AuthVerdict } from '../../shared/domain/receivingVerdicts';
 
 export interface MessageParts {
   received: string[];

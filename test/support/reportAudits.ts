@@ -4,7 +4,7 @@ import { auditCopy, copyFactsOf } from '../../shared/audit/audit';
 import type { DnsResults, ProviderPlacement } from '../../shared/audit/types';
 import type { PlacementReport } from '../../shared/client';
 import type { ReportAudit } from '../../shared/domain/auditReport';
-import type { AuthVerdict } from '../../shared/domain/placement';
+import type { AuthVerdict } from '../../shared/domain/receivingVerdicts';
 import { withSnakeKeys } from '../../shared/domain/wireKeys';
 import {
   cleanDns,

@@ -9,9 +9,9 @@ import type { Principal } from '../../shared/domain/apiKey';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
-import type { SettledCheck } from '../../shared/scanner/ports';
 import type { Placement } from '../../shared/scanner/Scanner';
 import type { MessageParse } from '../../shared/scanner/scanHooks';
+import type { SettledCheck } from '../../shared/scanner/scannerPorts';
 import type { Shard } from '../../shared/scanner/shards';
 import { startCheck } from '../../shared/usecases/startCheck';
 import { OffsetClock } from './clocks';
@@ -30,6 +30,8 @@ export interface ScanHarness {
   ticks: number[];
   /** Every message a sweep read, with what reading its header block cost. */
   parses: MessageParse[];
+  /** Every message a sweep skipped (too large to read, or past its deadline), by UID, with the reason. */
+  skips: { email: string; path: string; uid: number; reason: string }[];
   /** Everything the scanner logged, parsed, with the time it was written. */
   logs: { at: number; message: string; account?: string; error?: string }[];
   /**
@@ -76,6 +78,7 @@ export const startScanHarness = async (
   const watches: ScanHarness['watches'] = [];
   const ticks: number[] = [];
   const parses: MessageParse[] = [];
+  const skips: ScanHarness['skips'] = [];
   const logs: ScanHarness['logs'] = [];
   const log = createLogger('test-scan', 'debug', (line) =>
     logs.push({ at: Date.now(), ...JSON.parse(line) }),
@@ -98,6 +101,7 @@ export const startScanHarness = async (
         watched: (watch) => watches.push({ ...watch, at: service.clock.now() }),
         ticked: () => ticks.push(service.clock.now()),
         parsed: (parse) => parses.push(parse),
+        skipped: (skip) => skips.push(skip),
       },
     });
   return {
@@ -109,6 +113,7 @@ export const startScanHarness = async (
     watches,
     ticks,
     parses,
+    skips,
     logs,
     placedIn: (checkId, emails) =>
       pollUntil(

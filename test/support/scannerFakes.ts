@@ -11,7 +11,7 @@ import type {
   PendingAccounts,
   ResultStore,
   SettledCheck,
-} from '../../shared/scanner/ports';
+} from '../../shared/scanner/scannerPorts';
 
 /** Live checks and the results written for them; an account stays pending until its result is recorded. */
 export class FakeChecks implements ActiveChecks, ResultStore {

@@ -3,7 +3,7 @@
 // credentials for the scanner.
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { newsletterHeaders, type ScriptedMessage } from '../../scripts/lib/scriptedImapServer';
-import type { MailboxCredentials } from '../../shared/scanner/ports';
+import type { MailboxCredentials } from '../../shared/scanner/scannerPorts';
 
 export const SEED = 'seed@mail.test';
 const PASSWORD = 'secret';

@@ -6,14 +6,14 @@ import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
 import { createLogger } from '../../shared/log';
 import { ActiveCheckPlan, UNLISTED_COPY_MARGIN_MS } from '../../shared/scanner/planning';
+import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
 import type {
   ActiveChecks,
   FetchedHeaders,
   FolderState,
   PendingAccounts,
   ResultStore,
-} from '../../shared/scanner/ports';
-import { FULL_LIST_EVERY_MS, INDEX_LAG_MS, Scanner } from '../../shared/scanner/Scanner';
+} from '../../shared/scanner/scannerPorts';
 import { ManualClock } from '../support/manualClock';
 import { credentialsOf, emptyMailboxes, FakeChecks, MemoryCursors } from '../support/scannerFakes';
 

@@ -4,13 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { auditBody, MAX_AUDIT_BYTES } from '../../shared/adapters/dynamo/auditItem';
 import type { ContentFacts } from '../../shared/audit/types';
-import { withAudit } from '../../shared/composition/audit';
-import { newCheck } from '../../shared/domain/check';
-import type { Clock } from '../../shared/domain/clock';
-import { ACTIVE_MS } from '../../shared/domain/limits';
-import { createLogger } from '../../shared/log';
-import type { MailboxCredentials } from '../../shared/scanner/ports';
-import { Recorder } from '../../shared/scanner/recording';
 import {
   CheckAuditor,
   type CheckAuditorDeps,
@@ -19,8 +12,15 @@ import {
   MAX_QUIET_WAIT_MS,
   QUIET_MS,
   type RecordedCopy,
-} from '../../shared/usecases/auditCheck';
-import { type AuditStore, reportAuditOf, type StoredAudit } from '../../shared/usecases/auditRecord';
+} from '../../shared/audit/usecases/auditCheck';
+import { type AuditStore, reportAuditOf, type StoredAudit } from '../../shared/audit/usecases/auditRecord';
+import { withAudit } from '../../shared/composition/auditParts';
+import { newCheck } from '../../shared/domain/check';
+import type { Clock } from '../../shared/domain/clock';
+import { ACTIVE_MS } from '../../shared/domain/limits';
+import { createLogger } from '../../shared/log';
+import { Recorder } from '../../shared/scanner/recording';
+import type { MailboxCredentials } from '../../shared/scanner/scannerPorts';
 import { cleanParts, passingAuth, sourceOf } from '../support/auditMessage';
 import { FakeChecks } from '../support/scannerFakes';
 

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoAuditStore } from '../../shared/adapters/dynamo/DynamoAuditStore';
 import { auditKey, checkKey } from '../../shared/adapters/dynamo/keys';
+import type { StoredAudit } from '../../shared/audit/usecases/auditRecord';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { type LocalDynamo, startDynalite } from '../../shared/local/dynalite';
-import type { StoredAudit } from '../../shared/usecases/auditRecord';
 
 const TABLE = 'audits';
 const T0 = Date.UTC(2026, 10, 26, 12, 0, 0);

@@ -9,7 +9,7 @@ import { ITEM_TEXT } from '../../shared/audit/rules/ruleItems';
 import type { RuleSet } from '../../shared/audit/rules/ruleSet';
 import { yahooRules } from '../../shared/audit/rules/yahoo';
 import type { AuditReport, DnsResults, Finding } from '../../shared/audit/types';
-import type { AuthVerdict } from '../../shared/domain/placement';
+import type { AuthVerdict } from '../../shared/domain/receivingVerdicts';
 import {
   cleanDns,
   cleanParts,

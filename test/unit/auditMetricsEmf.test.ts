@@ -1,7 +1,7 @@
 // The sender audit's datapoints become CloudWatch EMF records: the names, the Provider and Rule dimensions and the
 // namespace from the one metrics module, one record each.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { emitAudit } from '../../shared/adapters/telemetry/auditMetrics';
+import { emitAudit } from '../../shared/adapters/telemetry/auditMetricsEmf';
 import { createMetrics } from '../../shared/adapters/telemetry/powertools';
 import { METRICS, METRICS_NAMESPACE, SERVICE_DIMENSION } from '../../shared/telemetry/metrics';
 

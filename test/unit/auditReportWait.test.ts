@@ -2,9 +2,9 @@
 // reads as pending, not as "not taken": the report waits for an unclaimed audit as long as for a claimed one, from
 // the check's first recorded copy.
 import { describe, expect, it } from 'vitest';
+import { AUDIT_ABANDONED_MS, reportAuditOf } from '../../shared/audit/usecases/auditRecord';
 import { type Check, newCheck } from '../../shared/domain/check';
 import { ACTIVE_MS } from '../../shared/domain/limits';
-import { AUDIT_ABANDONED_MS, reportAuditOf } from '../../shared/usecases/auditRecord';
 
 const T0 = Date.UTC(2026, 10, 26, 12, 0, 0);
 const RECORDED = T0 + 800;

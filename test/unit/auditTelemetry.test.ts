@@ -10,12 +10,12 @@ import { ITEM_TEXT } from '../../shared/audit/rules/ruleItems';
 import type { RuleSet } from '../../shared/audit/rules/ruleSet';
 import { yahooRules } from '../../shared/audit/rules/yahoo';
 import type { CopyFacts, DnsResults } from '../../shared/audit/types';
+import { type AuditListener, CheckAuditor } from '../../shared/audit/usecases/auditCheck';
+import { auditTelemetry, type JudgedAudit } from '../../shared/audit/usecases/auditTelemetry';
 import { type Check, newCheck } from '../../shared/domain/check';
 import { systemClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
-import type { MailboxCredentials } from '../../shared/scanner/ports';
-import { type AuditListener, CheckAuditor } from '../../shared/usecases/auditCheck';
-import { auditTelemetry, type JudgedAudit } from '../../shared/usecases/auditTelemetry';
+import type { MailboxCredentials } from '../../shared/scanner/scannerPorts';
 import {
   cleanDns,
   cleanHeaders,

@@ -11,7 +11,7 @@ import type {
   VerifiedDomains,
 } from '../../shared/audit/types';
 import { SEVERITY_POINTS } from '../../shared/audit/verdict';
-import type { AuthVerdict } from '../../shared/domain/placement';
+import type { AuthVerdict } from '../../shared/domain/receivingVerdicts';
 import { authVerdictOf } from '../../shared/scanner/authResults';
 import {
   cleanDns,

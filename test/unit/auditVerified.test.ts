@@ -13,7 +13,7 @@ import { ITEM_TEXT, RULE_ITEMS } from '../../shared/audit/rules/ruleItems';
 import { RULE_SETS } from '../../shared/audit/rules/ruleSets';
 import { yahooRules } from '../../shared/audit/rules/yahoo';
 import type { AuditReport, CopyFacts, DnsResults, Finding } from '../../shared/audit/types';
-import type { AuthVerdict } from '../../shared/domain/placement';
+import type { AuthVerdict } from '../../shared/domain/receivingVerdicts';
 import { authVerdictOf, verifiedDomainsOf } from '../../shared/scanner/authResults';
 import { headerBlockOf } from '../../shared/scanner/headers';
 import {

@@ -1,10 +1,10 @@
 // npm start's calibration schedule on a manual clock: one calibration every CALIBRATION_EVERY, never before the first
 // interval, a failed one logged and the next still run; and CALIBRATION_EVERY read once with the AWS setting's bounds.
 import { describe, expect, it } from 'vitest';
+import type { calibrate } from '../../shared/calibration/usecases/calibrate';
 import { loadLocalSettings } from '../../shared/config';
 import { CalibrationSchedule } from '../../shared/local/CalibrationSchedule';
 import { createLogger } from '../../shared/log';
-import type { calibrate } from '../../shared/usecases/calibrate';
 import { ManualClock } from '../support/manualClock';
 
 type Outcome = Awaited<ReturnType<typeof calibrate>>;

@@ -3,8 +3,8 @@
 // webhook. A body that does not name it is ignored as the base contract ignores any body.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { MAX_START_BODY_BYTES } from '../../shared/domain/callbackUrl';
 import { startOptionsOf } from '../../shared/http/startRequest';
+import { MAX_START_BODY_BYTES } from '../../shared/webhooks/domain/callbackUrl';
 
 const eventOf = (body: string, headers: Record<string, string> = {}, base64 = false) =>
   ({

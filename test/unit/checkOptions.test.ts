@@ -2,8 +2,8 @@
 // --html FILE (the message's HTML body is --html-body / --html-file), and plain http to another host needs --insecure.
 import { describe, expect, it, vi } from 'vitest';
 import { parseSmtpUrl } from '../../shared/adapters/smtp/smtp';
-import { runCheck } from '../../shared/cli/placement';
 import { parseCheckOptions, UsageError } from '../../shared/cli/placement/options';
+import { runCheck } from '../../shared/cli/placementCheck';
 import { loadCliSettings } from '../../shared/config';
 
 const settings = { serviceUrl: undefined, apiKey: 'k', smtpPassword: undefined };

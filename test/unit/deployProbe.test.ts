@@ -7,8 +7,8 @@ import { probeScannerVersion } from '../../shared/adapters/deploy/scannerProbe';
 import { signRequest } from '../../shared/adapters/deploy/sigv4';
 import { runDeployProbe } from '../../shared/composition/deployProbe';
 import { createLogger } from '../../shared/log';
-import type { MailboxConnector, MailboxCredentials } from '../../shared/scanner/ports';
 import { isDeployProbe, type ProbeOutcome, sweepOneAccount } from '../../shared/scanner/probe';
+import type { MailboxConnector, MailboxCredentials } from '../../shared/scanner/scannerPorts';
 
 const account: MailboxCredentials = {
   email: 'seed@example.com',

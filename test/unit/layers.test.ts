@@ -19,6 +19,12 @@ const ROOMS: [prefix: string, layer: number][] = [
   ['shared/config.ts', 0],
   ['shared/settings/', 0],
   ['shared/telemetry/', 0],
+  // The feature folders (docs/architecture.md): each a room of use cases with its domain a layer down.
+  ['shared/webhooks/domain/', 0],
+  ['shared/webhooks/', 1],
+  ['shared/calibration/domain/', 0],
+  ['shared/calibration/', 1],
+  ['shared/audit/domain/', 0],
   ['shared/providers/', 1],
   ['shared/scanner/', 1],
   ['shared/usecases/', 1],
@@ -61,7 +67,7 @@ const SEALED = new Set([ENTRY_POINTS, 7]);
 
 /** What the entry points may import of the scanner; the rest of shared/scanner/ is its own business. */
 const SCANNER_PUBLIC = [
-  'ports',
+  'scannerPorts',
   'shards',
   'scannerCapacity',
   'Scanner',
@@ -69,6 +75,36 @@ const SCANNER_PUBLIC = [
   'invocation',
   'probe',
 ].map((name) => `shared/scanner/${name}.ts`);
+
+/** The feature folders: outside code reaches one only through its index.ts; tests may reach any module of it. */
+const FEATURES = ['shared/webhooks/', 'shared/calibration/', 'shared/audit/'];
+/** Powertools' package layout gives each package these names, so they may repeat under shared/, one per folder. */
+const LAYOUT_NAMES = new Set(['index.ts', 'types.ts', 'errors.ts']);
+
+const featureOf = (file: string) => FEATURES.find((prefix) => file.startsWith(prefix));
+
+/** Imports from outside a feature folder into it, other than through its index.ts. */
+const pastTheDoors = (files: Files): string[] =>
+  Object.entries(files)
+    .filter(([file]) => !file.startsWith('test/'))
+    .flatMap(([file, text]) =>
+      importsOf(file, text)
+        .filter((target) => {
+          const feature = featureOf(target);
+          return feature !== undefined && feature !== featureOf(file) && target !== `${feature}index.ts`;
+        })
+        .map((target) => `${file} imports ${target}`),
+    );
+
+/** Basenames found more than once among the paths (the layout's own names aside), each with its paths. */
+const twiceNamed = (paths: string[]): string[] => {
+  const byName = new Map<string, string[]>();
+  for (const path of paths) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (!LAYOUT_NAMES.has(name)) byName.set(name, [...(byName.get(name) ?? []), path]);
+  }
+  return [...byName.values()].filter((group) => group.length > 1).map((group) => group.join(' and '));
+};
 
 const roomOf = (file: string): [prefix: string, layer: number] | undefined =>
   ROOMS.find(([prefix]) => file.startsWith(prefix));
@@ -213,6 +249,31 @@ describe('layers', () => {
         'shared/domain/c.ts': "import type { A } from './a';\n",
       }),
     ).toEqual([['shared/domain/a.ts', 'shared/domain/b.ts']]);
+  });
+
+  it('reports an import past a feature door, and a basename found twice', () => {
+    expect(pastTheDoors({ 'shared/http/x.ts': "import { a } from '../webhooks/domain/webhook';\n" })).toEqual(
+      ['shared/http/x.ts imports shared/webhooks/domain/webhook.ts'],
+    );
+    expect(pastTheDoors({ 'shared/http/x.ts': "import { a } from '../webhooks/index';\n" })).toEqual([]);
+    expect(pastTheDoors({ 'shared/webhooks/x.ts': "import { a } from './domain/webhook';\n" })).toEqual([]);
+    expect(pastTheDoors({ 'test/unit/x.ts': "import { a } from '../../shared/audit/spf';\n" })).toEqual([]);
+    expect(twiceNamed(['shared/a/x.ts', 'shared/b/x.ts', 'shared/a/index.ts', 'shared/b/index.ts'])).toEqual([
+      'shared/a/x.ts and shared/b/x.ts',
+    ]);
+  });
+
+  it('outside code reaches a feature folder only through its index.ts', () => {
+    expect(FEATURES.filter((feature) => !existsSync(join(ROOT, feature, 'index.ts')))).toEqual([]);
+    expect(pastTheDoors(files)).toEqual([]);
+  });
+
+  it('no basename appears twice under shared/', () => {
+    const all = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? all(`${dir}/${entry.name}`) : [`${dir}/${entry.name}`],
+      );
+    expect(twiceNamed(all('shared').filter((path) => /\.m?ts$/.test(path)))).toEqual([]);
   });
 
   it('no module imports from a higher layer, and no entry point or tool from another', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCAN_SHARD_SIZE } from '../../shared/config';
 import { boundedLogins } from '../../shared/scanner/logins';
-import type { MailboxConnector, MailboxSession } from '../../shared/scanner/ports';
+import type { MailboxConnector, MailboxSession } from '../../shared/scanner/scannerPorts';
 import { credentialsOf } from '../support/scannerFakes';
 
 describe('bounded logins', () => {

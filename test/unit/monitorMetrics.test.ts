@@ -2,8 +2,8 @@
 // missing and copies counts under the service, the monitor and the provider (no mailbox), and the audit score
 // under the monitor only, when the run has one.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { powertoolsMonitorTelemetry } from '../../shared/adapters/telemetry/monitorMetrics';
 import { createMetrics } from '../../shared/adapters/telemetry/powertools';
+import { powertoolsMonitorTelemetry } from '../../shared/adapters/telemetry/telemetryMonitorMetrics';
 import type { MonitorRun } from '../../shared/monitors/monitor';
 import type { ProviderJudgement } from '../../shared/monitors/monitorAlarm';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MonitorSchedule } from '../../shared/local/MonitorSchedule';
 import { createLogger } from '../../shared/log';
 import type { Monitor, MonitorRun } from '../../shared/monitors/monitor';
-import type { MonitorStore } from '../../shared/monitors/ports';
+import type { MonitorStore } from '../../shared/monitors/monitorsPorts';
 import type { MonitorRunOutcome } from '../../shared/monitors/runMonitor';
 import { ManualClock } from '../support/manualClock';
 

@@ -14,7 +14,7 @@ import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore'
 import { DynamoMonitorStore } from '../../shared/adapters/dynamo/DynamoMonitorStore';
 import { DynamoOpenChecks } from '../../shared/adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
-import { runAdmin } from '../../shared/cli/admin';
+import { runAdmin } from '../../shared/cli/adminCommands';
 import { loadCliSettings } from '../../shared/config';
 import { tagAddress } from '../../shared/domain/address';
 import { ensureTable } from '../../shared/local/bootstrap';

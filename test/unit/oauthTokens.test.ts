@@ -31,7 +31,7 @@ import { TokenEndpointError } from '../../shared/adapters/oauth/tokenRequest';
 import type { AccountEntry } from '../../shared/local/localConfig';
 import { createLogger } from '../../shared/log';
 import { presetFor } from '../../shared/providers/presets';
-import type { OAuth2Grant } from '../../shared/scanner/ports';
+import type { OAuth2Grant } from '../../shared/scanner/scannerPorts';
 import { ManualClock } from '../support/manualClock';
 import {
   INITIAL_REFRESH_TOKEN,

@@ -5,10 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/log';
 import { PARK_MS } from '../../shared/scanner/parking';
 import { SCAN_SCHEDULE_MS } from '../../shared/scanner/planning';
-import type { FolderState, Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import type { AccountSweep } from '../../shared/scanner/scanHooks';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
+import type {
+  FolderState,
+  Lease,
+  MailboxConnector,
+  PendingAccounts,
+} from '../../shared/scanner/scannerPorts';
 import { ManualClock } from '../support/manualClock';
 import { credentialsOf, MemoryCursors } from '../support/scannerFakes';
 

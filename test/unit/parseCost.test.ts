@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { newCheckId } from '../../shared/domain/checkId';
 import { attribute, type ParseCost } from '../../shared/scanner/attributing';
 import { MAX_HEADER_BYTES } from '../../shared/scanner/headers';
-import type { FetchedHeaders, MailboxSession } from '../../shared/scanner/ports';
+import type { FetchedHeaders, MailboxSession } from '../../shared/scanner/scannerPorts';
 
 const EMAIL = 'seed@mail.test';
 const session = { gmail: false } as MailboxSession;

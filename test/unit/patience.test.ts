@@ -5,16 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { newCheckId } from '../../shared/domain/checkId';
 import { createLogger } from '../../shared/log';
 import { ActiveCheckPlan, SCAN_SCHEDULE_MS, waitingAccounts } from '../../shared/scanner/planning';
+import { Scanner } from '../../shared/scanner/Scanner';
+import { emptySweep } from '../../shared/scanner/scanHooks';
+import { runScanLoop } from '../../shared/scanner/scanLoop';
 import type {
   FetchedHeaders,
   FolderState,
   Lease,
   MailboxConnector,
   PendingAccounts,
-} from '../../shared/scanner/ports';
-import { Scanner } from '../../shared/scanner/Scanner';
-import { emptySweep } from '../../shared/scanner/scanHooks';
-import { runScanLoop } from '../../shared/scanner/scanLoop';
+} from '../../shared/scanner/scannerPorts';
 import { ManualClock } from '../support/manualClock';
 import { credentialsOf, MemoryCursors } from '../support/scannerFakes';
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { DetectedCategory } from '../../shared/domain/categories';
 import { systemClock } from '../../shared/domain/clock';
 import type { RecordOutcome } from '../../shared/domain/ports';
-import type { ResultEntry, ResultStore } from '../../shared/scanner/ports';
 import { MAX_BATCH, ResultBatcher } from '../../shared/scanner/ResultBatcher';
+import type { ResultEntry, ResultStore } from '../../shared/scanner/scannerPorts';
 
 class MemoryResults implements Required<ResultStore> {
   readonly recorded = new Map<string, DetectedCategory>();

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
-import type { Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/ports';
 import { Scanner } from '../../shared/scanner/Scanner';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
+import type { Lease, MailboxConnector, PendingAccounts } from '../../shared/scanner/scannerPorts';
 import { inShard } from '../../shared/scanner/shards';
 import { ManualClock } from '../support/manualClock';
 import { credentialsOf, emptyMailboxes, fastLoopOptions, MemoryCursors } from '../support/scannerFakes';

@@ -2,9 +2,9 @@
 // unreachable), when a provider is flagged instead of its seeds, when a seed is suspect, when its record is too old
 // to tell; and the report's reading set beside the control: message side or seed first, in the CLI's words.
 import { describe, expect, it } from 'vitest';
+import { lookFirst } from '../../shared/calibration/domain/controlReading';
 import { controlLines } from '../../shared/cli/placement/controlLines';
 import type { Category } from '../../shared/domain/categories';
-import { lookFirst } from '../../shared/domain/controlReading';
 import { controlCountsOf, isProviderAstray, runIntervalOf } from '../../shared/domain/controlRun';
 import {
   isSuspect,

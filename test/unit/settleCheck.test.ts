@@ -10,9 +10,9 @@ import { deliveryFromItem, deliveryToItem } from '../../shared/adapters/dynamo/w
 import { type Check, type CheckCounts, newCheck } from '../../shared/domain/check';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import type { RecordOutcome } from '../../shared/domain/ports';
-import { newDelivery, type WebhookDelivery } from '../../shared/domain/webhook';
-import type { ResultEntry, SettledCheck } from '../../shared/scanner/ports';
+import type { ResultEntry, SettledCheck } from '../../shared/scanner/scannerPorts';
 import { type SettlementStore, settleCheck, type UnsettledCheck } from '../../shared/usecases/settleCheck';
+import { newDelivery, type WebhookDelivery } from '../../shared/webhooks/domain/webhook';
 
 const T0 = 1_700_000_000_000;
 const CALLBACK = { callbackUrl: 'https://hooks.example.com/placement', keyId: 'key1', reportUrl: '/r' };

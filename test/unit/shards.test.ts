@@ -9,7 +9,7 @@ import {
   shardOfEvent,
   wakeOf,
 } from '../../shared/scanner/invocation';
-import type { PendingAccounts } from '../../shared/scanner/ports';
+import type { PendingAccounts } from '../../shared/scanner/scannerPorts';
 import { inShard, isShard, shardIndexOf } from '../../shared/scanner/shards';
 
 const emails = Array.from({ length: 400 }, (_, index) => `user${String(index).padStart(3, '0')}@mail.test`);

@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../shared/domain/clock';
 import { MAX_TIMER_MS, sleep, startTimer } from '../../shared/domain/timer';
 import { createLogger } from '../../shared/log';
-import type { Lease } from '../../shared/scanner/ports';
 import { type AccountSweep, emptySweep } from '../../shared/scanner/scanHooks';
 import { runScanLoop } from '../../shared/scanner/scanLoop';
+import type { Lease } from '../../shared/scanner/scannerPorts';
 
 const log = createLogger('test', 'error');
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,6 +4,7 @@
 // naming a folder the last listing knows opens that folder alone; anything else lists every folder.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/log';
+import { Scanner } from '../../shared/scanner/Scanner';
 import type {
   FetchedHeaders,
   FolderCursor,
@@ -11,8 +12,7 @@ import type {
   FolderWatch,
   MailboxConnector,
   OpenedFolder,
-} from '../../shared/scanner/ports';
-import { Scanner } from '../../shared/scanner/Scanner';
+} from '../../shared/scanner/scannerPorts';
 import { SAFETY_SWEEP_MS, watchedFolders } from '../../shared/scanner/watching';
 import { ManualClock } from '../support/manualClock';
 import { credentialsOf, MemoryCursors } from '../support/scannerFakes';

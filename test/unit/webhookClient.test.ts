@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../shared/adapters/webhook/signing';
 import { createClient, verifyWebhook, WebhookVerificationError } from '../../shared/client';
-import { webhookHeaders } from '../../shared/domain/webhook';
-import { generateWebhookSecret } from '../../shared/domain/webhookSecret';
+import { webhookHeaders } from '../../shared/webhooks/domain/webhook';
+import { generateWebhookSecret } from '../../shared/webhooks/domain/webhookSecret';
 import { startTestService, type TestService } from '../support/testService';
 
 const payload = JSON.stringify({ check_id: 'abc', status: 'complete', report_url: 'https://x.example/r' });

@@ -6,10 +6,10 @@ import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookSt
 import { rotateWebhookSecret } from '../../shared/cli/webhookSecretCommands';
 import { buildDeliverDeps } from '../../shared/composition/webhookDeps';
 import { hashApiKey, keyIdOf } from '../../shared/domain/apiKey';
-import { newDelivery } from '../../shared/domain/webhook';
-import { generateWebhookSecret } from '../../shared/domain/webhookSecret';
 import { LocalWebhookSender } from '../../shared/local/LocalWebhookSender';
 import { createLogger } from '../../shared/log';
+import { newDelivery } from '../../shared/webhooks/domain/webhook';
+import { generateWebhookSecret } from '../../shared/webhooks/domain/webhookSecret';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';
 import { type ReceivedWebhook, startWebhookReceiver, verifyDelivery } from '../support/webhookReceiver';

@@ -9,7 +9,7 @@ import {
   retryAfterMsOf,
   retryDelayOf,
   verdictOf,
-} from '../../shared/domain/webhookRetry';
+} from '../../shared/webhooks/domain/webhookRetry';
 import { DELAYS, DOC_PHRASES, NEXT, VERDICTS } from './cases/webhookRetry.cases';
 
 describe('what an answer means', () => {

@@ -4,9 +4,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { SqsRetryQueue } from '../../shared/adapters/webhook/SqsRetryQueue';
-import type { PostOutcome, WebhookAttempt, WebhookDelivery } from '../../shared/domain/webhook';
 import { createLogger } from '../../shared/log';
-import { takeDeliveryTurn } from '../../shared/usecases/deliverWebhookQueued';
+import type { PostOutcome, WebhookAttempt, WebhookDelivery } from '../../shared/webhooks/domain/webhook';
+import { takeDeliveryTurn } from '../../shared/webhooks/usecases/deliverWebhookQueued';
 import { ManualClock } from '../support/manualClock';
 
 /** An in-memory delivery, a poster answering from a script, and a retry queue that records what it was given. */

@@ -2,9 +2,9 @@
 // kept beside its twin unchanged; and the report's audit, read through the report use case, served that way and
 // accepted by openapi.yaml.
 import { describe, expect, it } from 'vitest';
+import type { StoredAudit } from '../../shared/audit/usecases/auditRecord';
 import { newCheck } from '../../shared/domain/check';
 import { snakeCaseOf, withSnakeKeys } from '../../shared/domain/wireKeys';
-import type { StoredAudit } from '../../shared/usecases/auditRecord';
 import { getReport } from '../../shared/usecases/getReport';
 import { validateResponse } from '../support/openapi';
 import { readyAudit, trippingParts } from '../support/reportAudits';

@@ -1,7 +1,7 @@
 // Owns serving the scanner credentials from account entries (config file or secret), re-read after a short time
 // so an account added while the service runs is swept without a restart.
 import type { Clock } from '../../domain/clock';
-import type { CredentialSource, MailboxCredentials } from '../../scanner/ports';
+import type { CredentialSource, MailboxCredentials } from '../../scanner/scannerPorts';
 import type { AccountEntries } from './accountEntries';
 import { indexCredentials } from './mailboxCredentials';
 

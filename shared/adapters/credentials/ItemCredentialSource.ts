@@ -3,7 +3,7 @@
 
 import { normaliseAccountEmail } from '../../domain/address';
 import type { Clock } from '../../domain/clock';
-import type { CredentialSource, MailboxCredentials } from '../../scanner/ports';
+import type { CredentialSource, MailboxCredentials } from '../../scanner/scannerPorts';
 import type { CredentialStore } from './credentialStore';
 import { toMailboxCredentials } from './mailboxCredentials';
 

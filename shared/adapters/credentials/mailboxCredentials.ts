@@ -5,7 +5,7 @@ import { type DetectedCategory, isDetectedCategory } from '../../domain/categori
 import { mayCarrySecrets } from '../../domain/loopback';
 import { authservIdProblem, SPAM_FILTERS, trustOf } from '../../domain/receivingTrust';
 import { isProvider, presetFor } from '../../providers/presets';
-import type { MailboxCredentials } from '../../scanner/ports';
+import type { MailboxCredentials } from '../../scanner/scannerPorts';
 
 export const mailboxCredentialsSchema = z.object({
   email: z.string().min(3),

@@ -2,7 +2,7 @@
 // or the servers named in the settings (the loopback test server). One c-ares channel per check's abort signal, so
 // a spent budget cancels that check's queries and no other's.
 import { Resolver } from 'node:dns/promises';
-import type { DnsAnswer, DnsRecordTypes, DnsResolverPort, DnsType } from '../../audit/dnsPort';
+import type { DnsAnswer, DnsRecordTypes, DnsResolverPort, DnsType } from '../../audit';
 import { rawDnsQuery } from './rawDnsQuery';
 
 export interface NodeDnsOptions {

@@ -4,7 +4,7 @@
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
 import { type Answer, decode, encode } from 'dns-packet';
-import type { DnsAnswer, DnsType } from '../../audit/dnsPort';
+import type { DnsAnswer, DnsType } from '../../audit';
 import { startTimer } from '../../domain/timer';
 
 /** `ip`, `ip:port` or `[ip6]:port`, as node:dns's getServers gives them. */

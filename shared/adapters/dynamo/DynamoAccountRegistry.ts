@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { RegisteredAccount, TestAccount } from '../../domain/account';
 import type { AccountRegistry } from '../../domain/ports';
-import type { AccountHealthStore } from '../../scanner/ports';
+import type { AccountHealthStore } from '../../scanner/scannerPorts';
 import { accountFromItem, accountToItem } from './accountItem';
 import { isConditionFailed, written } from './conditionalWrite';
 import { accountKey, scopeAccountsKey } from './keys';

@@ -1,7 +1,7 @@
 // Owns checks' sender audits in DynamoDB: one item per check beside it, claimed once by a conditional write so two
 // loops never both fetch, then completed over that claim.
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AuditStore, StoredAudit } from '../../usecases/auditRecord';
+import type { AuditStore, StoredAudit } from '../../audit';
 import { auditBody, auditFromItem } from './auditItem';
 import { written } from './conditionalWrite';
 import { auditKey, type ItemType } from './keys';

@@ -1,7 +1,7 @@
 // Owns the scanner's folder cursors (UIDVALIDITY and the last UID seen) in DynamoDB: one item per account holding
 // every folder's, read and written in batches across the accounts a tick sweeps at once.
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CursorStore, FolderCursor } from '../../scanner/ports';
+import type { CursorStore, FolderCursor } from '../../scanner/scannerPorts';
 import { BATCH_GET_KEYS, getAll } from './batchGet';
 import { BATCH_WRITE_ITEMS, putRequest, writeAll } from './batchWrite';
 import { Coalescer } from './coalescer';

@@ -1,6 +1,6 @@
 // Owns the scanner lease in DynamoDB: a conditional write that lets one loop run at a time.
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ObservableLease } from '../../scanner/ports';
+import type { ObservableLease } from '../../scanner/scannerPorts';
 import { written } from './conditionalWrite';
 import { type ItemType, leaseKey } from './keys';
 

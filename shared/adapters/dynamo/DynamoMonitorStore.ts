@@ -1,4 +1,4 @@
-// Owns monitors in DynamoDB (shared/monitors/ports.ts): every monitor in one partition, its sealed message in parts of
+// Owns monitors in DynamoDB (shared/monitors/monitorsPorts.ts): every monitor in one partition, its sealed message in parts of
 // its own (an item holds at most 400 KB), and one item per run with a TTL, newest last.
 import {
   DeleteCommand,
@@ -9,7 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Monitor, MonitorRun } from '../../monitors/monitor';
-import type { MonitorStore } from '../../monitors/ports';
+import type { MonitorStore } from '../../monitors/monitorsPorts';
 import { deleteRequest, putRequest, writeAll } from './batchWrite';
 import { written } from './conditionalWrite';
 import { type ItemType, MONITOR_PARTITION, monitorKey, monitorMessageKey, monitorRunPartition } from './keys';

@@ -13,7 +13,7 @@ import type { DetectedCategory } from '../../domain/categories';
 import { activeCutoff, type Check, type CheckCounts } from '../../domain/check';
 import type { PlacementDetails, RecordOutcome } from '../../domain/ports';
 import type { ShardLayout, ShardLayoutStore } from '../../domain/shardLayout';
-import type { PendingAccounts, ResultEntry, SettledCheck } from '../../scanner/ports';
+import type { PendingAccounts, ResultEntry, SettledCheck } from '../../scanner/scannerPorts';
 import { type Shard, SINGLE_SHARD } from '../../scanner/shards';
 import type { SettlementStore, UnsettledCheck } from '../../usecases/settleCheck';
 import { deleteRequest, writeAll } from './batchWrite';

@@ -1,7 +1,12 @@
 // Owns webhook deliveries and API keys' webhook secrets in DynamoDB; every write is conditional on what was read.
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { WebhookAttempt, WebhookDelivery, WebhookStore } from '../../domain/webhook';
-import type { WebhookSecret, WebhookSecretStore } from '../../domain/webhookSecret';
+import type {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookSecret,
+  WebhookSecretStore,
+  WebhookStore,
+} from '../../webhooks';
 import { written } from './conditionalWrite';
 import { type ItemType, webhookKey, webhookSecretsKey } from './keys';
 import { scanItemsOfType } from './scanAll';

@@ -1,8 +1,7 @@
 // Owns a check's sender audit item: the claim, then what the audit found, could not check and read (the copy's facts
 // and DNS results) as one JSON attribute, cut to fit well inside DynamoDB's 400 KB item: links, names and findings
 // are the sender's to make many and long.
-import type { ContentFacts, CopyFacts } from '../../audit/types';
-import type { StoredAudit } from '../../usecases/auditRecord';
+import type { ContentFacts, CopyFacts, StoredAudit } from '../../audit';
 import { num, str } from './itemFields';
 import type { Item } from './keys';
 

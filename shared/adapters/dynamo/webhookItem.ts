@@ -1,6 +1,6 @@
 // Owns a webhook delivery's item: the delivery (payload, attempts, state) to and from the table.
-import type { WebhookAttempt, WebhookDelivery } from '../../domain/webhook';
-import { RETRY_WINDOW_MS } from '../../domain/webhookRetry';
+import type { WebhookAttempt, WebhookDelivery } from '../../webhooks';
+import { RETRY_WINDOW_MS } from '../../webhooks';
 import { num, str } from './itemFields';
 import { type Item, type ItemType, webhookKey } from './keys';
 

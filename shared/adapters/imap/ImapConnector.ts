@@ -10,7 +10,7 @@ import type {
   MailboxConnector,
   MailboxCredentials,
   MailboxSession,
-} from '../../scanner/ports';
+} from '../../scanner/scannerPorts';
 import {
   type CommandListener,
   type ConnectionMode,

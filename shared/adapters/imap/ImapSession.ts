@@ -13,7 +13,7 @@ import {
   type MailboxSession,
   type OpenedFolder,
   SilentServerError,
-} from '../../scanner/ports';
+} from '../../scanner/scannerPorts';
 import { logOut } from './connection';
 import { partialSourceIn } from './copySource';
 

@@ -4,7 +4,7 @@
 import type { ImapFlow } from 'imapflow';
 import { decodePath, formatMessageResponse } from 'imapflow/lib/tools.js';
 import { startTimer, type Timer } from '../../domain/timer';
-import type { FetchedHeaders, FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/ports';
+import type { FetchedHeaders, FolderCursor, FolderWatch, OpenedFolder } from '../../scanner/scannerPorts';
 import { type ConnectionMode, logOut } from './connection';
 import { dateOf, FIRST_READ_BYTES, keptFields } from './ImapSession';
 import { SelectedPushes } from './pushes';

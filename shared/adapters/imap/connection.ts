@@ -6,7 +6,7 @@ import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import { startTimer, type Timer } from '../../domain/timer';
 import type { Logger } from '../../log';
 import { MAX_HEADER_BYTES } from '../../scanner/headers';
-import type { MailboxCredentials, MailboxServer } from '../../scanner/ports';
+import type { MailboxCredentials, MailboxServer } from '../../scanner/scannerPorts';
 import { ImapConnectError } from './connectionErrors';
 
 export interface ImapTimeouts {

@@ -1,7 +1,7 @@
 // Owns what a NOTIFY watch's server pushed for its selected folder: each new message's UID, date and headers as the
 // server announced it, and whether those pushes account for everything new above a cursor, so a sweep may take them
 // instead of opening the folder and fetching (two round trips to the provider).
-import type { FetchedHeaders, FolderCursor, OpenedFolder } from '../../scanner/ports';
+import type { FetchedHeaders, FolderCursor, OpenedFolder } from '../../scanner/scannerPorts';
 
 /** Messages held for the next sweep; past it the oldest is dropped and a sweep from below it opens the folder. */
 export const MAX_PUSHED = 32;

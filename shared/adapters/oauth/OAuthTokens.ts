@@ -4,7 +4,7 @@
 import type { Clock } from '../../domain/clock';
 import { sleep } from '../../domain/timer';
 import type { Logger } from '../../log';
-import type { AccessTokens, OAuth2Grant } from '../../scanner/ports';
+import type { AccessTokens, OAuth2Grant } from '../../scanner/scannerPorts';
 import { redact, requestToken, TOKEN_REQUEST_TIMEOUT_MS, TokenEndpointError } from './tokenRequest';
 
 /** An access token is not handed out in its last minute: an IMAP login must still find it valid. */

@@ -1,7 +1,7 @@
 // Owns what the operator's consent step needs to know about each OAuth2 mail provider: where the person consents,
 // where the code is redeemed, which scope reads mail over IMAP, and redeeming the code for a refresh token.
 import { createHash, randomBytes } from 'node:crypto';
-import type { OAuth2Grant } from '../../scanner/ports';
+import type { OAuth2Grant } from '../../scanner/scannerPorts';
 import { endpointName, requestToken, TOKEN_REQUEST_TIMEOUT_MS } from './tokenRequest';
 
 /**

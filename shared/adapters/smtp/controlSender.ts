@@ -1,7 +1,6 @@
 // Owns sending the control message through the operator's control sender: one message, every seed in BCC, from the
 // configured address (which the ESP signs with DKIM; nothing here signs).
-import type { ControlMail } from '../../domain/controlMessage';
-import type { ControlSender } from '../../usecases/calibrate';
+import type { ControlMail, ControlSender } from '../../calibration';
 import { createSender, type SmtpTarget } from './smtp';
 
 export const createControlSender = (

@@ -9,8 +9,8 @@ import { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { type CallbackPolicy, isLoopbackAddress, mayConnectTo } from '../../domain/publicAddress';
 import { startTimer, type Timer } from '../../domain/timer';
-import type { PostOutcome, WebhookPoster } from '../../domain/webhook';
-import { retryAfterMsOf } from '../../domain/webhookRetry';
+import type { PostOutcome, WebhookPoster } from '../../webhooks';
+import { retryAfterMsOf } from '../../webhooks';
 
 export interface ResolvedAddress {
   address: string;

@@ -1,7 +1,7 @@
 // Owns the AWS retry queue of webhook deliveries: a message per waiting delivery, naming only its check, delayed
 // until it falls due (at most SQS's 15 minutes; the sender puts it back for the rest).
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { RetryQueue } from '../../usecases/deliverWebhookQueued';
+import type { RetryQueue } from '../../webhooks';
 
 /** SQS's longest message delay. */
 const MAX_SQS_DELAY_SECONDS = 900;

@@ -15,7 +15,7 @@ import {
 } from '../../client';
 import type { CliSettings } from '../../config';
 import { mayCarrySecrets } from '../../domain/loopback';
-import { formatTable } from '../table';
+import { formatTable } from '../listingTable';
 import { renderComparisonHtml } from './comparisonHtml';
 import { comparisonNotes, differenceText, powerText, pText } from './comparisonText';
 import { printable, providerName } from './explain';

@@ -1,7 +1,8 @@
 // Owns the placement report's control lines as the check CLI prints them: each provider's latest control beside this
 // message, the suspect seeds (shown, left out of the rates), and what to look at first where the message hit spam.
+
+import { lookFirst, type ProviderReading } from '../../calibration';
 import type { PlacementReport } from '../../client';
-import { lookFirst, type ProviderReading } from '../../domain/controlReading';
 import type { ProviderSummary } from '../../domain/placementReport';
 import { printable, providerName } from './explain';
 

@@ -1,12 +1,12 @@
 // Owns how a check's outcome is shown: a table of accounts with an inbox-rate line for people, one JSON object for
 // machines, and the live progress line on stderr while polling.
 
+import { lookFirst } from '../../calibration';
 import { type CheckView, inboxRate, type PlacementReport } from '../../client';
 import { isInbox } from '../../domain/categories';
-import { lookFirst } from '../../domain/controlReading';
 import { every } from '../../domain/timer';
 import { withSnakeKeys } from '../../domain/wireKeys';
-import { formatTable } from '../table';
+import { formatTable } from '../listingTable';
 import { coverageOf } from './coverage';
 
 export const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;

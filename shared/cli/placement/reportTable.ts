@@ -1,7 +1,7 @@
 // Owns the placement report as the check CLI prints it: one row per provider, one per account with its
 // authentication and spam verdict, one sentence for each failing check, what was and was not checked, then the audit.
 import type { PlacementReport } from '../../client';
-import { formatTable } from '../table';
+import { formatTable } from '../listingTable';
 import { auditLines } from './auditView';
 import { coverageOf, nothingFailedLine } from './coverage';
 import { authCell, failureSentences, percentOf, printable, providerName, spamCell } from './explain';

@@ -1,8 +1,8 @@
-// Hand-computed cases for webhook retries (shared/domain/webhookRetry.ts), as Standard Webhooks and docs/webhooks.md
+// Hand-computed cases for webhook retries (shared/webhooks/domain/webhookRetry.ts), as Standard Webhooks and docs/webhooks.md
 // state them. Each was worked out by hand from the stated rule, not by running the code:
 //   step(n) = min(6 h, 5 s × 3^(n-1));  wait = round(step × (0.75 + 0.25 × r));  wait = max(wait, Retry-After);
 //   next = min(now + wait, first + 24 h).
-import type { PostOutcome } from '../../../shared/domain/webhook';
+import type { PostOutcome } from '../../../shared/webhooks/domain/webhook';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;

@@ -2,12 +2,13 @@
 // was found in) and the report's
 // view of it: ranked and scored at read time against where the check's copies went by then, missing ones included.
 // Only the verdict is imported here: the API's functions carry no message parser and no suffix list.
-import type { JudgedCopy } from '../audit/audit';
-import type { CopyFacts, DnsResults, ProviderPlacement } from '../audit/types';
-import { verdictOf } from '../audit/verdict';
-import type { AuditedCopy, ReportAudit } from '../domain/auditReport';
-import { placementClassOf } from '../domain/categories';
-import { type Check, statusOf } from '../domain/check';
+
+import type { AuditedCopy, ReportAudit } from '../../domain/auditReport';
+import { placementClassOf } from '../../domain/categories';
+import { type Check, statusOf } from '../../domain/check';
+import type { JudgedCopy } from '../audit';
+import type { CopyFacts, DnsResults, ProviderPlacement } from '../types';
+import { verdictOf } from '../verdict';
 
 /** A claim not completed within this long was cut (its loop ended, its process died): the report stops waiting. */
 export const AUDIT_ABANDONED_MS = 60_000;

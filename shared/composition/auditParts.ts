@@ -3,12 +3,12 @@
 // check; and the scanner's events that hand it each recorded copy.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAuditStore } from '../adapters/dynamo/DynamoAuditStore';
+import { CheckAuditor, type CopySource } from '../audit';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
-import type { CredentialSource, MailboxSession } from '../scanner/ports';
 import type { ScanEvents } from '../scanner/Scanner';
+import type { CredentialSource, MailboxSession } from '../scanner/scannerPorts';
 import type { AuditSettings } from '../settings/auditSettings';
-import { CheckAuditor, type CopySource } from '../usecases/auditCheck';
 import { composeAuditDns } from './auditDns';
 
 /** How long a closing loop waits for the audits it started: a fetch's bound and the DNS budget, with room. */

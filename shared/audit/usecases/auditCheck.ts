@@ -1,19 +1,20 @@
 // Owns taking each check's sender audit once, beside detection: on a check's first recorded copy, a detached task
 // (a few at a time) claims the audit, reads the copy's source once over the account's held session, asks DNS within
 // the check's budget and stores the facts. Recording never waits for it; a closing loop waits a bounded time for the audits it started.
-import { copyFactsOf, judgeCopy } from '../audit/audit';
-import type { CheckDns } from '../audit/checkDns';
-import { MAX_SOURCE_BYTES } from '../audit/contentFacts';
-import { auditDns, type DnsAuditOptions } from '../audit/dnsResults';
-import { dnsSubjectsOf } from '../audit/dnsSubjects';
-import type { CopyFacts, DnsResults } from '../audit/types';
-import type { Clock } from '../domain/clock';
-import { RETENTION_MS } from '../domain/limits';
-import type { AuthVerdict } from '../domain/placement';
-import type { Logger } from '../log';
-import { verifiedDomainsOf } from '../scanner/authResults';
-import { headerBlockOf } from '../scanner/headers';
-import type { CredentialSource } from '../scanner/ports';
+
+import type { Clock } from '../../domain/clock';
+import { RETENTION_MS } from '../../domain/limits';
+import type { AuthVerdict } from '../../domain/receivingVerdicts';
+import type { Logger } from '../../log';
+import { verifiedDomainsOf } from '../../scanner/authResults';
+import { headerBlockOf } from '../../scanner/headers';
+import type { CredentialSource } from '../../scanner/scannerPorts';
+import { copyFactsOf, judgeCopy } from '../audit';
+import type { CheckDns } from '../checkDns';
+import { MAX_SOURCE_BYTES } from '../contentFacts';
+import { auditDns, type DnsAuditOptions } from '../dnsResults';
+import { dnsSubjectsOf } from '../dnsSubjects';
+import type { CopyFacts, DnsResults } from '../types';
 import type { AuditStore } from './auditRecord';
 
 /** A copy the scanner has just recorded for a check (its first, or a later one: the audit takes one per check). */

@@ -1,6 +1,6 @@
 // Owns what to look at first when a message went to spam somewhere: set beside the latest control message at the
 // same provider, the message (content, sending side) or the seeds. Read from the placement report alone.
-import type { ControlPlacement, PlacementReport, ProviderSummary } from './placementReport';
+import type { ControlPlacement, PlacementReport, ProviderSummary } from '../../domain/placementReport';
 
 /** `message`: content and sending-side findings; `seed`: the seeds themselves, or the path to them. */
 export type Suspect = 'message' | 'seed';

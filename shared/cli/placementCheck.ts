@@ -16,7 +16,7 @@ import {
   NoAccountsInScopeError,
   type PlacementReport,
   WaitTimeoutError,
-} from '../client';
+} from '../client/index';
 import type { CliSettings } from '../config';
 import { readReportAndAudit } from './placement/auditWait';
 import { BaselineError, readBaseline, type SavedRun } from './placement/baseline';

@@ -4,7 +4,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MonitorRun } from '../../monitors/monitor';
 import type { ProviderJudgement } from '../../monitors/monitorAlarm';
 import { judgementPoints, type MonitorPoint, monitorPoints } from '../../monitors/monitorMetrics';
-import type { MonitorTelemetry } from '../../monitors/ports';
+import type { MonitorTelemetry } from '../../monitors/monitorsPorts';
 
 const emit = (metrics: Metrics, points: readonly MonitorPoint[]) => {
   for (const point of points) {

@@ -1,14 +1,14 @@
 // Owns a calibration: in each scope, a control check (the normal start, marked as a control), the control message
 // sent once to all its seeds, the wait for it, and every seed's placement kept as its history.
-import type { RegisteredAccount } from '../domain/account';
-import { placementClassOf } from '../domain/categories';
-import type { Check } from '../domain/check';
-import type { Clock } from '../domain/clock';
+import type { RegisteredAccount } from '../../domain/account';
+import { placementClassOf } from '../../domain/categories';
+import type { Check } from '../../domain/check';
+import type { Clock } from '../../domain/clock';
+import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../../domain/controlRun';
+import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../../domain/ports';
+import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../../domain/seedHealth';
+import { runMessageCheck } from '../../usecases/messageCheck';
 import { type ControlMail, controlMail } from '../domain/controlMessage';
-import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../domain/controlRun';
-import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
-import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../domain/seedHealth';
-import { runMessageCheck } from './messageCheck';
 
 /** Sends one message to every address in BCC, through the operator's control sender. */
 export interface ControlSender {

@@ -1,8 +1,8 @@
 // Owns the webhook part of the placement report (an addition): where the check's delivery went, how it stands, and
 // each attempt with its time, status code and error.
-import type { Principal } from '../domain/apiKey';
+import type { Principal } from '../../domain/apiKey';
+import { getReport } from '../../usecases/getReport';
 import type { WebhookDelivery, WebhookStore } from '../domain/webhook';
-import { getReport } from './getReport';
 
 export interface WebhookView {
   webhook_id: string;

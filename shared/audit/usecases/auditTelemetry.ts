@@ -1,9 +1,10 @@
 // Owns telling the dashboard of each check's stored audit, once: its listings and bulk-sender rule items for every
 // provider the check had seeds at (read from the check: the audited copy names only its own provider).
-import { type AuditDatapoint, auditDatapoints } from '../audit/auditMetrics';
-import type { AuditReport } from '../audit/types';
-import type { CheckStore } from '../domain/ports';
-import type { Logger } from '../log';
+
+import type { CheckStore } from '../../domain/ports';
+import type { Logger } from '../../log';
+import { type AuditDatapoint, auditDatapoints } from '../auditMetrics';
+import type { AuditReport } from '../types';
 
 export interface AuditTelemetryDeps {
   checks: Pick<CheckStore, 'get'>;

@@ -1,8 +1,8 @@
 // Owns the optional body of POST /api/spam-check/start (an addition): `{"callback_url": "https://..."}`, capped,
 // parsed and judged before anything is stored, each refusal a 400 whose detail names the problem, never the input.
 import { isIP } from 'node:net';
-import { DomainError } from './errors';
-import { type CallbackPolicy, isLoopbackAddress, isPublicAddress } from './publicAddress';
+import { DomainError } from '../../domain/errors';
+import { type CallbackPolicy, isLoopbackAddress, isPublicAddress } from '../../domain/publicAddress';
 
 /** A start body is one small object; anything longer is refused before it is parsed. */
 export const MAX_START_BODY_BYTES = 4096;

@@ -1,6 +1,7 @@
 // Owns one attempt at a queued webhook: sign it with the key's current secrets, POST it, record the attempt and
 // when (if ever) to try again. The one sending path, run by npm start's in-process sender and by the AWS sender.
-import type { Clock } from '../domain/clock';
+import type { Clock } from '../../domain/clock';
+import type { Logger } from '../../log';
 import {
   type PostOutcome,
   type WebhookAttempt,
@@ -12,7 +13,6 @@ import {
 } from '../domain/webhook';
 import { nextAttemptAt, verdictOf } from '../domain/webhookRetry';
 import { signingSecrets, type WebhookSecretStore } from '../domain/webhookSecret';
-import type { Logger } from '../log';
 
 export interface DeliverDeps {
   deliveries: WebhookStore;

@@ -1,6 +1,6 @@
 // Owns a webhook delivery: its stable id, the self-contained payload built once when the check ends, the attempts
 // made and what state that leaves it in. What storage and sending need from the outside is stated in ports here.
-import { type Check, type CheckCallback, type CheckView, viewOf } from './check';
+import { type Check, type CheckCallback, type CheckView, viewOf } from '../../domain/check';
 
 /** The spec's GET body at the moment the check ended, plus where its report is: sent as is on every attempt. */
 export interface WebhookPayload extends CheckView {
