@@ -17,7 +17,7 @@ export type { WaitOptions } from './waitForCheck';
  *
  * @example
  * ```ts
- * const options: ClientOptions = { baseUrl: 'http://127.0.0.1:3000', apiKey: process.env.INBOX_PLACEMENT_API_KEY ?? '' };
+ * const options: ClientOptions = { baseUrl: 'http://127.0.0.1:3000', apiKey: 'ipk_…' };
  * ```
  */
 export type ClientOptions = Connection;
@@ -128,7 +128,7 @@ const readersOf = (request: ReturnType<typeof requesterOf>) => {
  * ```ts
  * import { createClient, CheckNotFoundError } from 'inbox-placement/shared/client';
  *
- * const client = createClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: process.env.INBOX_PLACEMENT_API_KEY ?? '' });
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'ipk_…' });
  * const { check_id, accounts } = await client.startCheck();
  * // send ONE message to every address in `accounts`, then:
  * const check = await client.waitForCheck(check_id, { onProgress: (c) => console.log(c.received, 'of', c.total) });

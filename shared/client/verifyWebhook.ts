@@ -51,7 +51,8 @@ const headerOf = (headers: HeaderSource, name: string): string | undefined => {
  *
  * @example
  * ```ts
- * const payload = verifyWebhook(process.env.WEBHOOK_SECRET ?? '', request.headers, await request.text());
+ * // The key's webhook secret (`npm run admin -- keys create` printed it), kept by the receiver.
+ * const payload = verifyWebhook(webhookSecret, request.headers, await request.text());
  * if (payload.status === 'complete') await fetchReport(payload.report_url);
  * ```
  */
