@@ -69,6 +69,9 @@ const gc = () => {
   collectedAt = process.memoryUsage().heapUsed;
 };
 
+/** Rounds for a subject that allocates a lot: a collection can still fall inside some of its windows. */
+export const ALLOCATING_REPS = 5;
+
 /** Calls in one timing window at most, for a call that takes next to nothing. */
 const MAX_CALLS = 100_000;
 
@@ -127,8 +130,8 @@ const allowedMs = (size: number, ms: number, next: number) =>
 /**
  * Times `subject` on `payload` at each of SIZES up to `largest`: one window per size, sized smallest first (a size
  * whose estimate is already ten times over its step's allowance ends the ladder: a quadratic megabyte would take
- * minutes), then `reps` rounds over all sizes in turns (smaller, larger, smaller…), each size's best time kept: a
- * spell of load, a neighbour filling the caches or a slower clock falls on every size alike.
+ * minutes), then `reps` rounds (ALLOCATING_REPS at least for a subject that allocates) over all sizes in turns
+ * (smaller, larger, smaller…), each size's best time kept: a spell of load, a neighbour filling the caches or a slower clock falls on every size alike.
  */
 export const growthOf = async (
   subject: Subject,
@@ -149,7 +152,8 @@ export const growthOf = async (
     if (before && smaller && window.estimateMs > 10 * allowedMs(smaller, before.estimateMs, size)) break;
   }
   const ms = sizes.map(() => Number.POSITIVE_INFINITY);
-  for (let rep = 0; rep < reps; rep++)
+  const rounds = subject.allocates ? Math.max(reps, ALLOCATING_REPS) : reps;
+  for (let rep = 0; rep < rounds; rep++)
     for (const [at, window] of windows.entries()) ms[at] = Math.min(ms[at] ?? 0, await window.time());
   sink.result = undefined;
   const steps = sizes
@@ -171,8 +175,8 @@ export const growthOf = async (
 export const ATTEMPTS = 3;
 
 /**
- * A ladder timed again while it looks steep, up to ATTEMPTS in all: on a shared machine one timing can be taxed by a
- * neighbour or a cache; a cost that really grows faster than linear is steep in every attempt.
+ * A ladder timed again while it looks steep or was cut short, up to ATTEMPTS in all: on a shared machine one timing
+ * can be taxed by a neighbour or a cache; a cost that really grows faster than linear is steep in every attempt.
  */
 export const growthOn = async (
   subject: Subject,
@@ -181,8 +185,11 @@ export const growthOn = async (
   /** The benchmark's smoke test times each ladder once: it reports, it does not judge. */
   attempts = ATTEMPTS,
 ): Promise<Growth> => {
+  const sizes = SIZES.filter((each) => each <= (options?.largest ?? LARGEST_SIZE)).length;
+  // Cut short counts as steep: one sizing call taxed tenfold by a collection or a neighbour stops a ladder early.
+  const again = (growth: Growth) => growth.steep || growth.sizes.length < sizes;
   let growth = await growthOf(subject, payload, options);
-  for (let attempt = 1; attempt < attempts && growth.steep; attempt++)
+  for (let attempt = 1; attempt < attempts && again(growth); attempt++)
     growth = await growthOf(subject, payload, options);
   return growth;
 };

@@ -13,6 +13,7 @@ import {
   PAYLOADS,
   SIZES,
   SUBJECTS,
+  type Subject,
 } from '../../scripts/lib/linearity';
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
@@ -36,4 +37,29 @@ describe('linear time on hostile text', () => {
     },
     120_000,
   );
+
+  // The harness can fail: a deliberately quadratic reader, awaited and allocating like contentFactsOf (so it takes the
+  // path with more rounds), is steep on every attempt. Its ladder stops at 125 KB:
+  // a quadratic megabyte would take seconds a call.
+  it('judges a quadratic, allocating async reader steep', async () => {
+    const quadratic: Subject = {
+      name: 'quadratic',
+      field: 'subject',
+      input: (payload) => payload,
+      run: async (input) => {
+        const text = input as string;
+        let sum = 0;
+        for (let from = 0; from < text.length; from += 64) {
+          const copy = Buffer.from(text.slice(from), 'latin1');
+          for (const byte of copy) sum += byte;
+          if (from % 8192 === 0) await Promise.resolve();
+        }
+        return sum;
+      },
+      allocates: true,
+    };
+    const growth = await growthOn(quadratic, 'blanks', { largest: SIZES[1] });
+    expect(growth.sizes).toEqual([SIZES[0], SIZES[1]]);
+    expect(growth.steep).toBe(true);
+  }, 60_000);
 });
