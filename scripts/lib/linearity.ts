@@ -70,7 +70,7 @@ const gc = () => {
 };
 
 /** Rounds for a subject that allocates a lot: a collection can still fall inside some of its windows. */
-export const ALLOCATING_REPS = 5;
+const ALLOCATING_REPS = 5;
 
 /** Calls in one timing window at most, for a call that takes next to nothing. */
 const MAX_CALLS = 100_000;
