@@ -6,7 +6,7 @@ import { type BakeOutcome, bakeScanner, cloudWatchBakeReader } from '../adapters
 import { systemClock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { DeployBakeConfig } from '../settings/deployHooks';
-import { executionOf, type HookEvent } from './deployProbe';
+import { type HookEvent, reportedHook } from './deployProbe';
 
 export interface DeployBakeParts {
   bake: (deadlineMs: number) => Promise<BakeOutcome>;
@@ -24,25 +24,11 @@ const versionOf = (arn: string): { functionName: string; version: string } => {
 };
 
 /** Bakes and always reports: a bake that throws is a failed deployment, never a hook left hanging. */
-export const runDeployBake = async (
+export const runDeployBake = (
   parts: DeployBakeParts,
   event: HookEvent,
   deadlineMs: number,
-): Promise<BakeOutcome> => {
-  const execution = executionOf(event);
-  const outcome = await parts.bake(deadlineMs).catch(
-    (error: unknown): BakeOutcome => ({
-      passed: false,
-      reason: error instanceof Error ? error.name : 'the bake failed',
-    }),
-  );
-  parts.log[outcome.passed ? 'info' : 'error']('bake of the new scanner version', {
-    deployment_id: execution.deploymentId,
-    ...outcome,
-  });
-  await parts.hooks.report(execution, outcome.passed ? 'Succeeded' : 'Failed');
-  return outcome;
-};
+): Promise<BakeOutcome> => reportedHook(parts, event, 'bake', () => parts.bake(deadlineMs));
 
 export const composeDeployBake = (config: DeployBakeConfig, log: Logger): DeployBakeParts => {
   const target = {

@@ -19,7 +19,7 @@ export interface HookEvent {
   LifecycleEventHookExecutionId?: unknown;
 }
 
-export const executionOf = (event: HookEvent): HookExecution => {
+const executionOf = (event: HookEvent): HookExecution => {
   const { DeploymentId, LifecycleEventHookExecutionId } = event;
   if (typeof DeploymentId !== 'string' || typeof LifecycleEventHookExecutionId !== 'string') {
     throw new Error('not a CodeDeploy lifecycle hook event');
@@ -27,22 +27,32 @@ export const executionOf = (event: HookEvent): HookExecution => {
   return { deploymentId: DeploymentId, lifecycleEventHookExecutionId: LifecycleEventHookExecutionId };
 };
 
-/** Runs the probe and always reports: a probe that throws is a failed deployment, never a hook left hanging. */
-export const runDeployProbe = async (parts: DeployProbeParts, event: HookEvent): Promise<ProbeOutcome> => {
+/**
+ * Runs a hook's check and always reports it: a check that throws is a failed deployment (its error's name the reason),
+ * never a hook left hanging. The probe's and the bake's one shape.
+ */
+export const reportedHook = async <T extends { passed: boolean }>(
+  parts: { hooks: Pick<CodeDeployHooks, 'report'>; log: Logger },
+  event: HookEvent,
+  what: string,
+  check: () => Promise<T>,
+): Promise<T | { passed: false; reason: string }> => {
   const execution = executionOf(event);
-  const outcome = await parts.probe().catch(
-    (error: unknown): ProbeOutcome => ({
-      passed: false,
-      reason: error instanceof Error ? error.name : 'the probe failed',
-    }),
-  );
-  parts.log[outcome.passed ? 'info' : 'error']('deploy probe of the new scanner version', {
+  const outcome = await check().catch((error: unknown) => ({
+    passed: false as const,
+    reason: error instanceof Error ? error.name : `the ${what} failed`,
+  }));
+  parts.log[outcome.passed ? 'info' : 'error'](`${what} of the new scanner version`, {
     deployment_id: execution.deploymentId,
     ...outcome,
   });
   await parts.hooks.report(execution, outcome.passed ? 'Succeeded' : 'Failed');
   return outcome;
 };
+
+/** Runs the probe and always reports it. */
+export const runDeployProbe = (parts: DeployProbeParts, event: HookEvent): Promise<ProbeOutcome> =>
+  reportedHook(parts, event, 'deploy probe', parts.probe);
 
 export const composeDeployProbe = (config: DeployProbeConfig, log: Logger): DeployProbeParts => {
   const lambda = new LambdaClient({ region: config.AWS_REGION });
