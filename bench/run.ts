@@ -358,6 +358,11 @@ const main = async () => {
       : undefined;
     results.monitorCost = runMonitorCostBench(results.detection ?? last?.results.detection);
   }
+  if (wanted('unit-loop')) {
+    const { runUnitLoopBench } = await import('./unitLoop');
+    say('unit loop: npm run test:unit, once');
+    results.unitLoop = await runUnitLoopBench();
+  }
   if (wanted('properties')) {
     const { runPropertyBench } = await import('./properties');
     say(`properties: ${values['property-cases']} generated messages`);

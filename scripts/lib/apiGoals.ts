@@ -1,5 +1,5 @@
 // Owns the API's goals in BENCHMARKS.md: GET under 200 connections and against a bare server, start under the same
-// load, the handler's own time, and cold start.
+// load, the handler's own time, cold start, and the developer loop (`npm run test:unit`).
 import { BENCH, type Goal, get, ms, num } from './goalReading';
 
 export const API_GOALS: Goal[] = [
@@ -79,5 +79,20 @@ export const API_GOALS: Goal[] = [
         pass: api.length === 3 && scanner !== undefined && api.every((f) => f.sinceStartMs.median <= 150),
       };
     },
+  },
+  {
+    section: 'unitLoop',
+    goal: '`npm run test:unit` under 60 s on this 2-core machine, as a non-root user with the mail stack down, every test passing',
+    command: `${BENCH} unit-loop`,
+    read: (r) => ({
+      measured: `${num(r, 'wallSeconds')} s (CPU ${num(r, 'cpuSeconds')} s), ${num(r, 'files')} files, ${num(r, 'tests')} tests, ${num(r, 'failed')} failed; ${get(r, 'asRoot') === false ? 'non-root' : 'as root'}, mail stack ${get(r, 'mailStackUp') === false ? 'down' : 'up'}, ${num(r, 'cores')} cores`,
+      pass:
+        num(r, 'wallSeconds') < 60 &&
+        num(r, 'failed') === 0 &&
+        num(r, 'exitCode') === 0 &&
+        get(r, 'asRoot') === false &&
+        get(r, 'mailStackUp') === false &&
+        num(r, 'cores') <= 2,
+    }),
   },
 ];
