@@ -1,8 +1,10 @@
 // Owns the deploy probe hook's wiring: CodeDeploy calls it before the scanner's alias moves; it runs the new
 // version's synthetic sweep and reports Succeeded or Failed (then CodeDeploy leaves the alias where it was).
+import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { CodeDeployHooks, type HookExecution } from '../adapters/deploy/codeDeployHooks';
 import { probeScannerVersion } from '../adapters/deploy/scannerProbe';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import type { Logger } from '../log';
 import type { ProbeOutcome } from '../scanner/probe';
 import type { DeployProbeConfig } from '../settings/deployHooks';
@@ -54,15 +56,17 @@ export const reportedHook = async <T extends { passed: boolean }>(
 export const runDeployProbe = (parts: DeployProbeParts, event: HookEvent): Promise<ProbeOutcome> =>
   reportedHook(parts, event, 'deploy probe', parts.probe);
 
-export const composeDeployProbe = (config: DeployProbeConfig, log: Logger): DeployProbeParts => {
-  const lambda = new LambdaClient({ region: config.AWS_REGION });
+/** A hook process's one CodeDeploy client, and its X-Ray segment where the deploy turned tracing on. */
+export const hookParts = (config: DeployProbeConfig, service: string) => ({
+  hooks: new CodeDeployHooks(traced(new CodeDeployClient({ region: config.AWS_REGION }))),
+  tracing: tracing(service, config.POWERTOOLS_TRACE_ENABLED === 'true'),
+});
+
+export const composeDeployProbe = (config: DeployProbeConfig, log: Logger) => {
+  const lambda = traced(new LambdaClient({ region: config.AWS_REGION }));
   return {
     probe: () => probeScannerVersion(lambda, config.SCANNER_VERSION_ARN),
-    hooks: new CodeDeployHooks(config.AWS_REGION, () => ({
-      accessKeyId: config.AWS_ACCESS_KEY_ID,
-      secretAccessKey: config.AWS_SECRET_ACCESS_KEY,
-      sessionToken: config.AWS_SESSION_TOKEN,
-    })),
+    ...hookParts(config, 'deploy-probe'),
     log,
   };
 };

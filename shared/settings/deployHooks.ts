@@ -1,17 +1,15 @@
 // Owns the deploy hooks' settings (the scanner's pre-traffic probe and after-traffic bake), read once at their start.
 import * as z from 'zod/mini';
-import { logLevel, metricsNamespace } from './commonSettings';
+import { logLevel, metricsNamespace, traceEnabled } from './commonSettings';
 import { intSetting, nonEmpty, parseEnv } from './envSchema';
 
-/** The deploy probe hook: which scanner version it checks, and the role's credentials for the CodeDeploy call. */
+/** The deploy probe hook: which scanner version it checks (the CodeDeploy client finds the role's credentials). */
 const deployProbeEnv = z.object({
   AWS_REGION: nonEmpty(),
   LOG_LEVEL: logLevel,
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** The scanner version a deployment is about to move the alias to. */
   SCANNER_VERSION_ARN: nonEmpty(),
-  AWS_ACCESS_KEY_ID: nonEmpty(),
-  AWS_SECRET_ACCESS_KEY: nonEmpty(),
-  AWS_SESSION_TOKEN: z.optional(nonEmpty()),
 });
 
 export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;

@@ -1,14 +1,20 @@
 // The deploy probe: a new scanner version sweeps one account before its alias moves, and CodeDeploy always hears
-// how it went, over a request signed as AWS documents it.
+// how it went, through the SDK's CodeDeploy client.
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { describe, expect, it } from 'vitest';
 import { CodeDeployHooks } from '../../shared/adapters/deploy/codeDeployHooks';
 import { probeScannerVersion } from '../../shared/adapters/deploy/scannerProbe';
-import { signRequest } from '../../shared/adapters/deploy/sigv4';
 import { runDeployProbe } from '../../shared/composition/deployProbe';
 import { createLogger } from '../../shared/log';
 import { isDeployProbe, type ProbeOutcome, sweepOneAccount } from '../../shared/scanner/probe';
 import type { MailboxConnector, MailboxCredentials } from '../../shared/scanner/scannerPorts';
+import { cleanupsAfterEach } from '../support/cleanups';
+
+const cleanups = cleanupsAfterEach();
 
 const account: MailboxCredentials = {
   email: 'seed@example.com',
@@ -148,66 +154,60 @@ describe('runDeployProbe', () => {
   });
 });
 
-describe('signing and the CodeDeploy call', () => {
-  it("signs AWS's documented example request to the documented signature", () => {
-    const headers = signRequest(
-      {
-        method: 'GET',
-        host: 'iam.amazonaws.com',
-        path: '/',
-        query: 'Action=ListUsers&Version=2010-05-08',
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-        body: '',
-      },
-      { region: 'us-east-1', service: 'iam' },
-      { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' },
-      new Date('2015-08-30T12:36:00Z'),
-    );
-    expect(headers.authorization).toBe(
-      'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, ' +
-        'SignedHeaders=content-type;host;x-amz-date, ' +
-        'Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7',
-    );
-  });
+describe('the CodeDeploy call', () => {
+  /** A loopback endpoint answering as CodeDeploy would, recording each request: the real SDK client's wire. */
+  const endpoint = async (status: number, answer: object, headers: Record<string, string> = {}) => {
+    const requests: { headers: IncomingHttpHeaders; body: string }[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        requests.push({ headers: request.headers, body });
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', ...headers });
+        response.end(JSON.stringify(answer));
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const client = new CodeDeployClient({
+      region: 'eu-west-1',
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret-never-sent', sessionToken: 'session' },
+      maxAttempts: 1,
+    });
+    return { hooks: new CodeDeployHooks(client), requests };
+  };
 
-  it('sends PutLifecycleEventHookExecutionStatus to the region endpoint, signed with the session token', async () => {
-    const calls: { url: string; init: RequestInit }[] = [];
-    const fakeFetch = (async (url: string, init: RequestInit) => {
-      calls.push({ url, init });
-      return new Response('{}', { status: 200 });
-    }) as unknown as typeof fetch;
-    const hooks = new CodeDeployHooks(
-      'eu-west-1',
-      () => ({ accessKeyId: 'AKID', secretAccessKey: 'secret-never-sent', sessionToken: 'session' }),
-      fakeFetch,
-    );
+  it('sends PutLifecycleEventHookExecutionStatus through the SDK client, signed with the session token', async () => {
+    const { hooks, requests } = await endpoint(200, { lifecycleEventHookExecutionId: 'e-1' });
     await hooks.report({ deploymentId: 'd-1', lifecycleEventHookExecutionId: 'e-1' }, 'Failed');
-    const [call] = calls;
-    expect(call?.url).toBe('https://codedeploy.eu-west-1.amazonaws.com/');
-    const headers = call?.init.headers as Record<string, string>;
-    expect(headers['x-amz-target']).toBe('CodeDeploy_20141006.PutLifecycleEventHookExecutionStatus');
-    expect(headers['x-amz-security-token']).toBe('session');
-    expect(headers.authorization).toMatch(/Credential=AKID\/\d{8}\/eu-west-1\/codedeploy\/aws4_request/);
-    expect(JSON.parse(String(call?.init.body))).toEqual({
+    const [request] = requests;
+    expect(request?.headers['x-amz-target']).toBe('CodeDeploy_20141006.PutLifecycleEventHookExecutionStatus');
+    expect(request?.headers['x-amz-security-token']).toBe('session');
+    expect(request?.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKID\/\d{8}\/eu-west-1\/codedeploy\/aws4_request/,
+    );
+    expect(JSON.parse(request?.body ?? '')).toEqual({
       deploymentId: 'd-1',
       lifecycleEventHookExecutionId: 'e-1',
       status: 'Failed',
     });
-    expect(JSON.stringify(call)).not.toContain('secret-never-sent');
+    expect(JSON.stringify(request)).not.toContain('secret-never-sent');
   });
 
-  it('throws with the error type only when CodeDeploy refuses', async () => {
-    const refusing = (async () =>
-      new Response('{"message":"echo of the request"}', {
-        status: 400,
-        headers: { 'x-amzn-errortype': 'LifecycleEventAlreadyCompletedException:http://internal' },
-      })) as unknown as typeof fetch;
-    const hooks = new CodeDeployHooks(
-      'eu-west-1',
-      () => ({ accessKeyId: 'a', secretAccessKey: 'b' }),
-      refusing,
+  it('throws with the error name only when CodeDeploy refuses', async () => {
+    const { hooks } = await endpoint(
+      400,
+      { __type: 'LifecycleEventAlreadyCompletedException', message: 'echo of d-2 and e-2' },
+      { 'x-amzn-errortype': 'LifecycleEventAlreadyCompletedException:http://internal' },
     );
-    const failure = hooks.report({ deploymentId: 'd', lifecycleEventHookExecutionId: 'e' }, 'Succeeded');
-    await expect(failure).rejects.toThrow('(400: LifecycleEventAlreadyCompletedException)');
+    const failure = hooks.report({ deploymentId: 'd-2', lifecycleEventHookExecutionId: 'e-2' }, 'Succeeded');
+    await expect(failure).rejects.toThrow(
+      /^CodeDeploy refused the hook status \(LifecycleEventAlreadyCompletedException\)$/,
+    );
   });
 });
