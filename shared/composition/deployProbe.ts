@@ -7,10 +7,12 @@ import { probeScannerVersion } from '../adapters/deploy/scannerProbe';
 import { traced, tracing } from '../adapters/telemetry/tracing';
 import type { Logger } from '../log';
 import type { ProbeOutcome } from '../scanner/probe';
-import type { DeployProbeConfig } from '../settings/deployHooks';
+import type { DeployProbeConfig, UncheckedProbe } from '../settings/deployHooks';
 
 export interface DeployProbeParts {
   probe: () => Promise<ProbeOutcome>;
+  /** What a probe that had no account to sweep does to the deployment (the deploy's `uncheckedProbe`). */
+  unchecked: UncheckedProbe;
   hooks: Pick<CodeDeployHooks, 'report'>;
   log: Logger;
 }
@@ -44,7 +46,9 @@ export const reportedHook = async <T extends { passed: boolean }>(
     passed: false as const,
     reason: error instanceof Error ? error.name : `the ${what} failed`,
   }));
-  parts.log[outcome.passed ? 'info' : 'error'](`${what} of the new scanner version`, {
+  // A pass that checked nothing (the probe's not-checked, let through by the setting) is said at warn, never info.
+  const checked = !('status' in outcome) || outcome.status === 'passed';
+  parts.log[outcome.passed ? (checked ? 'info' : 'warn') : 'error'](`${what} of the new scanner version`, {
     deployment_id: execution.deploymentId,
     ...outcome,
   });
@@ -52,9 +56,15 @@ export const reportedHook = async <T extends { passed: boolean }>(
   return outcome;
 };
 
+/** The hook's verdict: the probe passed, or it had no account to sweep and the deploy lets that through. */
+const verdictOf = (outcome: ProbeOutcome, unchecked: UncheckedProbe) => ({
+  ...outcome,
+  passed: outcome.status === 'passed' || (outcome.status === 'not-checked' && unchecked === 'proceed'),
+});
+
 /** Runs the probe and always reports it. */
-export const runDeployProbe = (parts: DeployProbeParts, event: HookEvent): Promise<ProbeOutcome> =>
-  reportedHook(parts, event, 'deploy probe', parts.probe);
+export const runDeployProbe = (parts: DeployProbeParts, event: HookEvent) =>
+  reportedHook(parts, event, 'deploy probe', async () => verdictOf(await parts.probe(), parts.unchecked));
 
 /** A hook process's one CodeDeploy client, and its X-Ray segment where the deploy turned tracing on. */
 export const hookParts = (config: DeployProbeConfig, service: string) => ({
@@ -66,6 +76,7 @@ export const composeDeployProbe = (config: DeployProbeConfig, log: Logger) => {
   const lambda = traced(new LambdaClient({ region: config.AWS_REGION }));
   return {
     probe: () => probeScannerVersion(lambda, config.SCANNER_VERSION_ARN),
+    unchecked: config.UNCHECKED_PROBE,
     ...hookParts(config, 'deploy-probe'),
     log,
   };

@@ -3,6 +3,12 @@ import * as z from 'zod/mini';
 import { logLevel, metricsNamespace, traceEnabled } from './commonSettings';
 import { intSetting, nonEmpty, parseEnv } from './envSchema';
 
+/** Whether a deploy probe that had no account to sweep lets the deployment proceed (infra's `uncheckedProbe`). */
+export const UNCHECKED_PROBE_CHOICES = ['proceed', 'block'] as const;
+export type UncheckedProbe = (typeof UNCHECKED_PROBE_CHOICES)[number];
+export const DEFAULT_UNCHECKED_PROBE: UncheckedProbe = 'proceed';
+const uncheckedProbe = z._default(z.enum(UNCHECKED_PROBE_CHOICES), DEFAULT_UNCHECKED_PROBE);
+
 /** The deploy probe hook: which scanner version it checks (the CodeDeploy client finds the role's credentials). */
 const deployProbeEnv = z.object({
   AWS_REGION: nonEmpty(),
@@ -10,6 +16,8 @@ const deployProbeEnv = z.object({
   POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** The scanner version a deployment is about to move the alias to. */
   SCANNER_VERSION_ARN: nonEmpty(),
+  /** What a probe with no account to sweep (not checked) does: the deployment proceeds, or it is blocked. */
+  UNCHECKED_PROBE: uncheckedProbe,
 });
 
 export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;

@@ -10,64 +10,12 @@ import { CodeDeployHooks } from '../../shared/adapters/deploy/codeDeployHooks';
 import { probeScannerVersion } from '../../shared/adapters/deploy/scannerProbe';
 import { runDeployProbe } from '../../shared/composition/deployProbe';
 import { createLogger } from '../../shared/log';
-import { isDeployProbe, type ProbeOutcome, sweepOneAccount } from '../../shared/scanner/probe';
-import type { MailboxConnector, MailboxCredentials } from '../../shared/scanner/scannerPorts';
+import { isDeployProbe, type ProbeOutcome } from '../../shared/scanner/probe';
 import { cleanupsAfterEach } from '../support/cleanups';
 
 const cleanups = cleanupsAfterEach();
 
-const account: MailboxCredentials = {
-  email: 'seed@example.com',
-  provider: 'imap',
-  imap: { host: '127.0.0.1', port: 993, secure: true },
-  auth: { user: 'seed', pass: 'never-logged-password' },
-  folders: {},
-};
-
-const connectorListing = (paths: string[] | Error): MailboxConnector => ({
-  open: async () => {
-    if (paths instanceof Error) throw paths;
-    return {
-      gmail: false,
-      folders: async () =>
-        paths.map((path) => ({ path, flags: [], specialUse: undefined, uidValidity: '1', uidNext: 1 })),
-      headersAfter: async () => [],
-      headersSince: async () => [],
-      tabsOf: async () => new Map(),
-      close: async () => undefined,
-    };
-  },
-});
-
-const credentials = { get: async (email: string) => (email === account.email ? account : undefined) };
-
-describe('sweepOneAccount', () => {
-  it('passes when the account logs in and a sweep would read its inbox', async () => {
-    const outcome = await sweepOneAccount(connectorListing(['INBOX', 'Junk']), credentials, account.email);
-    expect(outcome).toMatchObject({ passed: true, account: account.email, folders: 2 });
-  });
-
-  it('fails on a login error, with the server text capped to one line, never the password', async () => {
-    const refusal = new Error(`login refused\n${'x'.repeat(500)}`);
-    const outcome = await sweepOneAccount(connectorListing(refusal), credentials, account.email);
-    expect(outcome.passed).toBe(false);
-    expect(outcome.reason.length).toBeLessThanOrEqual(200);
-    expect(outcome.reason).not.toContain('\n');
-    expect(JSON.stringify(outcome)).not.toContain('never-logged-password');
-  });
-
-  it('fails without an inbox or without credentials, and passes with nothing registered', async () => {
-    expect((await sweepOneAccount(connectorListing(['Archive']), credentials, account.email)).passed).toBe(
-      false,
-    );
-    expect(
-      (await sweepOneAccount(connectorListing(['INBOX']), credentials, 'other@example.com')).passed,
-    ).toBe(false);
-    expect((await sweepOneAccount(connectorListing(new Error('x')), credentials, undefined)).passed).toBe(
-      true,
-    );
-  });
-
+describe('the probe event', () => {
   it('is what the scanner recognises as the probe event, and nothing else is', () => {
     expect(isDeployProbe({ source: 'inbox-placement.scanner', deployProbe: true })).toBe(true);
     for (const event of [{}, { Records: [] }, { handOver: true }, null, 'probe']) {
@@ -92,9 +40,11 @@ const lambdaAnswering = (answer: { FunctionError?: string; Payload?: unknown }) 
 
 describe('probeScannerVersion', () => {
   it('invokes exactly the version being deployed, synchronously, with the probe event', async () => {
-    const { client, sent } = lambdaAnswering({ Payload: { passed: true, reason: 'ok', folders: 3 } });
+    const { client, sent } = lambdaAnswering({
+      Payload: { status: 'passed', reason: 'ok', folders: 3, messages: 5 },
+    });
     const outcome = await probeScannerVersion(client, 'arn:aws:lambda:eu-west-1:1:function:scanner:7');
-    expect(outcome).toMatchObject({ passed: true, folders: 3 });
+    expect(outcome).toMatchObject({ status: 'passed', folders: 3, messages: 5 });
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({
       FunctionName: 'arn:aws:lambda:eu-west-1:1:function:scanner:7',
@@ -102,22 +52,26 @@ describe('probeScannerVersion', () => {
     });
   });
 
-  it('fails on a function error or an answer that is not an outcome', async () => {
-    const crashed = lambdaAnswering({ FunctionError: 'Unhandled', Payload: { passed: true } });
-    expect((await probeScannerVersion(crashed.client, 'v')).passed).toBe(false);
-    const odd = lambdaAnswering({ Payload: { ok: 1 } });
-    expect((await probeScannerVersion(odd.client, 'v')).passed).toBe(false);
+  it('fails on a function error or an answer that is not an outcome, and keeps not-checked apart', async () => {
+    const crashed = lambdaAnswering({ FunctionError: 'Unhandled', Payload: { status: 'passed' } });
+    expect((await probeScannerVersion(crashed.client, 'v')).status).toBe('failed');
+    for (const Payload of [{ ok: 1 }, { status: 'fine' }, { passed: true }, null]) {
+      expect((await probeScannerVersion(lambdaAnswering({ Payload }).client, 'v')).status).toBe('failed');
+    }
+    const unchecked = lambdaAnswering({ Payload: { status: 'not-checked', reason: 'no account' } });
+    expect((await probeScannerVersion(unchecked.client, 'v')).status).toBe('not-checked');
   });
 });
 
 describe('runDeployProbe', () => {
   const hookEvent = { DeploymentId: 'd-123', LifecycleEventHookExecutionId: 'e-456' };
-  const run = async (probe: () => Promise<ProbeOutcome>) => {
+  const run = async (probe: () => Promise<ProbeOutcome>, unchecked: 'proceed' | 'block' = 'block') => {
     const reported: string[] = [];
     const lines: string[] = [];
     await runDeployProbe(
       {
         probe,
+        unchecked,
         hooks: {
           report: async (execution, status) => void reported.push(`${execution.deploymentId} ${status}`),
         },
@@ -129,8 +83,10 @@ describe('runDeployProbe', () => {
   };
 
   it('reports Succeeded when the new version passed, Failed when it did not or the probe threw', async () => {
-    expect((await run(async () => ({ passed: true, reason: 'ok' }))).reported).toEqual(['d-123 Succeeded']);
-    expect((await run(async () => ({ passed: false, reason: 'no inbox' }))).reported).toEqual([
+    expect((await run(async () => ({ status: 'passed', reason: 'ok' }))).reported).toEqual([
+      'd-123 Succeeded',
+    ]);
+    expect((await run(async () => ({ status: 'failed', reason: 'no inbox' }))).reported).toEqual([
       'd-123 Failed',
     ]);
     const threw = await run(async () => {
@@ -140,11 +96,25 @@ describe('runDeployProbe', () => {
     expect(threw.lines.join('\n')).toContain('"deployment_id":"d-123"');
   });
 
+  it('blocks a probe that checked nothing, or lets it through at warn where the deploy says proceed', async () => {
+    const nothing = async (): Promise<ProbeOutcome> => ({ status: 'not-checked', reason: 'no account' });
+    const blocked = await run(nothing, 'block');
+    expect(blocked.reported).toEqual(['d-123 Failed']);
+    expect(blocked.lines.join('\n')).toMatch(/"level":"ERROR".*"status":"not-checked"/i);
+    const proceeded = await run(nothing, 'proceed');
+    expect(proceeded.reported).toEqual(['d-123 Succeeded']);
+    expect(proceeded.lines.join('\n')).toMatch(/"level":"WARN".*"status":"not-checked"/i);
+    // The setting never turns a failure into a pass.
+    const failed = await run(async () => ({ status: 'failed', reason: 'login refused' }), 'proceed');
+    expect(failed.reported).toEqual(['d-123 Failed']);
+  });
+
   it('refuses an event that is not a lifecycle hook', async () => {
     await expect(
       runDeployProbe(
         {
-          probe: async () => ({ passed: true, reason: '' }),
+          probe: async () => ({ status: 'passed', reason: '' }),
+          unchecked: 'block',
           hooks: { report: async () => undefined },
           log: createLogger('x', 'error', () => undefined),
         },

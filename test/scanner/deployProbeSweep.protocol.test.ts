@@ -1,0 +1,116 @@
+// The deploy probe's sweep at the protocol level: the real Scanner, ImapConnector and imapflow against the scripted
+// IMAP server. It logs in, lists, fetches and attributes real header blocks (a few below each live cursor, a first
+// sight where there is none), records only in its own memory, never moves a live cursor, and logs out; a refused
+// login or a mailbox without an inbox fails it; no account is `not-checked`, never a pass.
+import { describe, expect, it } from 'vitest';
+import { FAST_TIMEOUTS } from '../../scripts/lib/loopbackTimeouts';
+import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
+import { type ScriptedFolder, startScriptedImap } from '../../scripts/lib/scriptedImapServer';
+import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
+import { newCheckId } from '../../shared/domain/checkId';
+import { systemClock } from '../../shared/domain/clock';
+import { createLogger } from '../../shared/log';
+import { PROBE_REREAD_UIDS, sweepOneAccount } from '../../shared/scanner/probeSweep';
+import { cleanupsAfterEach } from '../support/cleanups';
+import { MemoryCursors } from '../support/scannerFakes';
+import { DOVECOT_LIKE, SEED, seedCredentials, seedMessage } from '../support/scriptedSeed';
+
+const cleanups = cleanupsAfterEach();
+const log = createLogger('test-probe', 'error', () => undefined);
+const INBOX_MESSAGES = 12;
+
+/** INBOX with a dozen messages (one tagged for a live check), Junk with two new ones, and an Archive. */
+const mailbox = (): ScriptedFolder[] => {
+  const now = Date.now();
+  const live = newCheckId();
+  return [
+    {
+      path: 'INBOX',
+      attributes: ['\\HasNoChildren'],
+      uidValidity: 7,
+      messages: Array.from({ length: INBOX_MESSAGES }, (_, i) =>
+        seedMessage(i + 1, now, i === 10 ? live : undefined),
+      ),
+    },
+    {
+      path: 'Junk',
+      attributes: ['\\HasNoChildren', '\\Junk'],
+      uidValidity: 9,
+      messages: [1, 2].map((uid) => seedMessage(uid, now)),
+    },
+  ];
+};
+
+const serve = async (folders: ScriptedFolder[]) => {
+  const server = await startScriptedImap({ ...DOVECOT_LIKE, folders });
+  cleanups.push(() => server.close());
+  return server;
+};
+
+const depsFor = (server: { host: string; port: number }, pass?: string) => {
+  const credentials = seedCredentials(server);
+  if (pass !== undefined) credentials.auth = { user: SEED, pass };
+  const cursors = new MemoryCursors();
+  return {
+    cursors,
+    deps: {
+      connector: new ImapConnector(log, FAST_TIMEOUTS),
+      credentials: new StaticCredentialSource(new Map([[SEED, credentials]])),
+      cursors,
+      clock: systemClock,
+      log,
+    },
+  };
+};
+
+describe('the deploy probe sweep', () => {
+  it('reads messages below the live cursor and a first sight, records nothing live and logs out', async () => {
+    const server = await serve(mailbox());
+    const { deps, cursors } = depsFor(server);
+    await cursors.put(SEED, 'INBOX', { uidValidity: '7', lastUid: INBOX_MESSAGES });
+    const before = JSON.stringify([...cursors.byKey]);
+
+    const outcome = await sweepOneAccount(deps, SEED);
+
+    expect(outcome).toMatchObject({ status: 'passed', account: SEED, folders: 2 });
+    // Five below INBOX's live cursor, both of Junk (no cursor: a first sight of the last ten minutes).
+    expect(outcome.messages).toBe(PROBE_REREAD_UIDS + 2);
+    expect(server.commands.some((command) => /^UID FETCH 8:12\b/i.test(command))).toBe(true);
+    expect(server.commands.some((command) => /^LOGOUT\b/i.test(command))).toBe(true);
+    // The live cursors were read, never written: the live loop reads the same messages as before.
+    expect(JSON.stringify([...cursors.byKey])).toBe(before);
+  });
+
+  it('fails a refused login with one capped line, and never says the password', async () => {
+    const server = await serve(mailbox());
+    const { deps } = depsFor(server, 'not-the-password');
+    const outcome = await sweepOneAccount(deps, SEED);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.reason.length).toBeLessThanOrEqual(200);
+    expect(outcome.reason).not.toMatch(/\n|not-the-password/);
+    expect(outcome.reason).not.toBe('the sweep failed');
+  });
+
+  it('fails a mailbox with no inbox, and an account without credentials', async () => {
+    const server = await serve([
+      { path: 'Archive', attributes: ['\\HasNoChildren'], uidValidity: 3, messages: [] },
+    ]);
+    const { deps } = depsFor(server);
+    expect(await sweepOneAccount(deps, SEED)).toMatchObject({
+      status: 'failed',
+      reason: 'no inbox folder found',
+    });
+    expect(await sweepOneAccount(deps, 'other@mail.test')).toMatchObject({
+      status: 'failed',
+      reason: 'the account has no credentials',
+    });
+  });
+
+  it('is not checked, not passed, when there is no account to sweep, and logs in nowhere', async () => {
+    const server = await serve(mailbox());
+    const { deps } = depsFor(server);
+    const outcome = await sweepOneAccount(deps, undefined);
+    expect(outcome.status).toBe('not-checked');
+    expect(server.commands).toEqual([]);
+  });
+});
