@@ -128,7 +128,7 @@ const listingOf = (connector: MailboxConnector) => {
 };
 
 /** Server text in a failure is capped and kept to one line: it comes from the mailbox's server. */
-export const reasonOf = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 200);
+const reasonOf = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 200);
 
 /**
  * Sweeps `email` once with the Scanner and judges it: passed when the sweep succeeded and the account has an
