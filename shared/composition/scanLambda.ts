@@ -7,7 +7,6 @@ import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
-import { DynamoCursorStore } from '../adapters/dynamo/DynamoCursorStore';
 import { DynamoLease } from '../adapters/dynamo/DynamoLease';
 import { DynamoOpenChecks } from '../adapters/dynamo/DynamoOpenChecks';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
@@ -131,7 +130,7 @@ const scanInvoker = (config: ScanConfig, log: Log) =>
     log,
   );
 
-/** The deploy probe's parts: its own lease, a sweep of one active account over the live stores read-only, a beat. */
+/** The deploy probe's parts: its own lease, a sweep of one active account recording in memory only, a beat. */
 const scanProbeParts = (
   config: ScanConfig,
   parts: Pick<ScannerParts, 'client' | 'credentials' | 'tokens' | 'log'>,
@@ -149,7 +148,6 @@ const scanProbeParts = (
           config.imapTrustedCa,
         ),
         credentials: parts.credentials,
-        cursors: new DynamoCursorStore(parts.client, config.TABLE_NAME),
         clock: systemClock,
         log: parts.log,
       },

@@ -1,6 +1,7 @@
 // Owns the deploy probe's sweep: one account read end to end by the real Scanner (login, folder listing, header
 // fetches, attribution, recording), on stores the probe owns in memory, so nothing it records reaches a live check,
-// a live cursor or the account's health; the live cursors are only read, to re-read messages the loops already read.
+// a live cursor or the account's health; its cursors start a few UIDs below each folder's top, so it reads the newest
+// messages whatever the live loops have read, in one bounded fetch a folder.
 
 import { isInbox } from '../domain/categories';
 import type { Clock } from '../domain/clock';
@@ -25,17 +26,12 @@ import type {
 /** The probe's own check: no tag of a real check can name it, and it lives only in this process. */
 const PROBE_CHECK_ID = 'deploy-probe';
 
-/**
- * Messages of each folder read again below the live cursor: enough to make the probe parse real header blocks, few
- * enough to stay one small fetch a folder. Where no cursor exists the sweep reads as at first sight (LOOKBACK_MS).
- */
+/** The newest UIDs of each folder the probe reads: real header blocks to parse, one small fetch a folder. */
 export const PROBE_REREAD_UIDS = 5;
 
 export interface ProbeSweepDeps {
   connector: MailboxConnector;
   credentials: CredentialSource;
-  /** The live folder cursors, read and never written. */
-  cursors: Pick<CursorStore, 'all'>;
   clock: Clock;
   log: Logger;
 }
@@ -58,32 +54,31 @@ class ProbeChecks implements ActiveChecks, ResultStore {
   }
 }
 
-/** The live cursors moved back PROBE_REREAD_UIDS, read once; the sweep's moves stay in memory. */
+/**
+ * Each folder's cursor PROBE_REREAD_UIDS below its top, from the session's listing (the scanner asks for cursors as
+ * it logs in, before it lists: the answer waits for the listing); the sweep's moves stay in memory.
+ */
 class ProbeCursors implements CursorStore {
-  private readonly kept = new Map<string, Map<string, FolderCursor>>();
-  constructor(private readonly live: Pick<CursorStore, 'all'>) {}
-  async all(email: string): Promise<Map<string, FolderCursor>> {
-    const known = this.kept.get(email);
-    if (known) return new Map(known);
-    const live = await this.live.all(email);
-    const back = new Map(
-      [...live].map(([path, cursor]) => [
-        path,
-        { ...cursor, lastUid: Math.max(0, cursor.lastUid - PROBE_REREAD_UIDS) },
+  private kept: Map<string, FolderCursor> | undefined;
+  constructor(private readonly listed: Promise<FolderState[]>) {}
+  async all(): Promise<Map<string, FolderCursor>> {
+    this.kept ??= new Map(
+      (await this.listed).map((folder) => [
+        folder.path,
+        { uidValidity: folder.uidValidity, lastUid: Math.max(0, folder.uidNext - 1 - PROBE_REREAD_UIDS) },
       ]),
     );
-    this.kept.set(email, back);
-    return new Map(back);
+    return new Map(this.kept);
   }
-  async get(email: string, path: string) {
-    return (await this.all(email)).get(path);
+  async get(_email: string, path: string) {
+    return (await this.all()).get(path);
   }
-  async put(email: string, path: string, cursor: FolderCursor) {
-    await this.all(email);
-    this.kept.get(email)?.set(path, cursor);
+  async put(_email: string, path: string, cursor: FolderCursor) {
+    await this.all();
+    this.kept?.set(path, cursor);
   }
-  async putAll(email: string, cursors: ReadonlyMap<string, FolderCursor>) {
-    this.kept.set(email, new Map(cursors));
+  async putAll(_email: string, cursors: ReadonlyMap<string, FolderCursor>) {
+    this.kept = new Map(cursors);
   }
 }
 
@@ -102,30 +97,38 @@ class ProbeHealth implements AccountHealthStore {
   }
 }
 
-/** The session, telling `seen` the folder listing it answered (a sweep of the probe reads every folder listed). */
-const listing = (session: MailboxSession, seen: { folders?: FolderState[] }): MailboxSession => ({
+/** The folder listing a session answers first, told to whoever waits for it (a failed one fails them too). */
+const firstListing = () => {
+  let tell: (folders: FolderState[]) => void = () => undefined;
+  let fail: (error: unknown) => void = () => undefined;
+  const listed = new Promise<FolderState[]>((resolve, reject) => {
+    [tell, fail] = [resolve, reject];
+  });
+  listed.catch(() => undefined); // the sweep reports the failure; no waiter may be left unhandled
+  return { listed, tell, fail };
+};
+
+/** The session, telling `listing` its folder listing (a sweep of the probe reads every folder listed). */
+const told = (session: MailboxSession, listing: ReturnType<typeof firstListing>): MailboxSession => ({
   gmail: session.gmail,
   get usable() {
     return session.usable;
   },
   folders: async () => {
-    seen.folders = await session.folders();
-    return seen.folders;
+    try {
+      const folders = await session.folders();
+      listing.tell(folders);
+      return folders;
+    } catch (error) {
+      listing.fail(error);
+      throw error;
+    }
   },
   headersAfter: (path, afterUid, upToUid) => session.headersAfter(path, afterUid, upToUid),
   headersSince: (path, since) => session.headersSince(path, since),
   tabsOf: (path, uids) => session.tabsOf(path, uids),
   close: () => session.close(),
 });
-
-/** The connector with its sessions' folder listing observed, for judging whether the account had an inbox to read. */
-const listingOf = (connector: MailboxConnector) => {
-  const seen: { folders?: FolderState[] } = {};
-  const observed: MailboxConnector = {
-    open: async (credentials, signal) => listing(await connector.open(credentials, signal), seen),
-  };
-  return { observed, seen };
-};
 
 /** Server text in a failure is capped and kept to one line: it comes from the mailbox's server. */
 const reasonOf = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 200);
@@ -144,15 +147,18 @@ export const sweepOneAccount = async (
   if (!account) return { status: 'failed', account: email, reason: 'the account has no credentials' };
   const checks = new ProbeChecks({ checkId: PROBE_CHECK_ID, createdAt: deps.clock.now(), pending: [email] });
   const health = new ProbeHealth();
-  const { observed, seen } = listingOf(deps.connector);
+  const listing = firstListing();
+  const connector: MailboxConnector = {
+    open: async (credentials, signal) => told(await deps.connector.open(credentials, signal), listing),
+  };
   const scanner = new Scanner({
-    ...{ checks, health, credentials: deps.credentials, connector: observed },
-    ...{ cursors: new ProbeCursors(deps.cursors), clock: deps.clock, log: deps.log, watch: false },
+    ...{ checks, health, credentials: deps.credentials, connector },
+    ...{ cursors: new ProbeCursors(listing.listed), clock: deps.clock, log: deps.log, watch: false },
   });
   const [sweep] = await scanner.sweepOnce().finally(() => scanner.close(0));
   if (!sweep?.ok)
     return { status: 'failed', account: email, reason: reasonOf(health.failure ?? 'the sweep failed') };
-  const folders = scanFolders(seen.folders ?? [], account.folders);
+  const folders = scanFolders(await listing.listed, account.folders);
   const summary = { account: email, folders: folders.length, messages: sweep.messagesFetched };
   if (!folders.some((folder) => isInbox(folder.category)))
     return { status: 'failed', ...summary, reason: 'no inbox folder found' };

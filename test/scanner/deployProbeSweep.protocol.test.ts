@@ -1,7 +1,7 @@
 // The deploy probe's sweep at the protocol level: the real Scanner, ImapConnector and imapflow against the scripted
-// IMAP server. It logs in, lists, fetches and attributes real header blocks (a few below each live cursor, a first
-// sight where there is none), records only in its own memory, never moves a live cursor, and logs out; a refused
-// login or a mailbox without an inbox fails it; no account is `not-checked`, never a pass.
+// IMAP server. It logs in, lists, fetches and attributes the newest header blocks of each folder (however old: no
+// lookback, no live cursor), records only in its own memory and logs out; a refused login or a mailbox without an
+// inbox fails it; no account is `not-checked`, never a pass.
 import { describe, expect, it } from 'vitest';
 import { FAST_TIMEOUTS } from '../../scripts/lib/loopbackTimeouts';
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
@@ -12,14 +12,15 @@ import { systemClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
 import { PROBE_REREAD_UIDS, sweepOneAccount } from '../../shared/scanner/probeSweep';
 import { cleanupsAfterEach } from '../support/cleanups';
-import { MemoryCursors } from '../support/scannerFakes';
 import { DOVECOT_LIKE, SEED, seedCredentials, seedMessage } from '../support/scriptedSeed';
 
 const cleanups = cleanupsAfterEach();
 const log = createLogger('test-probe', 'error', () => undefined);
 const INBOX_MESSAGES = 12;
 
-/** INBOX with a dozen messages (one tagged for a live check), Junk with two new ones, and an Archive. */
+const DAY = 24 * 3600 * 1000;
+
+/** INBOX with a dozen messages (one tagged for a live check), Junk with two delivered three days ago. */
 const mailbox = (): ScriptedFolder[] => {
   const now = Date.now();
   const live = newCheckId();
@@ -36,7 +37,7 @@ const mailbox = (): ScriptedFolder[] => {
       path: 'Junk',
       attributes: ['\\HasNoChildren', '\\Junk'],
       uidValidity: 9,
-      messages: [1, 2].map((uid) => seedMessage(uid, now)),
+      messages: [1, 2].map((uid) => seedMessage(uid, now - 3 * DAY)),
     },
   ];
 };
@@ -50,13 +51,10 @@ const serve = async (folders: ScriptedFolder[]) => {
 const depsFor = (server: { host: string; port: number }, pass?: string) => {
   const credentials = seedCredentials(server);
   if (pass !== undefined) credentials.auth = { user: SEED, pass };
-  const cursors = new MemoryCursors();
   return {
-    cursors,
     deps: {
       connector: new ImapConnector(log, FAST_TIMEOUTS),
       credentials: new StaticCredentialSource(new Map([[SEED, credentials]])),
-      cursors,
       clock: systemClock,
       log,
     },
@@ -64,21 +62,19 @@ const depsFor = (server: { host: string; port: number }, pass?: string) => {
 };
 
 describe('the deploy probe sweep', () => {
-  it('reads messages below the live cursor and a first sight, records nothing live and logs out', async () => {
+  it('reads the newest messages of each folder, however old, in one fetch a folder, and logs out', async () => {
     const server = await serve(mailbox());
-    const { deps, cursors } = depsFor(server);
-    await cursors.put(SEED, 'INBOX', { uidValidity: '7', lastUid: INBOX_MESSAGES });
-    const before = JSON.stringify([...cursors.byKey]);
+    const { deps } = depsFor(server);
 
     const outcome = await sweepOneAccount(deps, SEED);
 
     expect(outcome).toMatchObject({ status: 'passed', account: SEED, folders: 2 });
-    // Five below INBOX's live cursor, both of Junk (no cursor: a first sight of the last ten minutes).
+    // INBOX's newest five, and both of Junk though three days old (no first sight's ten-minute window).
     expect(outcome.messages).toBe(PROBE_REREAD_UIDS + 2);
-    expect(server.commands.some((command) => /^UID FETCH 8:12\b/i.test(command))).toBe(true);
-    expect(server.commands.some((command) => /^LOGOUT\b/i.test(command))).toBe(true);
-    // The live cursors were read, never written: the live loop reads the same messages as before.
-    expect(JSON.stringify([...cursors.byKey])).toBe(before);
+    const fetches = server.commands.filter((command) => /^UID FETCH\b/i.test(command));
+    expect(fetches.map((command) => command.split(' ')[2])).toEqual(['8:12', '1:2']);
+    expect(server.commands.some((command) => /\bSEARCH\b/i.test(command))).toBe(false);
+    expect(server.commands.at(-1)).toMatch(/^LOGOUT\b/i);
   });
 
   it('fails a refused login with one capped line, and never says the password', async () => {
