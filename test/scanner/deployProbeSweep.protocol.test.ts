@@ -1,18 +1,23 @@
 // The deploy probe's sweep at the protocol level: the real Scanner, ImapConnector and imapflow against the scripted
 // IMAP server. It logs in, lists, fetches and attributes the newest header blocks of each folder (however old: no
 // lookback, no live cursor), records only in its own memory and logs out; a refused login or a mailbox without an
-// inbox fails it; no account is `not-checked`, never a pass.
-import { describe, expect, it } from 'vitest';
+// inbox fails it; no account is `not-checked`, never a pass. Inside the new version's probe (scanProbe.ts), over the
+// table's real lease, the probe lease is held for the sweep and given back, and one heartbeat goes out.
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FAST_TIMEOUTS } from '../../scripts/lib/loopbackTimeouts';
 import { StaticCredentialSource } from '../../scripts/lib/StaticCredentialSource';
 import { type ScriptedFolder, startScriptedImap } from '../../scripts/lib/scriptedImapServer';
+import { DynamoLease } from '../../shared/adapters/dynamo/DynamoLease';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
+import { createMetrics, emitNow } from '../../shared/adapters/telemetry/powertools';
+import { PROBE_LEASE, probeScanner } from '../../shared/composition/scanProbe';
 import { newCheckId } from '../../shared/domain/checkId';
 import { systemClock } from '../../shared/domain/clock';
 import { createLogger } from '../../shared/log';
 import { PROBE_REREAD_UIDS, sweepOneAccount } from '../../shared/scanner/probeSweep';
 import { cleanupsAfterEach } from '../support/cleanups';
 import { DOVECOT_LIKE, SEED, seedCredentials, seedMessage } from '../support/scriptedSeed';
+import { startTestService } from '../support/testService';
 
 const cleanups = cleanupsAfterEach();
 const log = createLogger('test-probe', 'error', () => undefined);
@@ -108,5 +113,52 @@ describe('the deploy probe sweep', () => {
     const outcome = await sweepOneAccount(deps, undefined);
     expect(outcome.status).toBe('not-checked');
     expect(server.commands).toEqual([]);
+  });
+});
+
+describe("the new version's probe", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('holds its lease in the table while it sweeps, beats once after, and gives the lease back', async () => {
+    const service = await startTestService();
+    cleanups.push(() => service.close());
+    const server = await serve(mailbox());
+    const { deps } = depsFor(server);
+    const lease = new DynamoLease(service.client, service.table, PROBE_LEASE);
+    const heldAtLogin: boolean[] = [];
+    const connector = {
+      open: async (...args: Parameters<ImapConnector['open']>) => {
+        heldAtLogin.push(await lease.heldAt(Date.now()));
+        return deps.connector.open(...args);
+      },
+    };
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out.push(String(chunk));
+      return true;
+    });
+    const metrics = createMetrics('scanner', 'InboxPlacement/test');
+
+    const outcome = await probeScanner(
+      {
+        lease,
+        sweep: () => sweepOneAccount({ ...deps, connector }, SEED),
+        heartbeat: () => emitNow(metrics, 'scannerHeartbeat', 1),
+        now: () => Date.now(),
+      },
+      'probe-request-1',
+    );
+
+    expect(outcome.status).toBe('passed');
+    expect(outcome.reason).toMatch(
+      /^lease written; swept 2 folder\(s\), read 7 message\(s\).*; heartbeat sent$/,
+    );
+    expect(heldAtLogin).toEqual([true]);
+    expect(await lease.heldAt(Date.now())).toBe(false);
+    const beats = out.filter((chunk) => chunk.includes('"ScannerHeartbeat"'));
+    expect(beats).toHaveLength(1);
+    expect(beats[0]).toContain('"Namespace":"InboxPlacement/test"');
   });
 });
