@@ -16,4 +16,6 @@ const parts = composeDeployBake(config, log);
 
 export const handler = middy(async (event: HookEvent, context: Context) =>
   runDeployBake(parts, event, Date.now() + context.getRemainingTimeInMillis() - REPORT_MARGIN_MS),
-).use(lambdaContext(log));
+)
+  .use(lambdaContext(log))
+  .use(parts.tracing);

@@ -9,6 +9,6 @@ const config = loadDeployProbeConfig();
 const log = createLambdaLogger('deploy-probe', config.LOG_LEVEL);
 const parts = composeDeployProbe(config, log);
 
-export const handler = middy(async (event: HookEvent) => runDeployProbe(parts, event)).use(
-  lambdaContext(log),
-);
+export const handler = middy(async (event: HookEvent) => runDeployProbe(parts, event))
+  .use(lambdaContext(log))
+  .use(parts.tracing);

@@ -13,7 +13,7 @@ import { isDeployProbe } from '../shared/scanner/probe';
 const scan = composeScanLambda(loadScanConfig());
 
 export const handler = middy(async (event: unknown, context: Context) => {
-  // A new version's post-deploy check (the deploy probe hook): one account swept, no loop, nothing recorded.
+  // A new version's pre-traffic check (the deploy probe hook): one account swept end to end, nothing recorded live.
   if (isDeployProbe(event)) return scan.probe(`probe-${context.awsRequestId}`);
   if (isStreamWakeUp(event)) {
     // New checks: start the loops nobody runs and return; a running loop lists the checks again at its next tick.

@@ -9,6 +9,11 @@ import { DEFAULT_REPORT_RETENTION_DAYS, MAX_REPORT_RETENTION_DAYS } from '../sha
 import { maxAccountsPerShard, shardSizeProblem } from '../shared/domain/shardBudget';
 import { isStageName, STAGE_RULE } from '../shared/domain/stages';
 import { layoutFor, reservationProblem } from '../shared/scanner/scannerCapacity';
+import {
+  DEFAULT_UNCHECKED_PROBE,
+  UNCHECKED_PROBE_CHOICES,
+  type UncheckedProbe,
+} from '../shared/settings/deployHooks';
 import { calibrationSettings } from './calibrationSettings';
 import { DEFAULT_SCANNER_MEMORY_MB } from './scannerMemory';
 import {
@@ -81,6 +86,8 @@ export interface Settings {
   controlFrom: string | undefined;
   /** A provider's control inbox rate (0 to 1) under which the calibration's alarm fires. */
   controlInboxAlarmThreshold: number;
+  /** Whether a scanner deploy probe with no account to sweep (not checked) lets the deployment proceed or blocks it. */
+  uncheckedProbe: UncheckedProbe;
 }
 
 /** The mailboxes a deploy plans for unless `-c mailboxes=N` says otherwise. */
@@ -115,6 +122,8 @@ export const DEFAULT_SETTINGS = {
   // The control is a known-good message: a provider that takes fewer than this share of it into the inbox has seeds
   // or a sending path worth a look, whatever the checks say.
   controlInboxAlarmThreshold: 0.8,
+  // A stage with no healthy account yet (or none at all) can still deploy, a fix included; the bake still watches it.
+  uncheckedProbe: DEFAULT_UNCHECKED_PROBE,
 } as const satisfies Omit<
   Settings,
   'alarmEmail' | 'alarmTopicArn' | 'stage' | 'calibrationEveryMs' | 'controlFrom' | 'plannedShards'
@@ -172,6 +181,15 @@ const tracing = (read: ReadContext): boolean => {
   if (value === undefined) return DEFAULT_SETTINGS.tracing;
   if (value === true || value === 'true') return true;
   return value === false || value === 'false' ? false : fail('tracing', value, 'true or false');
+};
+
+const uncheckedProbe = (read: ReadContext): UncheckedProbe => {
+  const value = read('uncheckedProbe');
+  if (value === undefined) return DEFAULT_SETTINGS.uncheckedProbe;
+  return (
+    UNCHECKED_PROBE_CHOICES.find((choice) => choice === value) ??
+    fail('uncheckedProbe', value, UNCHECKED_PROBE_CHOICES.join(' | '))
+  );
 };
 
 const logLevel = (read: ReadContext): LogLevel => {
@@ -268,5 +286,6 @@ export const readSettings = (read: ReadContext): Settings => ({
   readBurstPerKey: integerIn(read, 'readBurstPerKey', DEFAULT_SETTINGS.readBurstPerKey, 1, MAX_READ_RATE),
   stage: stage(read),
   tracing: tracing(read),
+  uncheckedProbe: uncheckedProbe(read),
   ...calibrationSettings(read, DEFAULT_SETTINGS.controlInboxAlarmThreshold),
 });

@@ -14,6 +14,7 @@ import {
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Alias, IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import type { UncheckedProbe } from '../../shared/settings/deployHooks';
 import { SERVICES } from '../../shared/telemetry/metrics';
 import { functionEntry } from '../paths';
 import { type CommonFunctionProps, LIVE_ALIAS, ServiceFunction } from './ServiceFunction';
@@ -186,6 +187,7 @@ export const deployProbeFunction = (
   scope: Construct,
   scanner: IVersion,
   common: CommonFunctionProps,
+  unchecked: UncheckedProbe,
 ): ServiceFunction => {
   const probe = new ServiceFunction(scope, 'DeployProbe', {
     ...common,
@@ -194,7 +196,7 @@ export const deployProbeFunction = (
     description:
       'Before the scanner alias moves: the new version sweeps one account, or the deployment stops',
     timeout: Duration.minutes(1),
-    environment: { SCANNER_VERSION_ARN: scanner.functionArn },
+    environment: { SCANNER_VERSION_ARN: scanner.functionArn, UNCHECKED_PROBE: unchecked },
   });
   probe.addToRolePolicy(
     new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [scanner.functionArn] }),

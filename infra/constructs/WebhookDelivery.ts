@@ -77,6 +77,8 @@ export class WebhookDelivery extends Construct {
         startingPosition: StartingPosition.LATEST,
         batchSize: 10,
         bisectBatchOnError: true,
+        // The handler reports a failed record by its sequence number (Powertools' batch): retried from it, not the batch.
+        reportBatchItemFailures: true,
         retryAttempts: 5,
         onFailure: new SqsDlq(this.deadLetters),
         filters: [

@@ -146,7 +146,7 @@ export class ServiceStack extends Stack {
       scannerReservation: settings.scannerConcurrency,
       deadLetters,
     });
-    const probe = deployProbeFunction(this, this.scanner.currentVersion, common);
+    const probe = deployProbeFunction(this, this.scanner.currentVersion, common, settings.uncheckedProbe);
     const bake = deployBakeFunction(this, this.scanner.currentVersion, common);
     for (const hook of [probe, bake])
       Validations.of(hook).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });

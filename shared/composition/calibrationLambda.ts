@@ -9,7 +9,7 @@ import { traced, tracing } from '../adapters/telemetry/tracing';
 import { calibrate } from '../calibration';
 import { loadCalibrationConfig } from '../config';
 import { systemClock } from '../domain/clock';
-import { createLambdaLogger } from '../log';
+import { createLambdaLogger, type Logger } from '../log';
 import { SERVICES } from '../telemetry/metrics';
 import { composeCalibration } from './calibration';
 
@@ -20,6 +20,32 @@ class CalibrationFailed extends Error {
     this.name = 'CalibrationFailed';
   }
 }
+
+type CalibrationOutcome = Awaited<ReturnType<typeof calibrate>>;
+
+/**
+ * What a finished run leaves: its metrics (the heartbeat among them, whatever its scopes did), a line per failed
+ * scope and one for the runs; then a failed scope fails the invocation, so the function's Errors alarm sees it (the
+ * other scopes' runs are kept).
+ */
+export const settleCalibration = (
+  outcome: CalibrationOutcome,
+  parts: { emit: (calibrated: CalibrationOutcome['calibrated']) => void; log: Logger },
+) => {
+  parts.emit(outcome.calibrated);
+  for (const { scope, error } of outcome.failed) parts.log.error('calibration failed', { scope, error });
+  const runs = outcome.calibrated.map(({ run }) => ({
+    scope: run.scope,
+    checkId: run.checkId,
+    byProvider: run.byProvider,
+    providerAstray: run.providerAstray,
+    suspect: run.suspect.length,
+  }));
+  parts.log.info('calibrated', { runs });
+  if (outcome.failed.length > 0)
+    throw new CalibrationFailed(outcome.failed.length, outcome.calibrated.length);
+  return { calibrated: runs.length, failed: 0 };
+};
 
 export const composeCalibrationLambda = () => {
   const config = loadCalibrationConfig();
@@ -48,21 +74,10 @@ export const composeCalibrationLambda = () => {
         },
       });
       try {
-        const outcome = await calibrate(calibration.deps);
-        emitCalibration(metrics, outcome.calibrated);
-        for (const { scope, error } of outcome.failed) log.error('calibration failed', { scope, error });
-        const runs = outcome.calibrated.map(({ run }) => ({
-          scope: run.scope,
-          checkId: run.checkId,
-          byProvider: run.byProvider,
-          providerAstray: run.providerAstray,
-          suspect: run.suspect.length,
-        }));
-        log.info('calibrated', { runs });
-        // A failed scope fails the invocation, so the function's Errors alarm sees it (the others' runs are kept).
-        if (outcome.failed.length > 0)
-          throw new CalibrationFailed(outcome.failed.length, outcome.calibrated.length);
-        return { calibrated: runs.length, failed: 0 };
+        return settleCalibration(await calibrate(calibration.deps), {
+          emit: (calibrated) => emitCalibration(metrics, calibrated),
+          log,
+        });
       } finally {
         await calibration.close();
       }

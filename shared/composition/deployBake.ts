@@ -1,12 +1,13 @@
 // Owns the scanner's after-traffic hook wiring: CodeDeploy calls it once the alias has moved; it bakes the new version
 // (heartbeat kept, no error) and reports Succeeded or Failed, so a bad version is rolled back, not left running.
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { CodeDeployHooks } from '../adapters/deploy/codeDeployHooks';
+import type { CodeDeployHooks } from '../adapters/deploy/codeDeployHooks';
 import { type BakeOutcome, bakeScanner, cloudWatchBakeReader } from '../adapters/deploy/scannerBake';
+import { traced } from '../adapters/telemetry/tracing';
 import { systemClock } from '../domain/clock';
 import type { Logger } from '../log';
 import type { DeployBakeConfig } from '../settings/deployHooks';
-import { type HookEvent, reportedHook } from './deployProbe';
+import { type HookEvent, hookParts, reportedHook } from './deployProbe';
 
 export interface DeployBakeParts {
   bake: (deadlineMs: number) => Promise<BakeOutcome>;
@@ -30,21 +31,17 @@ export const runDeployBake = (
   deadlineMs: number,
 ): Promise<BakeOutcome> => reportedHook(parts, event, 'bake', () => parts.bake(deadlineMs));
 
-export const composeDeployBake = (config: DeployBakeConfig, log: Logger): DeployBakeParts => {
+export const composeDeployBake = (config: DeployBakeConfig, log: Logger) => {
   const target = {
     namespace: config.POWERTOOLS_METRICS_NAMESPACE,
     alias: config.LIVE_ALIAS_NAME,
     ...versionOf(config.SCANNER_VERSION_ARN),
   };
-  const read = cloudWatchBakeReader(new CloudWatchClient({ region: config.AWS_REGION }), target);
+  const read = cloudWatchBakeReader(traced(new CloudWatchClient({ region: config.AWS_REGION })), target);
   return {
-    bake: (deadlineMs) =>
+    bake: (deadlineMs: number) =>
       bakeScanner({ read, clock: systemClock }, { bakeMs: config.BAKE_MS, pollMs: 60_000, deadlineMs }),
-    hooks: new CodeDeployHooks(config.AWS_REGION, () => ({
-      accessKeyId: config.AWS_ACCESS_KEY_ID,
-      secretAccessKey: config.AWS_SECRET_ACCESS_KEY,
-      sessionToken: config.AWS_SESSION_TOKEN,
-    })),
+    ...hookParts(config, 'deploy-bake'),
     log,
   };
 };

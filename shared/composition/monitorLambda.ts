@@ -7,6 +7,7 @@ import { ItemKeySealer } from '../adapters/credentials/itemKeySealer';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
 import { powertoolsMonitorTelemetry } from '../adapters/telemetry/telemetryMonitorMetrics';
+import { traced, tracing } from '../adapters/telemetry/tracing';
 import { loadMonitorConfig } from '../config';
 import { systemClock } from '../domain/clock';
 import { ACTIVE_MS } from '../domain/limits';
@@ -26,9 +27,11 @@ export const composeMonitorLambda = () => {
   const config = loadMonitorConfig();
   const log = createLambdaLogger(SERVICES.monitor, config.LOG_LEVEL);
   const metrics = createMetrics(SERVICES.monitor);
-  const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const client = traced(
+    createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
   const entries = new SecretAccountEntries(
-    new SecretsManagerClient({ region: config.AWS_REGION }),
+    traced(new SecretsManagerClient({ region: config.AWS_REGION })),
     config.CREDENTIALS_SECRET_ID,
   );
   const sealer = new ItemKeySealer(async () => {
@@ -46,6 +49,9 @@ export const composeMonitorLambda = () => {
     telemetry: powertoolsMonitorTelemetry(metrics),
   });
   return {
+    log,
+    /** The X-Ray segment of each invocation, where the deploy turned tracing on. */
+    tracing: tracing(SERVICES.monitor, config.POWERTOOLS_TRACE_ENABLED === 'true'),
     /** Every due monitor, one after another, until fewer than RUN_RESERVE_MS remain of the invocation. */
     run: async (remainingMs: () => number) => {
       emitNow(metrics, 'monitorScheduleTicks', 1);

@@ -23,7 +23,7 @@ import { systemClock } from '../domain/clock';
 import { createLambdaLogger } from '../log';
 import { type HandOverChain, nextHop } from '../scanner/handOverChain';
 import { missedWhileClosing } from '../scanner/invocation';
-import { sweepOneAccount } from '../scanner/probe';
+import { sweepOneAccount } from '../scanner/probeSweep';
 import { DEADLINE_MARGIN_MS } from '../scanner/scanLoop';
 import { type Shard, shardCountFor } from '../scanner/shards';
 import { loadAuditSettings } from '../settings/auditSettings';
@@ -130,6 +130,33 @@ const scanInvoker = (config: ScanConfig, log: Log) =>
     log,
   );
 
+/** The deploy probe's parts: its own lease, a sweep of one active account recording in memory only, a beat. */
+const scanProbeParts = (
+  config: ScanConfig,
+  parts: Pick<ScannerParts, 'client' | 'credentials' | 'tokens' | 'log'>,
+  powertools: ReturnType<typeof createMetrics>,
+) => ({
+  lease: new DynamoLease(parts.client, config.TABLE_NAME, PROBE_LEASE),
+  sweep: async () =>
+    sweepOneAccount(
+      {
+        connector: new ImapConnector(
+          parts.log,
+          DEFAULT_IMAP_TIMEOUTS,
+          undefined,
+          parts.tokens,
+          config.imapTrustedCa,
+        ),
+        credentials: parts.credentials,
+        clock: systemClock,
+        log: parts.log,
+      },
+      await new DynamoAccountRegistry(parts.client, config.TABLE_NAME).anyActive(),
+    ),
+  heartbeat: () => emitNow(powertools, 'scannerHeartbeat', 1),
+  now: () => systemClock.now(),
+});
+
 export const composeScanLambda = (config: ScanConfig) => {
   const log = createLambdaLogger(SERVICES.scan, config.LOG_LEVEL);
   const powertools = createMetrics(SERVICES.scan, config.POWERTOOLS_METRICS_NAMESPACE);
@@ -178,22 +205,9 @@ export const composeScanLambda = (config: ScanConfig) => {
     timing: loopTiming(config.SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS),
     /** After the loop: lets the audits it started finish within `graceMs`, so a frozen container cuts none. */
     auditsSettled: (graceMs: number) => auditor?.settled(Math.min(graceMs, AUDIT_DRAIN_MS)),
-    /** The deploy probe's synthetic sweep of one account with this version's code; records nothing. */
-    probe: async (owner: string) =>
-      probeScanner(
-        {
-          lease: new DynamoLease(client, config.TABLE_NAME, PROBE_LEASE),
-          sweep: async () =>
-            sweepOneAccount(
-              new ImapConnector(log, DEFAULT_IMAP_TIMEOUTS, undefined, tokens, config.imapTrustedCa),
-              credentials,
-              await new DynamoAccountRegistry(client, config.TABLE_NAME).anyActive(),
-            ),
-          heartbeat: () => emitNow(powertools, 'scannerHeartbeat', 1),
-          now: () => systemClock.now(),
-        },
-        owner,
-      ),
+    /** The deploy probe's sweep of one account with this version's code; records nothing a live check sees. */
+    probe: (owner: string) =>
+      probeScanner(scanProbeParts(config, { client, credentials, tokens, log }, powertools), owner),
     /**
      * How many shards the accounts need now, published for starting checks to file under (DynamoCheckStore.create).
      * Counted from the credential items' count (cached a minute), not from reading them.

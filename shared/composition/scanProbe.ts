@@ -18,14 +18,13 @@ export interface ScanProbeParts {
 
 export const probeScanner = async (parts: ScanProbeParts, owner: string): Promise<ProbeOutcome> => {
   if (!(await parts.lease.acquire(owner, parts.now(), PROBE_LEASE_MS)))
-    return { passed: false, reason: 'the probe lease is held: another probe runs' };
+    return { status: 'failed', reason: 'the probe lease is held: another probe runs' };
   try {
     const outcome = await parts.sweep();
-    if (outcome.passed) parts.heartbeat();
-    return {
-      ...outcome,
-      reason: `lease written; ${outcome.reason}${outcome.passed ? '; heartbeat sent' : ''}`,
-    };
+    // A beat says this version swept: not for a failed sweep, nor for one that had nothing to sweep.
+    const beat = outcome.status === 'passed';
+    if (beat) parts.heartbeat();
+    return { ...outcome, reason: `lease written; ${outcome.reason}${beat ? '; heartbeat sent' : ''}` };
   } finally {
     await parts.lease.release(owner);
   }

@@ -1,12 +1,10 @@
 // Owns what the admin's account test and the deploy probe ask of the scanner, so the CLI needs none of its parsing: which folders a sweep
 // reads and what each means, which copy is the probe, and whether the scanner could credit a copy like it to a check.
 import { tagOf } from '../domain/address';
-import { isInbox } from '../domain/categories';
 import { presetFor } from '../providers/presets';
 import { scanFolders } from './folders';
 import { headerBlockOf } from './headers';
 import { evidenceSeen, tagsInBlock } from './recipients';
-import type { CredentialSource, MailboxConnector } from './scannerPorts';
 
 export { scanFolders };
 
@@ -36,54 +34,26 @@ export const judgeProbeCopy = (
   };
 };
 
-/** What the deploy probe sends a new scanner version: sweep one account, record nothing, say how it went. */
+/** What the deploy probe sends a new scanner version: sweep one account, record nothing live, say how it went. */
 export const DEPLOY_PROBE_EVENT = { source: 'inbox-placement.scanner', deployProbe: true } as const;
 
 export const isDeployProbe = (event: unknown): boolean =>
   typeof event === 'object' && event !== null && 'deployProbe' in event && event.deployProbe === true;
 
+/**
+ * How the probe went: `passed`, the account was swept end to end; `failed`, it could not be; `not-checked`, there
+ * was no account to sweep, which is never a pass (the hook's UNCHECKED_PROBE setting says whether it blocks).
+ */
+export const PROBE_STATUSES = ['passed', 'failed', 'not-checked'] as const;
+export type ProbeStatus = (typeof PROBE_STATUSES)[number];
+
 export interface ProbeOutcome {
-  passed: boolean;
-  /** The account swept; none when no account is registered yet (then loading and the stores were the test). */
+  status: ProbeStatus;
+  /** The account swept; none when no account could be. */
   account?: string | undefined;
-  /** How many folders a sweep of it would read. */
+  /** How many folders the sweep chose to read. */
   folders?: number | undefined;
+  /** How many messages' headers it fetched and attributed. */
+  messages?: number | undefined;
   reason: string;
 }
-
-/** Server text in a failure is capped and kept to one line: it comes from the mailbox's server. */
-const reasonOf = (error: unknown): string =>
-  (error instanceof Error ? `${error.name}: ${error.message}` : 'failed').replace(/\s+/g, ' ').slice(0, 200);
-
-/**
- * A synthetic sweep of one account: its credentials, a login, the folder list and what each folder means. It reads
- * no message and writes nothing, so it may run beside the live loop; a version that cannot do this cannot scan.
- */
-export const sweepOneAccount = async (
-  connector: MailboxConnector,
-  credentials: CredentialSource,
-  email: string | undefined,
-): Promise<ProbeOutcome> => {
-  if (email === undefined) return { passed: true, reason: 'no active account registered: nothing to sweep' };
-  const account = await credentials.get(email);
-  if (!account) return { passed: false, account: email, reason: 'the account has no credentials' };
-  try {
-    const session = await connector.open(account);
-    try {
-      const folders = scanFolders(await session.folders(), account.folders);
-      const inbox = folders.some((folder) => isInbox(folder.category));
-      return inbox
-        ? {
-            passed: true,
-            account: email,
-            folders: folders.length,
-            reason: 'logged in and listed the folders',
-          }
-        : { passed: false, account: email, folders: folders.length, reason: 'no inbox folder found' };
-    } finally {
-      await session.close();
-    }
-  } catch (error) {
-    return { passed: false, account: email, reason: reasonOf(error) };
-  }
-};

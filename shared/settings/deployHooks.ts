@@ -1,17 +1,23 @@
 // Owns the deploy hooks' settings (the scanner's pre-traffic probe and after-traffic bake), read once at their start.
 import * as z from 'zod/mini';
-import { logLevel, metricsNamespace } from './commonSettings';
+import { logLevel, metricsNamespace, traceEnabled } from './commonSettings';
 import { intSetting, nonEmpty, parseEnv } from './envSchema';
 
-/** The deploy probe hook: which scanner version it checks, and the role's credentials for the CodeDeploy call. */
+/** Whether a deploy probe that had no account to sweep lets the deployment proceed (infra's `uncheckedProbe`). */
+export const UNCHECKED_PROBE_CHOICES = ['proceed', 'block'] as const;
+export type UncheckedProbe = (typeof UNCHECKED_PROBE_CHOICES)[number];
+export const DEFAULT_UNCHECKED_PROBE: UncheckedProbe = 'proceed';
+const uncheckedProbe = z._default(z.enum(UNCHECKED_PROBE_CHOICES), DEFAULT_UNCHECKED_PROBE);
+
+/** The deploy probe hook: which scanner version it checks (the CodeDeploy client finds the role's credentials). */
 const deployProbeEnv = z.object({
   AWS_REGION: nonEmpty(),
   LOG_LEVEL: logLevel,
+  POWERTOOLS_TRACE_ENABLED: traceEnabled,
   /** The scanner version a deployment is about to move the alias to. */
   SCANNER_VERSION_ARN: nonEmpty(),
-  AWS_ACCESS_KEY_ID: nonEmpty(),
-  AWS_SECRET_ACCESS_KEY: nonEmpty(),
-  AWS_SESSION_TOKEN: z.optional(nonEmpty()),
+  /** What a probe with no account to sweep (not checked) does: the deployment proceeds, or it is blocked. */
+  UNCHECKED_PROBE: uncheckedProbe,
 });
 
 export type DeployProbeConfig = z.infer<typeof deployProbeEnv>;

@@ -162,6 +162,11 @@ describe('the README and the docs pages state the defaults the code has', () => 
     [OPERATING, 'CDK log level', `\`logLevel\` (default \`${DEFAULT_SETTINGS.logLevel}\`)`],
     [
       OPERATING,
+      'CDK unchecked deploy probe',
+      `\`uncheckedProbe\` (default \`${DEFAULT_SETTINGS.uncheckedProbe}\`:`,
+    ],
+    [
+      OPERATING,
       'CDK key limits',
       `\`startRateLimitPerMinute\` (default ${DEFAULT_SETTINGS.startRateLimitPerMinute}) and \`maxChecksInFlightPerKey\` (default ${DEFAULT_SETTINGS.maxChecksInFlightPerKey})`,
     ],

@@ -232,4 +232,17 @@ describe('the deploy probe', () => {
       'deploymentgroup',
     );
   });
+
+  it('lets a probe that checked nothing proceed by default, blocks it with -c uncheckedProbe=block', () => {
+    const uncheckedOf = (app: SynthesizedApp) => {
+      const hooks = Object.values(resourcesOf(app.serviceTemplate, 'AWS::Lambda::Function'))
+        .map((fn) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables)
+        .filter((env) => env?.SCANNER_VERSION_ARN !== undefined && env.BAKE_MS === undefined);
+      expect(hooks).toHaveLength(1);
+      return hooks[0]?.UNCHECKED_PROBE;
+    };
+    expect(uncheckedOf(built)).toBe('proceed');
+    expect(uncheckedOf(synthApp({ uncheckedProbe: 'block' }))).toBe('block');
+    expect(() => synthApp({ uncheckedProbe: 'maybe' })).toThrow(/uncheckedProbe.*proceed \| block/);
+  });
 });

@@ -39,7 +39,7 @@ describe('the webhook sender', () => {
     expect(retries?.Properties?.VisibilityTimeout).toBe(360);
   });
 
-  it('is woken by the stream only for a delivery insert, and by the retry queue with partial failures', () => {
+  it('is woken by the stream only for a delivery insert and by the retry queue, both with partial failures', () => {
     const mappings = mappingsOf();
     const stream = mappings.find((mapping) => mapping.Properties?.StartingPosition === 'LATEST');
     const queue = mappings.find((mapping) =>
@@ -55,6 +55,7 @@ describe('the webhook sender', () => {
       dynamodb: { Keys: { pk: { S: [{ prefix: 'WEBHOOK#' }] } } },
     });
     expect(JSON.stringify(stream?.Properties?.DestinationConfig)).toContain(deadLettersId);
+    expect(stream?.Properties?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     expect(queue?.Properties?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
   });
 

@@ -1,6 +1,9 @@
-// Owns telling CodeDeploy how a lifecycle hook ended (PutLifecycleEventHookExecutionStatus): a signed JSON call,
-// since no CodeDeploy client is installed; the answer's body is never logged (it may echo the request).
-import { type AwsCredentials, signRequest } from './sigv4';
+// Owns telling CodeDeploy how a lifecycle hook ended (PutLifecycleEventHookExecutionStatus), through the process's one
+// CodeDeploy client; a refusal is rethrown by its error's name only (its message may echo the request).
+import {
+  type CodeDeployClient,
+  PutLifecycleEventHookExecutionStatusCommand,
+} from '@aws-sdk/client-codedeploy';
 
 export type HookStatus = 'Succeeded' | 'Failed';
 
@@ -9,47 +12,21 @@ export interface HookExecution {
   lifecycleEventHookExecutionId: string;
 }
 
+/** Long enough for the SDK's own retries; the hook Lambdas keep at least 30 s for this call. */
+const REPORT_TIMEOUT_MS = 20_000;
+
 export class CodeDeployHooks {
-  constructor(
-    private readonly region: string,
-    private readonly credentials: () => AwsCredentials,
-    private readonly send: typeof fetch = fetch,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  constructor(private readonly client: Pick<CodeDeployClient, 'send'>) {}
 
   async report(execution: HookExecution, status: HookStatus): Promise<void> {
-    const host = `codedeploy.${this.region}.amazonaws.com`;
-    const body = JSON.stringify({
-      deploymentId: execution.deploymentId,
-      lifecycleEventHookExecutionId: execution.lifecycleEventHookExecutionId,
-      status,
-    });
-    const headers = signRequest(
-      {
-        method: 'POST',
-        host,
-        path: '/',
-        query: '',
-        headers: {
-          'content-type': 'application/x-amz-json-1.1',
-          'x-amz-target': 'CodeDeploy_20141006.PutLifecycleEventHookExecutionStatus',
-        },
-        body,
-      },
-      { region: this.region, service: 'codedeploy' },
-      this.credentials(),
-      this.now(),
-    );
-    const response = await this.send(`https://${host}/`, {
-      method: 'POST',
-      headers,
-      body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!response.ok) {
-      // The error type names the cause (AccessDenied, LifecycleEventAlreadyCompleted) without the request's values.
-      const type = response.headers.get('x-amzn-errortype') ?? 'unknown error';
-      throw new Error(`CodeDeploy refused the hook status (${response.status}: ${type.split(':')[0]})`);
+    try {
+      await this.client.send(new PutLifecycleEventHookExecutionStatusCommand({ ...execution, status }), {
+        abortSignal: AbortSignal.timeout(REPORT_TIMEOUT_MS),
+      });
+    } catch (error) {
+      // The name says the cause (AccessDeniedException, LifecycleEventAlreadyCompletedException) without the ids.
+      const name = error instanceof Error ? error.name : 'unknown error';
+      throw new Error(`CodeDeploy refused the hook status (${name})`);
     }
   }
 }
