@@ -12,7 +12,7 @@ import { systemClock } from '../domain/clock';
 import { ACTIVE_MS } from '../domain/limits';
 import { MonitorSchedule } from '../local/MonitorSchedule';
 import { createLambdaLogger } from '../log';
-import { runMonitor } from '../monitors/runMonitor';
+import { runMonitor } from '../monitors';
 import { SERVICES } from '../telemetry/metrics';
 import { composeMonitors } from './monitors';
 

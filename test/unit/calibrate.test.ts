@@ -9,11 +9,11 @@ import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { emitCalibration } from '../../shared/adapters/telemetry/calibrationMetrics';
 import { createMetrics } from '../../shared/adapters/telemetry/powertools';
 import { CONTROL_HEADER, type ControlMail } from '../../shared/calibration/domain/controlMessage';
+import type { ControlRun } from '../../shared/calibration/domain/controlRun';
 import { type CalibrateDeps, calibrate } from '../../shared/calibration/usecases/calibrate';
 import { runLines } from '../../shared/cli/calibrationRun';
 import type { RegisteredAccount } from '../../shared/domain/account';
 import type { Check } from '../../shared/domain/check';
-import type { ControlRun } from '../../shared/domain/controlRun';
 import type { SeedHistoryStore } from '../../shared/domain/ports';
 import { ManualClock } from '../support/manualClock';
 

@@ -4,11 +4,11 @@ import type { RegisteredAccount } from '../../domain/account';
 import { placementClassOf } from '../../domain/categories';
 import type { Check } from '../../domain/check';
 import type { Clock } from '../../domain/clock';
-import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../../domain/controlRun';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../../domain/ports';
-import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../../domain/seedHealth';
 import { runMessageCheck } from '../../usecases/messageCheck';
 import { type ControlMail, controlMail } from '../domain/controlMessage';
+import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../domain/controlRun';
+import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../domain/seedHealth';
 
 /** Sends one message to every address in BCC, through the operator's control sender. */
 export interface ControlSender {
