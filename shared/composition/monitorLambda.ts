@@ -25,7 +25,8 @@ const RUN_RESERVE_MS = ACTIVE_MS + 60_000;
 export const composeMonitorLambda = () => {
   const config = loadMonitorConfig();
   const log = createLambdaLogger(SERVICES.monitor, config.LOG_LEVEL);
-  const metrics = createMetrics(SERVICES.monitor);
+  // The stage's namespace, as every function's: the dashboard, the heartbeat and the drop alarm read that one only.
+  const metrics = createMetrics(SERVICES.monitor, config.POWERTOOLS_METRICS_NAMESPACE);
   const client = createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
   const entries = new SecretAccountEntries(
     new SecretsManagerClient({ region: config.AWS_REGION }),
