@@ -8,6 +8,7 @@ import type { Clock } from '../domain/clock';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
 import { runMessageCheck } from '../usecases/messageCheck';
 import {
+  CONTROL_MONITOR,
   emptyCounts,
   type Monitor,
   type MonitorRun,
@@ -36,7 +37,7 @@ export interface RunMonitorDeps extends MonitorRunPath {
   sealer: Sealer;
   /** A sender for the monitor's own SMTP server, made per run from its sealed settings. */
   senderFor: (secret: MonitorSecret) => MonitorSender;
-  /** The scope's calibration record: its latest control run is the alarm's control. */
+  /** The scope's calibration record: its latest control run, if the calibration monitor has not kept it. */
   controls?: Pick<SeedHistoryStore, 'latestRun'> | undefined;
 }
 
@@ -71,9 +72,21 @@ const countsOf = (check: Check): Record<string, ProviderCounts> => {
   return counts;
 };
 
-const controlsOf = async (deps: RunMonitorDeps, scope: string): Promise<ControlWindowRun[]> => {
-  const run = await deps.controls?.latestRun(scope);
-  return run ? [{ checkId: run.checkId, at: run.at, byProvider: run.byProvider }] : [];
+/**
+ * The scope's control runs the alarm may pool: the calibration monitor's kept runs (its window takes those since its
+ * oldest run), and the seed record's latest, for a control run kept before control runs were monitor runs.
+ */
+const controlsOf = async (
+  deps: Pick<RunMonitorDeps, 'monitors' | 'controls'>,
+  scope: string,
+  limit: number,
+): Promise<ControlWindowRun[]> => {
+  const kept = await deps.monitors.runs(scope, CONTROL_MONITOR, limit);
+  const runs = kept.map(({ checkId, at, byProvider }) => ({ checkId, at, byProvider }));
+  const latest = await deps.controls?.latestRun(scope);
+  if (latest && !runs.some((run) => run.checkId === latest.checkId))
+    runs.push({ checkId: latest.checkId, at: latest.at, byProvider: latest.byProvider });
+  return runs;
 };
 
 export interface MonitorRunOutcome {
@@ -135,7 +148,7 @@ export const judgeLatest = async (
   return judgeMonitor({
     monitor: monitor.name,
     runs,
-    controls: await controlsOf(deps as RunMonitorDeps, monitor.scope),
+    controls: await controlsOf(deps, monitor.scope, Math.min(most, 500)),
     windowRuns: monitor.windowRuns,
   });
 };
