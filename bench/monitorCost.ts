@@ -2,7 +2,7 @@
 // 20 seeds, from the check's variable cost as the detection section MEASURED it (the latest stored run) plus what a
 // run adds by the code's own reads, writes and metrics (computed, not metered); and the runs the alarm needs.
 import { MONITOR_SCHEDULE } from '../infra/constructs/MonitorRuns';
-import { windowRunsFor } from '../shared/monitors/monitorAlarm';
+import { windowRunsFor } from '../shared/monitors';
 import { METRICS } from '../shared/telemetry/metrics';
 import { PRICES } from './prices';
 

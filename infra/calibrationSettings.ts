@@ -1,5 +1,5 @@
 // Owns reading the calibration's deploy settings: how often it runs, the control's From, the control inbox alarm.
-import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/domain/calibrationEvery';
+import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from '../shared/calibration';
 import { EMAIL, fail, numberOf, optionalMatching, type ReadContext } from './settingsReaders';
 
 /** `6h`, `90m`, `1d`: how often the calibration runs; absent, no calibration. */

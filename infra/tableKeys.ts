@@ -50,10 +50,13 @@ export const TABLE_KEYS = {
     write: ['check', 'cursor', 'lease', 'layout', 'credentials', 'webhook', 'archive', 'history'],
     accountHealth: ACCOUNT_HEALTH_ATTRIBUTES,
   },
-  /** The control check, the seeds' history and the scope's control runs; accounts come through their index only. */
+  /**
+   * The control check, the seeds' history and the scope's control runs, and each control run as a run of the
+   * calibration's monitor (never a monitor or its sealed message); accounts come through their index only.
+   */
   calibration: {
     read: ['check', 'layout', 'seedHistory', 'controlRun'],
-    write: ['check', 'seedHistory', 'controlRun'],
+    write: ['check', 'seedHistory', 'controlRun', 'monitorRun'],
   },
   /**
    * The monitors, their sealed messages and runs read, a run's check (and its audit, in the check's partition) as

@@ -3,13 +3,13 @@
 // build's methods cost bundle size and CPU at every cold start (BENCHMARKS.md, the cold-start goal).
 
 import * as z from 'zod/mini';
+import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from './calibration/domain';
 import { DEFAULT_UNHEALTHY_AFTER } from './domain/account';
 import {
   DEFAULT_AUTH_CACHE_TTL_MS,
   DEFAULT_UNKNOWN_KEY_TTL_MS,
   MAX_AUTH_CACHE_TTL_MS,
 } from './domain/authCache';
-import { CALIBRATION_EVERY_RULE, parseCalibrationEvery } from './domain/calibrationEvery';
 import { DEFAULT_KEY_LIMITS, MAX_IN_FLIGHT_CAP } from './domain/keyLimits';
 import { ACTIVE_MS, DEFAULT_TAB_GRACE_MS } from './domain/limits';
 import { DEFAULT_READ_LIMITS, MAX_READ_RATE } from './domain/readLimits';

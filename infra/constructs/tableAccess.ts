@@ -72,7 +72,7 @@ export const TABLE_ACCESS = {
   /**
    * The calibration: the control check as start creates it (layout GetItem, check PutItem, shard entries
    * BatchWriteItem) and reads it back (GetItem), the seeds' history and the scope's run (BatchWriteItem, Query), the
-   * seeds from the accounts index (Query for a scope's active ones, Scan for every scope).
+   * run as the calibration monitor's (PutItem), the seeds from the accounts index (Query for a scope's active ones, Scan for every scope).
    */
   calibration: {
     table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],

@@ -16,7 +16,7 @@ import { InvalidInputError } from '../domain/errors';
 import { ensureTable } from '../local/bootstrap';
 import { localItemKey } from '../local/localItemKey';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
-import type { Sealer } from '../monitors/monitorsPorts';
+import type { Sealer } from '../monitors';
 import { dataStackOf, findDeployedStore, type ScannerCapacity } from './stackOutputs';
 
 export interface AdminStore {

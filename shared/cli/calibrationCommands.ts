@@ -3,12 +3,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
-import { calibrate, calibrateScope } from '../calibration';
+import { calibrate, calibrateScope, latestCalibrations, seedRecordOf } from '../calibration';
 import { composeCalibration } from '../composition/calibration';
 import type { CliSettings } from '../config';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
-import { latestCalibrations, seedRecordOf } from '../domain/seedHealth';
 import { createLogger } from '../log';
 import { runJson, runLines } from './calibrationRun';
 import { formatTable } from './listingTable';

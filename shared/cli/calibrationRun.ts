@@ -1,8 +1,7 @@
 // Owns how `admin calibrate` words one scope's calibration: per provider where the control landed and how many
 // seeds lost it, the providers flagged (most seeds lost it), the suspect seeds and those it could not read.
 
-import type { ScopeCalibration } from '../calibration';
-import type { ControlRun } from '../domain/controlRun';
+import type { ControlRun, ScopeCalibration } from '../calibration';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

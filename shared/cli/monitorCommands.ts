@@ -11,14 +11,17 @@ import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import { createLogger } from '../log';
 import {
+  checkMonitorMessage,
+  judgeLatest,
+  MAX_MESSAGE_BYTES,
   type Monitor,
   parseMonitorEvery,
+  runMonitor,
+  type Sealer,
+  sealContextOf,
   validateMonitorName,
   validateMonitorScope,
-} from '../monitors/monitor';
-import { checkMonitorMessage, MAX_MESSAGE_BYTES } from '../monitors/monitorMessage';
-import type { Sealer } from '../monitors/monitorsPorts';
-import { judgeLatest, runMonitor, sealContextOf } from '../monitors/runMonitor';
+} from '../monitors';
 import { parseStartRequest } from '../webhooks';
 import { formatTable } from './listingTable';
 

@@ -1,10 +1,12 @@
-// Owns assembling a calibration from settings: the stores over one table, the control sender and, where no stream
-// wakes the scanner (the admin CLI on the local store), a scanner loop of its own for the control checks.
+// Owns assembling a calibration from settings: the stores over one table (the monitors' among them: a control run is
+// a monitor run), the control sender, where its runs' counts are published, and, where no stream wakes the scanner
+// (the admin CLI on the local store), a scanner loop of its own for the control checks.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
 import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { DynamoAccountRegistry } from '../adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../adapters/dynamo/DynamoCheckStore';
+import { DynamoMonitorStore } from '../adapters/dynamo/DynamoMonitorStore';
 import { DynamoSeedHistory } from '../adapters/dynamo/DynamoSeedHistory';
 import { DynamoShardLayout } from '../adapters/dynamo/DynamoShardLayout';
 import { createControlSender } from '../adapters/smtp/controlSender';
@@ -14,6 +16,7 @@ import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
 import { LocalScanRunner } from '../local/LocalScanRunner';
 import type { Logger } from '../log';
+import type { MonitorTelemetry } from '../monitors';
 import { loopTiming } from './loopTiming';
 import { createScanner } from './scanner';
 
@@ -28,6 +31,8 @@ export interface CalibrationParts {
   localConfig?: string | undefined;
   /** The scanner loops already running in this process (npm start's), woken by each control check. */
   trigger?: ScanTrigger | undefined;
+  /** Where each control run's counts go, as a monitor run's: CloudWatch on AWS, npm start's in-process sink. */
+  telemetry?: MonitorTelemetry | undefined;
 }
 
 /** How often the local loop sweeps while a control check waits, as npm start's default. */
@@ -61,6 +66,8 @@ export const composeCalibration = (parts: CalibrationParts) => {
     seeds: () => accounts.listIndexed(),
     checks: new DynamoCheckStore(client, tableName, new DynamoShardLayout(client, tableName)),
     history: new DynamoSeedHistory(client, tableName),
+    monitors: new DynamoMonitorStore(client, tableName),
+    telemetry: parts.telemetry,
     sender,
     clock,
     trigger: runner ?? parts.trigger,

@@ -1,10 +1,12 @@
 // Owns the calibration Lambda's wiring: settings read once, the control sender's secret read at the first run, and the
-// run's metrics. The table's stream wakes the scanner for each control check, so no scanner runs here.
+// run's metrics: the calibration's own, and each scope's control run as the calibration monitor's (the monitors'
+// dashboard draws it beside theirs). The table's stream wakes the scanner for each control check, so none runs here.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { readControlSenderSecret } from '../adapters/smtp/controlSenderSecret';
 import { emitCalibration } from '../adapters/telemetry/calibrationMetrics';
 import { createMetrics } from '../adapters/telemetry/powertools';
+import { powertoolsMonitorTelemetry } from '../adapters/telemetry/telemetryMonitorMetrics';
 import { traced, tracing } from '../adapters/telemetry/tracing';
 import { calibrate } from '../calibration';
 import { loadCalibrationConfig } from '../config';
@@ -51,6 +53,10 @@ export const composeCalibrationLambda = () => {
   const config = loadCalibrationConfig();
   const log = createLambdaLogger(SERVICES.calibration, config.LOG_LEVEL);
   const metrics = createMetrics(SERVICES.calibration, config.POWERTOOLS_METRICS_NAMESPACE);
+  // A monitor run's points carry the monitors' service, as the dashboard's search and the spec name it.
+  const telemetry = powertoolsMonitorTelemetry(
+    createMetrics(SERVICES.monitor, config.POWERTOOLS_METRICS_NAMESPACE),
+  );
   const client = traced(
     createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
   );
@@ -72,6 +78,7 @@ export const composeCalibrationLambda = () => {
           from: config.CONTROL_FROM,
           option: 'the control sender secret',
         },
+        telemetry,
       });
       try {
         return settleCalibration(await calibrate(calibration.deps), {

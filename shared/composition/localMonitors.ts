@@ -10,7 +10,7 @@ import { LOCAL_TABLE, type LocalStore } from '../local/localStore';
 import { MemoryMetricsSink } from '../local/MemoryMetricsSink';
 import { MonitorSchedule } from '../local/MonitorSchedule';
 import type { Logger } from '../log';
-import { runMonitor } from '../monitors/runMonitor';
+import { runMonitor } from '../monitors';
 import { composeMonitors } from './monitors';
 
 /** Due monitors are looked for this often: one Query of the local store. */

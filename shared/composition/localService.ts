@@ -18,6 +18,7 @@ import { LocalWebhookSender } from '../local/LocalWebhookSender';
 import { LOCAL_REGION, LOCAL_TABLE, type LocalStore } from '../local/localStore';
 import type { LocalServiceParts } from '../local/serviceHooks';
 import { createLogger, type Logger } from '../log';
+import type { MonitorTelemetry } from '../monitors';
 import type { Scanner } from '../scanner/Scanner';
 import { shardCountFor } from '../scanner/shards';
 import { buildApiDeps } from './apiDeps';
@@ -135,6 +136,7 @@ const localCalibration = (
   log: Logger,
   trigger: { kick(): Promise<void> },
   scheduleClock: Clock,
+  telemetry: MonitorTelemetry,
 ) => {
   const calibration =
     settings.calibration &&
@@ -145,6 +147,7 @@ const localCalibration = (
       log,
       sender: { ...settings.calibration.sender, option: 'CONTROL_SMTP_URL' },
       trigger,
+      telemetry,
     });
   const schedule =
     settings.calibration &&
@@ -218,9 +221,11 @@ export const composeLocalService = async ({
   const { auditor, loops, trigger } = await localDetection({
     ...{ settings, store, configPath, accounts, log, webhooks, auditListZones },
   });
-  const { calibration, schedule } = localCalibration(settings, store, log, trigger, scheduleClock);
-  // Monitors: each due one runs as an ordinary check scanned by these loops; its counts go to an in-process sink.
+  // Monitors: each due one runs as an ordinary check scanned by these loops; its counts go to an in-process sink,
+  // the calibration's control runs' too (a control run is the calibration monitor's).
   const monitors = localMonitors({ store, settings, log, trigger, clock: scheduleClock });
+  const sink = monitors.sink;
+  const { calibration, schedule } = localCalibration(settings, store, log, trigger, scheduleClock, sink);
   // The same handlers as on Lambda; locally start kicks the in-process loops instead of a Lambda.
   const server = createLocalServer(
     {

@@ -13,7 +13,7 @@ import { systemClock } from '../domain/clock';
 import { ACTIVE_MS } from '../domain/limits';
 import { MonitorSchedule } from '../local/MonitorSchedule';
 import { createLambdaLogger } from '../log';
-import { runMonitor } from '../monitors/runMonitor';
+import { runMonitor } from '../monitors';
 import { SERVICES } from '../telemetry/metrics';
 import { composeMonitors } from './monitors';
 
@@ -26,7 +26,8 @@ const RUN_RESERVE_MS = ACTIVE_MS + 60_000;
 export const composeMonitorLambda = () => {
   const config = loadMonitorConfig();
   const log = createLambdaLogger(SERVICES.monitor, config.LOG_LEVEL);
-  const metrics = createMetrics(SERVICES.monitor);
+  // The stage's namespace, as every function's: the dashboard, the heartbeat and the drop alarm read that one only.
+  const metrics = createMetrics(SERVICES.monitor, config.POWERTOOLS_METRICS_NAMESPACE);
   const client = traced(
     createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
   );

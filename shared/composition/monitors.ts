@@ -13,8 +13,7 @@ import { reportAuditOf } from '../audit';
 import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
 import type { Logger } from '../log';
-import type { MonitorTelemetry, Sealer } from '../monitors/monitorsPorts';
-import type { RunMonitorDeps } from '../monitors/runMonitor';
+import type { MonitorTelemetry, RunMonitorDeps, Sealer } from '../monitors';
 import { localRunner } from './calibration';
 
 export interface MonitorParts {

@@ -1,8 +1,9 @@
 // Owns the check: what it holds, how its status follows from it and a clock, and how it is shown to clients.
+
+import type { SeedMarks } from '../calibration/domain';
 import type { Category } from './categories';
 import { ACTIVE_MS, RETENTION_MS } from './limits';
 import type { RecordedDetails } from './receivingVerdicts';
-import type { SeedMarks } from './seedMarks';
 
 export type CheckStatus = 'pending' | 'complete' | 'timeout';
 

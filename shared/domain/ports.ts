@@ -1,10 +1,10 @@
 // Owns what the domain needs from storage, stated as small interfaces; adapters in shared/adapters implement them.
+
+import type { ControlRun, SeedCalibration } from '../calibration/domain';
 import type { RegisteredAccount, TestAccount } from './account';
 import type { ApiKey } from './apiKey';
 import type { Check } from './check';
-import type { ControlRun } from './controlRun';
 import type { CheckProgress, InFlightEntry, InFlightHolder } from './keyLimits';
-import type { SeedCalibration } from './seedHealth';
 
 export type { PlacementDetails, RecordedDetails } from './receivingVerdicts';
 

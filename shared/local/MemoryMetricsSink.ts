@@ -1,9 +1,13 @@
 // Owns npm start's metrics sink for monitors: the points a run would publish to CloudWatch, kept in this process
 // (the latest 10,000) so a test, or a person at the console, reads what AWS would have received.
-import type { MonitorRun } from '../monitors/monitor';
-import type { ProviderJudgement } from '../monitors/monitorAlarm';
-import { judgementPoints, type MonitorPoint, monitorPoints } from '../monitors/monitorMetrics';
-import type { MonitorTelemetry } from '../monitors/monitorsPorts';
+import {
+  judgementPoints,
+  type MonitorPoint,
+  type MonitorRun,
+  type MonitorTelemetry,
+  monitorPoints,
+  type ProviderJudgement,
+} from '../monitors';
 
 const MAX_POINTS = 10_000;
 

@@ -3,10 +3,14 @@
 // prints one line with the alarm's judgement per provider.
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../log';
-import { isDue, type Monitor, nextRunAfter } from '../monitors/monitor';
-import { isAlarm } from '../monitors/monitorAlarm';
-import type { MonitorStore } from '../monitors/monitorsPorts';
-import type { MonitorRunOutcome } from '../monitors/runMonitor';
+import {
+  isAlarm,
+  isDue,
+  type Monitor,
+  type MonitorRunOutcome,
+  type MonitorStore,
+  nextRunAfter,
+} from '../monitors';
 
 export interface MonitorScheduleDeps {
   monitors: MonitorStore;

@@ -50,10 +50,20 @@ export interface MonitorRun {
 // Same alphabet as a scope, so `HISTORY#scope#MONITOR#name` can never be read as another scope's key.
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
+/**
+ * The calibration's monitor in every scope: its message is the control, built at each run (nothing sealed), and its
+ * runs are kept, published and listed (`history?monitor=calibration`) under this name, which no stored monitor takes.
+ */
+export const CONTROL_MONITOR = 'calibration';
+
 export const validateMonitorName = (name: string | undefined): string => {
   if (name === undefined || !NAME.test(name))
     throw new InvalidInputError(
       `invalid monitor name "${name ?? ''}": use 1-63 of [a-z0-9_-], starting with a letter or digit`,
+    );
+  if (name === CONTROL_MONITOR)
+    throw new InvalidInputError(
+      `the monitor name "${CONTROL_MONITOR}" is the calibration's own (its control runs): choose another`,
     );
   return name;
 };

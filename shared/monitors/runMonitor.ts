@@ -1,12 +1,14 @@
-// Owns one run of a monitor: an ordinary check (the normal start, tagged with the monitor's name, with its webhook),
-// the stored message sent once to the tagged addresses, the wait for the check, the counts per provider kept and
-// published, and the alarm's judgement over the monitor's latest runs and the scope's control.
+// Owns one run of a monitor, the calibration's control run among them: an ordinary check (the normal start, tagged
+// with the monitor's name, with its webhook), its message sent once to the tagged addresses (the stored one, or the
+// control built at run time), the wait for the check, the counts per provider kept and published, and for a stored
+// monitor the alarm's judgement over its latest runs and the scope's control.
 import { placementClassOf } from '../domain/categories';
 import type { Check } from '../domain/check';
 import type { Clock } from '../domain/clock';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
 import { runMessageCheck } from '../usecases/messageCheck';
 import {
+  CONTROL_MONITOR,
   emptyCounts,
   type Monitor,
   type MonitorRun,
@@ -16,23 +18,31 @@ import {
 import { type ControlWindowRun, judgeMonitor, type ProviderJudgement, windowRunsFor } from './monitorAlarm';
 import type { MonitorSender, MonitorStore, MonitorTelemetry, Sealer } from './monitorsPorts';
 
-export interface RunMonitorDeps {
-  monitors: MonitorStore;
-  sealer: Sealer;
+/** What every run needs, a stored monitor's or the control's: the check's parts, where runs are kept and published. */
+export interface MonitorRunPath {
+  monitors: Pick<MonitorStore, 'recordRun'>;
   accounts: AccountRegistry;
   checks: CheckStore;
   clock: Clock;
-  /** A sender for the monitor's own SMTP server, made per run from its sealed settings. */
-  senderFor: (secret: MonitorSecret) => MonitorSender;
   telemetry?: MonitorTelemetry | undefined;
-  /** The scope's calibration record: its latest control run is the alarm's control. */
-  controls?: Pick<SeedHistoryStore, 'latestRun'> | undefined;
   /** The sender audit's score of a check, where audits are kept. */
   auditScore?: ((checkId: string) => Promise<number | null>) | undefined;
   trigger?: ScanTrigger | undefined;
   newId?: () => string;
   pollMs?: number;
 }
+
+export interface RunMonitorDeps extends MonitorRunPath {
+  monitors: MonitorStore;
+  sealer: Sealer;
+  /** A sender for the monitor's own SMTP server, made per run from its sealed settings. */
+  senderFor: (secret: MonitorSecret) => MonitorSender;
+  /** The scope's calibration record: its latest control run, if the calibration monitor has not kept it. */
+  controls?: Pick<SeedHistoryStore, 'latestRun'> | undefined;
+}
+
+/** One send of a run's message to the check's tagged addresses; the check id names the control's copy. */
+export type RunSend = (recipients: readonly string[], checkId: string) => Promise<void>;
 
 /** The key id a monitor's check runs under when it has none (no webhook): no API key has it, ids are hex. */
 const MONITOR_KEY_ID = 'monitor';
@@ -62,9 +72,21 @@ const countsOf = (check: Check): Record<string, ProviderCounts> => {
   return counts;
 };
 
-const controlsOf = async (deps: RunMonitorDeps, scope: string): Promise<ControlWindowRun[]> => {
-  const run = await deps.controls?.latestRun(scope);
-  return run ? [{ checkId: run.checkId, at: run.at, byProvider: run.byProvider }] : [];
+/**
+ * The scope's control runs the alarm may pool: the calibration monitor's kept runs (its window takes those since its
+ * oldest run), and the seed record's latest, for a control run kept before control runs were monitor runs.
+ */
+const controlsOf = async (
+  deps: Pick<RunMonitorDeps, 'monitors' | 'controls'>,
+  scope: string,
+  limit: number,
+): Promise<ControlWindowRun[]> => {
+  const kept = await deps.monitors.runs(scope, CONTROL_MONITOR, limit);
+  const runs = kept.map(({ checkId, at, byProvider }) => ({ checkId, at, byProvider }));
+  const latest = await deps.controls?.latestRun(scope);
+  if (latest && !runs.some((run) => run.checkId === latest.checkId))
+    runs.push({ checkId: latest.checkId, at: latest.at, byProvider: latest.byProvider });
+  return runs;
 };
 
 export interface MonitorRunOutcome {
@@ -72,19 +94,20 @@ export interface MonitorRunOutcome {
   judgements: ProviderJudgement[];
 }
 
-export const runMonitor = async (deps: RunMonitorDeps, monitor: Monitor): Promise<MonitorRunOutcome> => {
-  const secret = await openSecret(deps, monitor);
-  // The calibration's mechanism: an ordinary check, the stored message sent once, the wait.
-  const run = { keyId: monitor.keyId ?? MONITOR_KEY_ID, scope: monitor.scope };
+/**
+ * The run path every monitor takes, the calibration's control included: an ordinary check (the normal start, tagged
+ * with the monitor's name; a control check also reaches rested seeds), one send, the wait, and the run's counts per
+ * provider kept and published. The settled check comes back for what a run keeps besides (the seeds' history).
+ */
+export const runMonitorCheck = async (
+  deps: MonitorRunPath,
+  monitor: Pick<Monitor, 'scope' | 'name' | 'keyId' | 'callbackUrl'>,
+  send: RunSend,
+  control = false,
+): Promise<{ run: MonitorRun; check: Check }> => {
+  const run = { keyId: monitor.keyId ?? MONITOR_KEY_ID, scope: monitor.scope, control };
   const options = { monitor: monitor.name, callbackUrl: monitor.callbackUrl };
-  const check = await runMessageCheck(deps, { ...run, options }, async (recipients) => {
-    const sender = deps.senderFor(secret);
-    try {
-      await sender.send(recipients, Buffer.from(secret.eml, 'base64'));
-    } finally {
-      sender.close();
-    }
-  });
+  const check = await runMessageCheck(deps, { ...run, options }, send);
   const kept: MonitorRun = {
     scope: monitor.scope,
     monitor: monitor.name,
@@ -95,9 +118,23 @@ export const runMonitor = async (deps: RunMonitorDeps, monitor: Monitor): Promis
   };
   await deps.monitors.recordRun(kept);
   await deps.telemetry?.publishRun(kept);
+  return { run: kept, check };
+};
+
+/** A stored monitor's run: its sealed message sent unchanged, then the alarm's judgement over its latest runs. */
+export const runMonitor = async (deps: RunMonitorDeps, monitor: Monitor): Promise<MonitorRunOutcome> => {
+  const secret = await openSecret(deps, monitor);
+  const { run } = await runMonitorCheck(deps, monitor, async (recipients) => {
+    const sender = deps.senderFor(secret);
+    try {
+      await sender.send(recipients, Buffer.from(secret.eml, 'base64'));
+    } finally {
+      sender.close();
+    }
+  });
   const judgements = await judgeLatest(deps, monitor);
-  await deps.telemetry?.publishJudgements(kept, judgements);
-  return { run: kept, judgements };
+  await deps.telemetry?.publishJudgements(run, judgements);
+  return { run, judgements };
 };
 
 /** The alarm's judgement over the monitor's latest runs: enough for its window and baseline at every provider. */
@@ -111,7 +148,7 @@ export const judgeLatest = async (
   return judgeMonitor({
     monitor: monitor.name,
     runs,
-    controls: await controlsOf(deps as RunMonitorDeps, monitor.scope),
+    controls: await controlsOf(deps, monitor.scope, Math.min(most, 500)),
     windowRuns: monitor.windowRuns,
   });
 };

@@ -1,5 +1,6 @@
-// Owns the one mechanism a calibration and a monitor share: start an ordinary check (the normal start, marked as a
-// control or tagged with a monitor), send one message to its tagged addresses, and wait until it has settled.
+// Owns the check part of every monitor run (the calibration's control run is one, shared/monitors/runMonitor.ts):
+// start an ordinary check (the normal start, marked as a control or tagged with a monitor), send one message to its
+// tagged addresses, and wait until it has settled.
 import { type Check, statusOf } from '../domain/check';
 import type { Clock } from '../domain/clock';
 import { ACTIVE_MS } from '../domain/limits';

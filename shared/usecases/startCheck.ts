@@ -1,4 +1,6 @@
 // Owns starting a check: pick the scope's active accounts, create the check once, hand out tagged addresses.
+
+import { seedMarksOf } from '../calibration/domain';
 import { tagAddress } from '../domain/address';
 import type { Principal } from '../domain/apiKey';
 import { type CheckCallback, newCheck } from '../domain/check';
@@ -6,7 +8,6 @@ import { newCheckId } from '../domain/checkId';
 import type { Clock } from '../domain/clock';
 import { ConflictError, NoAccountsError } from '../domain/errors';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
-import { seedMarksOf } from '../domain/seedMarks';
 import { countStart, type KeyLimitDeps, releaseInFlight, reserveInFlight } from './enforceKeyLimits';
 
 export interface StartCheckDeps {

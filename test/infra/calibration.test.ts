@@ -72,7 +72,10 @@ describe('the calibration on AWS', () => {
     const secretReads = statements.filter((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
     expect(secretReads.map((s) => s.Resource)).toEqual([{ Ref: secretId }]);
     expect(statements.flatMap(actionsOf).filter((a) => /secretsmanager:(Put|Update)/.test(a))).toEqual([]);
-    for (const prefix of ['SEEDHISTORY#*', 'CONTROLRUN#*', 'CHECK#*']) expect(text).toContain(prefix);
+    for (const prefix of ['SEEDHISTORY#*', 'CONTROLRUN#*', 'CHECK#*', 'MONITORRUN#*'])
+      expect(text).toContain(prefix);
+    // A control run is kept as the calibration monitor's run; a stored monitor's message is never its to read.
+    expect(text).not.toContain('MONITORMSG#*');
     // Never the registration nor the credentials items themselves.
     expect(text).not.toContain('ACCOUNT#*');
     expect(text).not.toContain('CREDS#*');

@@ -12,11 +12,11 @@ import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore'
 import { DynamoShardLayout } from '../../shared/adapters/dynamo/DynamoShardLayout';
 import { createSender, parseSmtpUrl } from '../../shared/adapters/smtp/smtp';
 import { CONTROL_HEADER } from '../../shared/calibration/domain/controlMessage';
+import type { ControlCounts } from '../../shared/calibration/domain/controlRun';
 import { composeLocalService } from '../../shared/composition/localService';
 import { loadLocalSettings } from '../../shared/config';
 import { viewOf } from '../../shared/domain/check';
 import { type Clock, systemClock } from '../../shared/domain/clock';
-import type { ControlCounts } from '../../shared/domain/controlRun';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { LOCAL_TABLE, openLocalStore } from '../../shared/local/localStore';
 import { createLogger } from '../../shared/log';

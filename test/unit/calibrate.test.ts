@@ -9,12 +9,13 @@ import { TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { emitCalibration } from '../../shared/adapters/telemetry/calibrationMetrics';
 import { createMetrics } from '../../shared/adapters/telemetry/powertools';
 import { CONTROL_HEADER, type ControlMail } from '../../shared/calibration/domain/controlMessage';
+import type { ControlRun } from '../../shared/calibration/domain/controlRun';
 import { type CalibrateDeps, calibrate } from '../../shared/calibration/usecases/calibrate';
 import { runLines } from '../../shared/cli/calibrationRun';
 import type { RegisteredAccount } from '../../shared/domain/account';
 import type { Check } from '../../shared/domain/check';
-import type { ControlRun } from '../../shared/domain/controlRun';
 import type { SeedHistoryStore } from '../../shared/domain/ports';
+import { CONTROL_MONITOR, type MonitorRun, validateMonitorName } from '../../shared/monitors/monitor';
 import { ManualClock } from '../support/manualClock';
 
 const seed = (email: string, extra: Partial<RegisteredAccount> = {}): RegisteredAccount => ({
@@ -59,7 +60,17 @@ const setUp = () => {
     recordRun: async (run) => void runs.push(run),
     latestRun: async (scope) => runs.filter((run) => run.scope === scope).at(-1),
   };
+  // The monitors' run path keeps and publishes each control run as a run of the calibration's monitor.
+  const monitorRuns: MonitorRun[] = [];
+  const published: MonitorRun[] = [];
   const deps: CalibrateDeps = {
+    monitors: { recordRun: async (run) => void monitorRuns.push(run) },
+    telemetry: {
+      publishRun: (run) => void published.push(run),
+      publishJudgements: () => {
+        throw new Error('a control run is not judged as a monitor: its alarm is ControlInbox');
+      },
+    },
     accounts: {
       activeInScope: async (scope) => SEEDS.filter((s) => s.scope === scope && s.active),
       list: async () => SEEDS,
@@ -92,7 +103,16 @@ const setUp = () => {
       },
     },
   };
-  return { clock, deps, sent, runs, land: (next: Landing) => (landing = next) };
+  return {
+    clock,
+    deps,
+    sent,
+    runs,
+    checks,
+    monitorRuns,
+    published,
+    land: (next: Landing) => (landing = next),
+  };
 };
 
 afterEach(() => vi.restoreAllMocks());
@@ -127,6 +147,27 @@ describe('calibrate', () => {
     // The missing copy was waited for until the check's 5 minutes were over, on the clock alone.
     expect(clock.now() - startedAt).toBeGreaterThan(5 * 60_000);
     expect(run?.suspect).toEqual([]);
+  });
+
+  it('runs as the calibration monitor: its check tagged, its run kept and published with the counts per provider', async () => {
+    const { deps, checks, monitorRuns, published, land } = setUp();
+    land({ 'a@example.com': 'primary', 'b@example.com': 'trash' });
+    await calibrate(deps);
+    const check = checks.get('ctl1');
+    expect(check?.monitor).toBe(CONTROL_MONITOR);
+    const kept = {
+      scope: 'default',
+      monitor: CONTROL_MONITOR,
+      checkId: 'ctl1',
+      at: check?.createdAt,
+      byProvider: { outlook: { inbox: 1, spam: 0, other: 1, missing: 1, total: 3 } },
+      auditScore: null,
+    };
+    expect(monitorRuns).toEqual([kept]);
+    expect(published).toEqual([kept]);
+    // No stored monitor can take the calibration's name, so its runs and history are the control's alone.
+    expect(() => validateMonitorName(CONTROL_MONITOR)).toThrow(/calibration's own/);
+    expect(validateMonitorName('welcome')).toBe('welcome');
   });
 
   it('names a seed suspect once its control went astray in 2 of its last 3 runs', async () => {

@@ -3,9 +3,7 @@
 // to tell; and the report's reading set beside the control: message side or seed first, in the CLI's words.
 import { describe, expect, it } from 'vitest';
 import { lookFirst } from '../../shared/calibration/domain/controlReading';
-import { controlLines } from '../../shared/cli/placement/controlLines';
-import type { Category } from '../../shared/domain/categories';
-import { controlCountsOf, isProviderAstray, runIntervalOf } from '../../shared/domain/controlRun';
+import { controlCountsOf, isProviderAstray, runIntervalOf } from '../../shared/calibration/domain/controlRun';
 import {
   isSuspect,
   outcomeOf,
@@ -13,7 +11,9 @@ import {
   type SeedCalibration,
   seedRecordOf,
   seedStateOf,
-} from '../../shared/domain/seedHealth';
+} from '../../shared/calibration/domain/seedHealth';
+import { controlLines } from '../../shared/cli/placement/controlLines';
+import type { Category } from '../../shared/domain/categories';
 import { sampleReport } from '../support/placementReport';
 import {
   FLAGGED,

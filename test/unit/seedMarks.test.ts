@@ -3,7 +3,7 @@
 // calibration older than 3 intervals leaves every seed's health unknown; a provider flagged keeps its seeds counted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSeedHistory } from '../../shared/adapters/dynamo/DynamoSeedHistory';
-import type { ControlRun } from '../../shared/domain/controlRun';
+import type { ControlRun } from '../../shared/calibration/domain/controlRun';
 import type { PlacementReport } from '../../shared/domain/placementReport';
 import { ManualClock } from '../support/manualClock';
 import { startTestService, type TestService } from '../support/testService';

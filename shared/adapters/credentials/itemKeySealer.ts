@@ -1,7 +1,7 @@
 // Owns sealing a monitor's message as the deployment seals its credential items: AES-256-GCM under the item key
 // (the credentials secret's `itemKey` on AWS, a key file of the local store under npm start), bound to a context.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Sealer } from '../../monitors/monitorsPorts';
+import type { Sealer } from '../../monitors';
 import { itemKeyBytes } from './credentialItem';
 
 const CIPHER = 'aes-256-gcm';

@@ -8,8 +8,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Monitor, MonitorRun } from '../../monitors/monitor';
-import type { MonitorStore } from '../../monitors/monitorsPorts';
+import type { Monitor, MonitorRun, MonitorStore } from '../../monitors';
 import { deleteRequest, putRequest, writeAll } from './batchWrite';
 import { written } from './conditionalWrite';
 import { type ItemType, MONITOR_PARTITION, monitorKey, monitorMessageKey, monitorRunPartition } from './keys';

@@ -1,9 +1,8 @@
 // Owns the seeds' calibration history and the scopes' control runs in DynamoDB: written once per calibration,
 // read newest first (a seed's latest few for the suspect rule, a scope's latest run for the report).
 import { type DynamoDBDocumentClient, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ControlRun } from '../../domain/controlRun';
+import type { ControlRun, SeedCalibration } from '../../calibration';
 import type { SeedHistoryStore } from '../../domain/ports';
-import type { SeedCalibration } from '../../domain/seedHealth';
 import { putRequest, writeAll } from './batchWrite';
 import {
   CONTROL_RUN_SORT_PREFIX,

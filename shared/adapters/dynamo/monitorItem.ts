@@ -1,5 +1,5 @@
 // Owns mapping a monitor and a monitor run to their items and back (keys from keys.ts).
-import type { Monitor, MonitorRun, ProviderCounts } from '../../monitors/monitor';
+import type { Monitor, MonitorRun, ProviderCounts } from '../../monitors';
 import { type Item, type ItemType, monitorKey, monitorRunKey } from './keys';
 
 /** A run is kept this long: the alarm's window and its baseline at every hour for 23 runs a side fit well within. */

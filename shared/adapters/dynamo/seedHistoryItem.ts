@@ -1,13 +1,15 @@
 // Owns the items of a seed's calibration history and of a scope's control runs: to and from the table, with TTL.
-import { isCategory } from '../../domain/categories';
-import type { ControlCounts, ControlRun } from '../../domain/controlRun';
+
 import {
+  type ControlCounts,
+  type ControlRun,
   DEFAULT_EVERY_MS,
   retentionMs,
   type SeedCalibration,
+  type SeedMarks,
   type SeedPlacement,
-} from '../../domain/seedHealth';
-import type { SeedMarks } from '../../domain/seedMarks';
+} from '../../calibration';
+import { isCategory } from '../../domain/categories';
 import { num, str } from './itemFields';
 import { controlRunKey, type Item, type ItemType, seedHistoryKey } from './keys';
 import { TABLE_SCHEMA } from './table';

@@ -1,7 +1,6 @@
 // Owns sending a monitor's message through the monitor's own SMTP server: the stored bytes unchanged, the tagged
 // addresses as envelope recipients only (no header names them), from the monitor's envelope sender.
-import type { MonitorSecret } from '../../monitors/monitor';
-import type { MonitorSender } from '../../monitors/monitorsPorts';
+import type { MonitorSecret, MonitorSender } from '../../monitors';
 import { createSender, parseSmtpUrl } from './smtp';
 
 export const createMonitorSender = (secret: MonitorSecret, envelopeFrom: string): MonitorSender => {

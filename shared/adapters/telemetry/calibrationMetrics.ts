@@ -2,8 +2,7 @@
 // each control copy as 1 in the inbox or 0 by provider, whose Average is the control inbox rate; per provider 1 when
 // most of its seeds lost the control (ControlAstray, never per mailbox); the suspect count; a heartbeat per finished run.
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { ControlRun } from '../../domain/controlRun';
-import type { SeedCalibration } from '../../domain/seedHealth';
+import type { ControlRun, SeedCalibration } from '../../calibration';
 import { METRICS } from '../../telemetry/metrics';
 
 export const emitCalibration = (

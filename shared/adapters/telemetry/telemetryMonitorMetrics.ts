@@ -1,10 +1,14 @@
 // Owns a monitor run's metrics on AWS: the points of monitorPoints as CloudWatch EMF through Powertools, each a
 // single metric with its own dimensions (the monitor, the provider), flushed with the function's other metrics.
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { MonitorRun } from '../../monitors/monitor';
-import type { ProviderJudgement } from '../../monitors/monitorAlarm';
-import { judgementPoints, type MonitorPoint, monitorPoints } from '../../monitors/monitorMetrics';
-import type { MonitorTelemetry } from '../../monitors/monitorsPorts';
+import {
+  judgementPoints,
+  type MonitorPoint,
+  type MonitorRun,
+  type MonitorTelemetry,
+  monitorPoints,
+  type ProviderJudgement,
+} from '../../monitors';
 
 const emit = (metrics: Metrics, points: readonly MonitorPoint[]) => {
   for (const point of points) {

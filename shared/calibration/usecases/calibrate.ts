@@ -1,33 +1,26 @@
-// Owns a calibration: in each scope, a control check (the normal start, marked as a control), the control message
-// sent once to all its seeds, the wait for it, and every seed's placement kept as its history.
+// Owns a calibration: in each scope, a run of the calibration's monitor (the monitors' run path: a control check,
+// the control message built at run time and sent once to all its seeds, the wait, the run kept and published), and
+// what only a calibration keeps: every seed's placement as its history, the suspect seeds, the control counts.
 import type { RegisteredAccount } from '../../domain/account';
 import { placementClassOf } from '../../domain/categories';
 import type { Check } from '../../domain/check';
-import type { Clock } from '../../domain/clock';
-import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../../domain/controlRun';
-import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../../domain/ports';
-import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../../domain/seedHealth';
-import { runMessageCheck } from '../../usecases/messageCheck';
+import type { SeedHistoryStore } from '../../domain/ports';
+import { CONTROL_MONITOR, type MonitorRunPath, runMonitorCheck } from '../../monitors';
 import { type ControlMail, controlMail } from '../domain/controlMessage';
+import { type ControlRun, controlCountsOf, providersAstrayOf, runIntervalOf } from '../domain/controlRun';
+import { isSuspect, outcomeOf, type SeedCalibration, SUSPECT_WINDOW } from '../domain/seedHealth';
 
 /** Sends one message to every address in BCC, through the operator's control sender. */
 export interface ControlSender {
   send(recipients: readonly string[], mail: ControlMail): Promise<void>;
 }
 
-export interface CalibrateDeps {
-  accounts: AccountRegistry;
+/** The monitors' run path (its store keeps each control run under CONTROL_MONITOR), and the calibration's own. */
+export interface CalibrateDeps extends MonitorRunPath {
   /** Every registered seed with its health: which scopes to calibrate, and each seed's login failures. */
   seeds: () => Promise<RegisteredAccount[]>;
-  checks: CheckStore;
   history: SeedHistoryStore;
   sender: ControlSender;
-  clock: Clock;
-  /** Wakes the scanner for the control check where a new check does not wake it by itself (npm start, the CLI). */
-  trigger?: ScanTrigger | undefined;
-  newId?: () => string;
-  /** How often the control check is read while waiting for its copies. */
-  pollMs?: number;
   /** The schedule's interval where a schedule runs the calibration (npm start); else it is read from the history. */
   everyMs?: number | undefined;
 }
@@ -62,11 +55,13 @@ const entryOf = (
 };
 
 export const calibrateScope = async (deps: CalibrateDeps, scope: string): Promise<ScopeCalibration> => {
-  // The mechanism a monitor runs on too: an ordinary check, one message, the wait.
-  const check = await runMessageCheck(
+  // A monitor whose message is the control: the same run path, the control check reaching rested seeds too.
+  const monitor = { scope, name: CONTROL_MONITOR, keyId: CONTROL_KEY_ID };
+  const { check } = await runMonitorCheck(
     deps,
-    { keyId: CONTROL_KEY_ID, scope, control: true },
+    monitor,
     (recipients, checkId) => deps.sender.send(recipients, controlMail(checkId)),
+    true,
   );
   const registered = new Map((await deps.seeds()).map((account) => [account.email, account]));
   const placed = check.results.map(({ email, category }) =>

@@ -1,7 +1,7 @@
 // Owns what the seeds' record adds to a placement report: the marks kept with the check when it started (suspect and
 // unknown seeds, each provider's control), never the calibrations since, so a report reads the same every time.
 import type { ControlPlacement, ReportSeedMarks } from '../../domain/placementReport';
-import type { SeedMarks } from '../../domain/seedMarks';
+import type { SeedMarks } from '../domain/seedMarks';
 
 /** What the seeds' own record adds to a report. */
 export interface SeedContext {

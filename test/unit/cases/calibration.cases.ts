@@ -1,4 +1,4 @@
-// Hand-computed cases for calibration (shared/domain/seedHealth.ts, controlRun.ts), from the rules docs/operating.md
+// Hand-computed cases for calibration (shared/calibration/domain/seedHealth.ts, controlRun.ts), from the rules docs/operating.md
 // states. Each was worked out by hand from the rule, not by running the code:
 //   outcome: primary/updates -> inbox; missing with login failures -> unreachable; anything else -> astray.
 //   provider flagged: 2 x astray > seeds read (total - unreachable), seeds read > 0.

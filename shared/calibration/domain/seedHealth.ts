@@ -1,7 +1,7 @@
 // Owns a seed's track record: what each calibration's control copy says about it, when a seed is suspect (only
 // relative to its provider), when its record is too old to tell, and how long its history is kept. Pure.
-import type { Category } from './categories';
-import { isInbox } from './categories';
+import type { Category } from '../../domain/categories';
+import { isInbox } from '../../domain/categories';
 
 /** How long a calibration is kept at least (the TTL); longer where its interval is long (retentionMs). */
 const SEED_HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
