@@ -97,6 +97,7 @@ const OPTIONS = {
   stage: { type: 'string' },
   table: { type: 'string' },
   secret: { type: 'string' },
+  'kms-key': { type: 'string' },
   region: { type: 'string' },
   provider: { type: 'string', default: 'imap' },
   host: { type: 'string' },

@@ -9,6 +9,7 @@ import { parseSmtpUrl } from '../adapters/smtp/smtp';
 import { composeMonitors } from '../composition/monitors';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
+import type { Sealer } from '../domain/sealer';
 import { createLogger } from '../log';
 import {
   type Monitor,
@@ -17,7 +18,6 @@ import {
   validateMonitorScope,
 } from '../monitors/monitor';
 import { checkMonitorMessage, MAX_MESSAGE_BYTES } from '../monitors/monitorMessage';
-import type { Sealer } from '../monitors/monitorsPorts';
 import { judgeLatest, runMonitor, sealContextOf } from '../monitors/runMonitor';
 import { parseStartRequest } from '../webhooks';
 import { formatTable } from './listingTable';

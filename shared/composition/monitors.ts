@@ -12,8 +12,9 @@ import { createMonitorSender } from '../adapters/smtp/monitorSender';
 import { reportAuditOf } from '../audit';
 import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
+import type { Sealer } from '../domain/sealer';
 import type { Logger } from '../log';
-import type { MonitorTelemetry, Sealer } from '../monitors/monitorsPorts';
+import type { MonitorTelemetry } from '../monitors/monitorsPorts';
 import type { RunMonitorDeps } from '../monitors/runMonitor';
 import { localRunner } from './calibration';
 

@@ -5,6 +5,7 @@ import { placementClassOf } from '../domain/categories';
 import type { Check } from '../domain/check';
 import type { Clock } from '../domain/clock';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
+import type { SealContext, Sealer } from '../domain/sealer';
 import { runMessageCheck } from '../usecases/messageCheck';
 import {
   emptyCounts,
@@ -14,7 +15,7 @@ import {
   type ProviderCounts,
 } from './monitor';
 import { type ControlWindowRun, judgeMonitor, type ProviderJudgement, windowRunsFor } from './monitorAlarm';
-import type { MonitorSender, MonitorStore, MonitorTelemetry, Sealer } from './monitorsPorts';
+import type { MonitorSender, MonitorStore, MonitorTelemetry } from './monitorsPorts';
 
 export interface RunMonitorDeps {
   monitors: MonitorStore;
@@ -38,7 +39,10 @@ export interface RunMonitorDeps {
 const MONITOR_KEY_ID = 'monitor';
 
 /** The context a monitor's message is sealed under: another monitor's sealed message does not open as this one's. */
-export const sealContextOf = (scope: string, name: string) => `MONITOR#${scope}#${name}`;
+export const sealContextOf = (scope: string, name: string): SealContext => ({
+  purpose: 'monitor-message',
+  item: `MONITOR#${scope}#${name}`,
+});
 
 const openSecret = async (deps: Pick<RunMonitorDeps, 'monitors' | 'sealer'>, monitor: Monitor) => {
   const sealed = await deps.monitors.sealedMessage(monitor.scope, monitor.name);

@@ -53,7 +53,10 @@ export class LoopbackKms {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', this.master, iv).setAAD(aadOf(keyId, context));
       const sealed = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-      return [200, { KeyId: keyId, Plaintext: plain.toString('base64'), CiphertextBlob: sealed.toString('base64') }];
+      return [
+        200,
+        { KeyId: keyId, Plaintext: plain.toString('base64'), CiphertextBlob: sealed.toString('base64') },
+      ];
     }
     if (operation === 'Decrypt') {
       try {
@@ -61,9 +64,15 @@ export class LoopbackKms {
         const decipher = createDecipheriv('aes-256-gcm', this.master, blob.subarray(0, 12));
         decipher.setAAD(aadOf(keyId, context)).setAuthTag(blob.subarray(-16));
         const plain = Buffer.concat([decipher.update(blob.subarray(12, -16)), decipher.final()]);
-        return [200, { KeyId: keyId, Plaintext: plain.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' }];
+        return [
+          200,
+          { KeyId: keyId, Plaintext: plain.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' },
+        ];
       } catch {
-        return [400, { __type: 'InvalidCiphertextException', message: 'the ciphertext or its context is wrong' }];
+        return [
+          400,
+          { __type: 'InvalidCiphertextException', message: 'the ciphertext or its context is wrong' },
+        ];
       }
     }
     return [400, { __type: 'UnsupportedOperationException', message: operation }];

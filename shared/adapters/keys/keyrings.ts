@@ -1,7 +1,8 @@
 // Owns where the sealing key lives: a customer-managed KMS key on AWS (the client made once per process), the local
 // store's key file under npm start, each as a keyring for EnvelopeSealer.
-import { KMS } from '@aws-sdk/client-kms';
+
 import { KmsKeyringNode, RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/client-node';
+import { KMS } from '@aws-sdk/client-kms';
 
 export interface KmsEndpoint {
   region: string;
