@@ -197,7 +197,7 @@ export const runAdmin = async (
   try {
     const keys = {
       keys: new DynamoApiKeyStore(store.client, store.table),
-      secrets: new DynamoWebhookStore(store.client, store.table),
+      secrets: new DynamoWebhookStore(store.client, store.table, store.sealer),
       out,
       json: values.json,
       now: systemClock.now(),

@@ -9,7 +9,9 @@ describe('the monitor schedule settings', () => {
   it('needs the table, the region and the sealing key, not the control sender nor the secret', () => {
     expect(loadMonitorConfig(ENV)).toMatchObject(ENV);
     expect(loadMonitorConfig(ENV)).not.toHaveProperty('CONTROL_FROM');
-    expect(loadMonitorConfig({ ...ENV, CREDENTIALS_SECRET_ID: 's' })).not.toHaveProperty('CREDENTIALS_SECRET_ID');
+    expect(loadMonitorConfig({ ...ENV, CREDENTIALS_SECRET_ID: 's' })).not.toHaveProperty(
+      'CREDENTIALS_SECRET_ID',
+    );
   });
 
   it('fails at start naming a missing sealing key', () => {
