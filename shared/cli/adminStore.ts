@@ -14,7 +14,7 @@ import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
 import type { Sealer } from '../domain/sealer';
 import { ensureTable } from '../local/bootstrap';
-import { localSealer } from '../local/localItemKey';
+import { localItemKey, localSealer } from '../local/localItemKey';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
 import { dataStackOf, findDeployedStore, type ScannerCapacity } from './stackOutputs';
 
@@ -27,6 +27,8 @@ export interface AdminStore {
   sealer: Sealer;
   /** The credentials secret's document on AWS (its old `itemKey` and any account not moved yet), for `reseal`. */
   secretEntries?: SecretAccountEntries | undefined;
+  /** The key values were sealed with before the envelope (`v1.`): the secret's old itemKey, or the local key file. */
+  legacyItemKey(): Promise<string | undefined>;
   /** The deployed scanner's reservation and shard size, which `accounts add` keeps the mailboxes within. */
   capacity?: ScannerCapacity | undefined;
   close(): Promise<void>;
@@ -87,6 +89,7 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
       credentials,
       sealer,
       secretEntries: entries,
+      legacyItemKey: async () => (entries ? (await entries.readDocument()).itemKey : undefined),
       capacity: deployed?.capacity,
       close: async () => client.destroy(),
     };
@@ -95,5 +98,12 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
   await ensureTable(local.client, LOCAL_TABLE);
   const credentials = new DocumentCredentialStore(new FileAccountEntries(settings.localConfig));
   const sealer = localSealer(settings.dataDir);
-  return { client: local.client, table: LOCAL_TABLE, credentials, sealer, close: () => local.close() };
+  return {
+    client: local.client,
+    table: LOCAL_TABLE,
+    credentials,
+    sealer,
+    legacyItemKey: async () => localItemKey(settings.dataDir),
+    close: () => local.close(),
+  };
 };

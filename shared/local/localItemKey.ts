@@ -11,7 +11,8 @@ import type { Sealer } from '../domain/sealer';
 
 const FILE = 'item-key';
 
-const localItemKey = (dataDir: string): string => {
+/** The key file's text (base64 of 32 bytes), made the first time. */
+export const localItemKey = (dataDir: string): string => {
   const path = join(dataDir, FILE);
   try {
     // 'wx': two processes starting at once cannot both write; the loser reads the winner's key.
