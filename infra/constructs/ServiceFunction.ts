@@ -19,6 +19,7 @@ import {
   OutputFormat,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { SERVICES } from '../../shared/telemetry/metrics';
@@ -26,6 +27,7 @@ import { LOCK_FILE, PROJECT_ROOT } from '../paths';
 import type { LogLevel } from '../settings';
 import { tableStatements } from '../tableKeys';
 import type { DynamoAction, IndexName, TableGrant } from './tableAccess';
+import { type SealingUse, sealingStatements } from './sealingKey';
 
 export { TABLE_ACCESS, type TableGrant } from './tableAccess';
 
@@ -200,6 +202,16 @@ export class ServiceFunction extends NodejsFunction {
       }),
     );
     secret.encryptionKey?.grantEncryptDecrypt(this);
+    return this;
+  }
+
+  /**
+   * Sets SEALING_KEY_ARN and grants the key's use for exactly these purposes (infra/constructs/sealingKey.ts): each
+   * statement's encryption-context conditions name the purpose and its items, so no other sealed value opens.
+   */
+  bindSealingKey(key: IKey, use: SealingUse): this {
+    this.addEnvironment('SEALING_KEY_ARN', key.keyArn);
+    for (const statement of sealingStatements(key.keyArn, use)) this.addToRolePolicy(statement);
     return this;
   }
 

@@ -164,8 +164,11 @@ describe('functions', () => {
       SCAN_SHARD_SIZE: String(DEFAULT_SETTINGS.scanShardSize),
     });
     expect(envOf(ids.scanner)).toHaveProperty('CREDENTIALS_SECRET_ID');
-    for (const id of [ids.start, ids.get, ids.fallback])
+    expect(envOf(ids.scanner)).toHaveProperty('SEALING_KEY_ARN');
+    for (const id of [ids.start, ids.get, ids.fallback]) {
       expect(envOf(id)).not.toHaveProperty('CREDENTIALS_SECRET_ID');
+      expect(envOf(id)).not.toHaveProperty('SEALING_KEY_ARN');
+    }
   });
 
   it('give the scanner a name, 5 minutes, its measured memory, the planned reservation and no async retry', () => {
