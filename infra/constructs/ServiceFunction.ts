@@ -3,6 +3,7 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   type Alias,
   type AliasOptions,
@@ -19,15 +20,14 @@ import {
   OutputFormat,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { SERVICES } from '../../shared/telemetry/metrics';
 import { LOCK_FILE, PROJECT_ROOT } from '../paths';
 import type { LogLevel } from '../settings';
 import { tableStatements } from '../tableKeys';
-import type { DynamoAction, IndexName, TableGrant } from './tableAccess';
 import { type SealingUse, sealingStatements } from './sealingKey';
+import type { DynamoAction, IndexName, TableGrant } from './tableAccess';
 
 export { TABLE_ACCESS, type TableGrant } from './tableAccess';
 
