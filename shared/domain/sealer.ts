@@ -5,7 +5,12 @@
  * What a sealed value is for (pinned per role in the key's policy: the scanner may seal only `oauth-credentials`)
  * and the table item it belongs to (a value copied to another item does not open).
  */
-export const SEAL_PURPOSES = ['credentials', 'oauth-credentials', 'webhook-secrets', 'monitor-message'] as const;
+export const SEAL_PURPOSES = [
+  'credentials',
+  'oauth-credentials',
+  'webhook-secrets',
+  'monitor-message',
+] as const;
 export type SealPurpose = (typeof SEAL_PURPOSES)[number];
 
 export interface SealContext {

@@ -72,7 +72,9 @@ export const credentialFromItem = async (
     typeof version !== 'number' ||
     (purpose !== 'credentials' && purpose !== 'oauth-credentials')
   ) {
-    throw new Error(`the credential item of ${account} is malformed or sealed under the old item key`);
+    throw new Error(
+      `the credential item of ${account} is malformed or sealed under the old item key (run: npm run admin -- reseal)`,
+    );
   }
   const entry = parsedEntry(
     account,
@@ -85,7 +87,7 @@ export const credentialFromItem = async (
   return { entry, version };
 };
 
-/** Opens an item sealed with AES-256-GCM under the secret's old `itemKey` (what `keys migrate` moves). */
+/** Opens an item sealed with AES-256-GCM under the secret's old `itemKey` (what `reseal` moves). */
 export const legacyCredentialFromItem = (
   email: string,
   item: Record<string, unknown>,

@@ -1,5 +1,5 @@
 // Owns the `v1.` sealing used before KMS: AES-256-GCM under the item key (the credentials secret's old `itemKey` on
-// AWS, the local key file under npm start), bound to a context. Kept to open what it sealed: `keys migrate` moves it.
+// AWS, the local key file under npm start), bound to a context. Kept to open what it sealed: `reseal` moves it.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { itemKeyBytes } from './credentialItem';
 

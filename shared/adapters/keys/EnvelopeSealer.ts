@@ -31,7 +31,7 @@ export interface DataKeyCache {
 }
 
 /** Bounds that keep KMS calls to about one per item per five minutes in a warm Lambda. */
-export const DEFAULT_DATA_KEY_CACHE: DataKeyCache = {
+const DEFAULT_DATA_KEY_CACHE: DataKeyCache = {
   capacity: 1000,
   maxAgeMs: 5 * 60_000,
   maxMessagesPerKey: 1000,
