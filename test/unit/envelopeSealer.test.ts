@@ -2,10 +2,13 @@
 // values open only with their own context, data keys are cached within bounds, and errors carry no secret.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountEntry } from '../../shared/adapters/credentials/accountEntrySchema';
+import { credentialFromItem, credentialToItem } from '../../shared/adapters/credentials/credentialItem';
 import { type DataKeyCache, EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
 import { fileKeyring, kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import type { SealContext } from '../../shared/domain/sealer';
 import { LOOPBACK_KEY_ARN, LoopbackKms } from '../support/LoopbackKms';
+import { oauthAccountEntry } from '../support/oauthAccountEntry';
 
 const kms = new LoopbackKms();
 let endpoint = '';
@@ -96,5 +99,37 @@ describe('EnvelopeSealer over KMS', () => {
     await expect(new EnvelopeSealer(fileKeyring(randomBytes(32))).open(sealed, context)).rejects.toThrow(
       'does not open',
     );
+  });
+});
+
+describe('credential items: what the scanner may seal', () => {
+  const entry = (email: string) =>
+    ({ ...oauthAccountEntry(email, SECRET), scope: 'default', active: true }) as AccountEntry;
+
+  it('seals an OAuth entry as oauth-credentials, a password entry as credentials, and each opens as it was sealed', async () => {
+    const sealer = sealerWith();
+    const oauth = await credentialToItem(entry('o@example.com'), sealer, 1);
+    expect(oauth.purpose).toBe('oauth-credentials');
+    expect((await credentialFromItem('o@example.com', oauth, sealer)).entry.email).toBe('o@example.com');
+    const password = { ...entry('p@example.com'), auth: { user: 'p@example.com', pass: SECRET } };
+    const item = await credentialToItem(password, sealer, 1);
+    expect(item.purpose).toBe('credentials');
+    expect(kms.calls.at(-1)?.context).toEqual({ purpose: 'credentials', item: 'CREDS#p@example.com' });
+    // A password entry sealed under the scanner's purpose (all a scanner's role may seal) is refused on opening.
+    const forged = {
+      ...item,
+      purpose: 'oauth-credentials',
+      sealed: await sealer.seal(JSON.stringify(password), {
+        purpose: 'oauth-credentials',
+        item: 'CREDS#p@example.com',
+      }),
+    };
+    const failure = await credentialFromItem('p@example.com', forged, sealer).catch((error: Error) => error);
+    expect(String(failure)).toContain('another kind of account');
+    expect(String(failure)).not.toContain(SECRET);
+    // And the purpose written beside the item cannot be changed to pass: the context no longer matches.
+    await expect(
+      credentialFromItem('p@example.com', { ...item, purpose: 'oauth-credentials' }, sealer),
+    ).rejects.toThrow('CREDS#p@example.com');
   });
 });
