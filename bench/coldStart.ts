@@ -75,7 +75,10 @@ const lambdaEnv = (name: FunctionName): Record<string, string> => ({
   POWERTOOLS_SERVICE_NAME: name === 'scanner' ? 'scanner' : 'api',
   POWERTOOLS_METRICS_NAMESPACE: 'InboxPlacement',
   ...(name === 'scanner'
-    ? { CREDENTIALS_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:bench' }
+    ? {
+        CREDENTIALS_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:bench',
+        SEALING_KEY_ARN: 'arn:aws:kms:eu-west-1:000000000000:key/bench',
+      }
     : {}),
   // The Lambda runtime is Node 22; this machine may run an older Node, about which the SDK would print a warning.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

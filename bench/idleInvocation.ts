@@ -1,11 +1,14 @@
 // Benchmark support: what one scheduled scanner invocation costs when no check is open, measured on dynalite with
 // the composition root's scanner and credential store: its duration, DynamoDB units, secret reads, the metrics it
 // emits (EMF records, captured from stdout) and the bytes it logs at the deployed log level.
+import { randomBytes } from 'node:crypto';
 import { SecretAccountEntries } from '../shared/adapters/credentials/accountEntries';
 import { ItemCredentialSource } from '../shared/adapters/credentials/ItemCredentialSource';
 import { ItemCredentialStore } from '../shared/adapters/credentials/ItemCredentialStore';
 import { createDocumentClient } from '../shared/adapters/dynamo/client';
 import { DynamoShardLayout } from '../shared/adapters/dynamo/DynamoShardLayout';
+import { EnvelopeSealer } from '../shared/adapters/keys/EnvelopeSealer';
+import { fileKeyring } from '../shared/adapters/keys/keyrings';
 import { createMetrics, scanMetrics } from '../shared/adapters/telemetry/powertools';
 import { loopTiming } from '../shared/composition/loopTiming';
 import { createScanner } from '../shared/composition/scanner';
@@ -76,9 +79,7 @@ export const measureIdleInvocations = async (runs: number) => {
     client,
     TABLE,
     new SecretAccountEntries(secret.client, 'idle'),
-    {
-      clock: systemClock,
-    },
+    { clock: systemClock, sealer: new EnvelopeSealer(fileKeyring(randomBytes(32))) },
   );
   const layout = new DynamoShardLayout(client, TABLE);
   const timing = loopTiming(DEFAULT_SCAN_INTERVAL_MS, DEADLINE_MARGIN_MS);

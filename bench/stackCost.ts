@@ -10,6 +10,8 @@ import { createApp } from '../infra/createApp';
 import { DEFAULT_SETTINGS } from '../infra/settings';
 import type { AccountEntry } from '../shared/adapters/credentials/accountEntrySchema';
 import { credentialToItem } from '../shared/adapters/credentials/credentialItem';
+import { EnvelopeSealer } from '../shared/adapters/keys/EnvelopeSealer';
+import { fileKeyring } from '../shared/adapters/keys/keyrings';
 import { DEFAULT_SCAN_SHARD_SIZE } from '../shared/config';
 import { DEADLINE_MARGIN_MS } from '../shared/scanner/scanLoop';
 import { measureIdleInvocations } from './idleInvocation';
@@ -78,10 +80,12 @@ const oauthEntry = (email: string): AccountEntry => ({
   folders: {},
 });
 
-const credentialStorage = () => {
-  const key = randomBytes(32);
+const credentialStorage = async () => {
+  // The local keyring writes the same envelope as KMS's, bar the encrypted data key's length (KMS's blob is longer).
+  const sealer = new EnvelopeSealer(fileKeyring(randomBytes(32)));
   const entries = Array.from({ length: ACCOUNTS }, (_, i) => oauthEntry(`seed${i}@mail.test`));
-  const itemBytes = entries.reduce((sum, entry) => sum + itemSize(credentialToItem(entry, key, 1)), 0);
+  let itemBytes = 0;
+  for (const entry of entries) itemBytes += itemSize(await credentialToItem(entry, sealer, 1));
   const documentBytes = Buffer.byteLength(JSON.stringify({ accounts: entries }));
   return { accounts: ACCOUNTS, itemBytes, documentBytes };
 };
@@ -106,7 +110,7 @@ export const runStackCostBench = async (options: StackCostOptions) => {
   say(`stack-cost: ${options.idleRuns} idle scheduled invocations on dynalite`);
   const idle = await measureIdleInvocations(options.idleRuns);
   const scannerGb = DEFAULT_SETTINGS.scannerMemoryMb / 1024;
-  const storage = credentialStorage();
+  const storage = await credentialStorage();
   const gb = (bytes: number) => bytes / 2 ** 30;
   const perInvocation =
     PRICES.lambdaRequest +

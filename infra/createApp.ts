@@ -34,6 +34,7 @@ export const createApp = (props: AppProps = {}): InboxPlacementApp => {
     description: 'Inbox placement: functions, HTTP API, scanner triggers, dashboard and alarms',
     table: data.table,
     credentials: data.credentials,
+    sealingKey: data.sealingKey,
     settings,
   });
 

@@ -77,6 +77,8 @@ const scanEnv = z.object({
   POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
   /** The Secrets Manager secret holding `{"accounts": [...]}` with every mailbox's credentials. */
   CREDENTIALS_SECRET_ID: nonEmpty(),
+  /** The customer-managed KMS key every credentials item, webhook secret and monitor message is sealed under. */
+  SEALING_KEY_ARN: nonEmpty(),
   SCAN_INTERVAL_MS: intSetting(250, 60_000, DEFAULT_SCAN_INTERVAL_MS),
   /** How long a check's accounts are held by a loop after its start or last copy (0: never; the 5 minutes: always). */
   SCAN_PATIENCE_MS: intSetting(0, ACTIVE_MS, DEFAULT_SCAN_PATIENCE_MS),
@@ -114,6 +116,8 @@ const webhookEnv = z.object({
   LOG_LEVEL: logLevel,
   /** The SQS queue deliveries wait on between attempts. */
   WEBHOOK_QUEUE_URL: z.url(),
+  /** The customer-managed KMS key every credentials item, webhook secret and monitor message is sealed under. */
+  SEALING_KEY_ARN: nonEmpty(),
   POWERTOOLS_TRACE_ENABLED: traceEnabled,
 });
 
@@ -236,9 +240,9 @@ export type CalibrationConfig = z.infer<typeof calibrationEnv>;
 export const loadCalibrationConfig = (env: NodeJS.ProcessEnv = process.env): CalibrationConfig =>
   parseEnv(calibrationEnv, env);
 
-/** The monitor schedule's settings on AWS: the credentials secret holds the item key its messages are sealed with. */
+/** The monitor schedule's settings on AWS: the KMS key its messages are sealed under (no secret: it opens, never seals). */
 const monitorEnv = z.extend(z.omit(calibrationEnv, { CONTROL_SENDER_SECRET_ID: true, CONTROL_FROM: true }), {
-  CREDENTIALS_SECRET_ID: nonEmpty(),
+  SEALING_KEY_ARN: nonEmpty(),
 });
 
 export const loadMonitorConfig = (env: NodeJS.ProcessEnv = process.env) => parseEnv(monitorEnv, env);

@@ -6,8 +6,8 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -22,8 +22,8 @@ import type { TableGrant } from './tableAccess';
 
 export interface MonitorRunsProps {
   table: ITable;
-  /** From DataStack: read only, for the item key that seals each monitor's message. */
-  credentials: ISecret;
+  /** From DataStack: opens each monitor's message (the admin CLI seals it). */
+  sealingKey: IKey;
   common: CommonFunctionProps;
   /** The stage's own metrics: the heartbeat and the drop alarm read this stage only. */
   metrics: ServiceMetrics;
@@ -93,10 +93,9 @@ export class MonitorRuns extends Construct {
       // A tick throttled behind a long one is worth nothing: the next schedule looks again.
       maxEventAge: Duration.minutes(1),
       onFailure: new SqsDestination(props.deadLetters),
-      environment: { CREDENTIALS_SECRET_ID: props.credentials.secretArn },
-    }).bindTable(props.table, MONITOR_TABLE_ACCESS);
-    // Read only (not bindSecret's write access): the CLI creates the item key when it seals the first monitor.
-    props.credentials.grantRead(this.function);
+    })
+      .bindTable(props.table, MONITOR_TABLE_ACCESS)
+      .bindSealingKey(props.sealingKey, { open: ['monitor-message'] });
     props.logQueries.addFunction(this.function);
     Validations.of(this.function).acknowledge({ id: 'AwsSolutions-L1', reason: props.reason });
     new Rule(this, 'Schedule', {

@@ -3,6 +3,7 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   type Alias,
   type AliasOptions,
@@ -25,6 +26,7 @@ import type { SERVICES } from '../../shared/telemetry/metrics';
 import { LOCK_FILE, PROJECT_ROOT } from '../paths';
 import type { LogLevel } from '../settings';
 import { tableStatements } from '../tableKeys';
+import { type SealingUse, sealingStatements } from './sealingKey';
 import type { DynamoAction, IndexName, TableGrant } from './tableAccess';
 
 export { TABLE_ACCESS, type TableGrant } from './tableAccess';
@@ -200,6 +202,16 @@ export class ServiceFunction extends NodejsFunction {
       }),
     );
     secret.encryptionKey?.grantEncryptDecrypt(this);
+    return this;
+  }
+
+  /**
+   * Sets SEALING_KEY_ARN and grants the key's use for exactly these purposes (infra/constructs/sealingKey.ts): each
+   * statement's encryption-context conditions name the purpose and its items, so no other sealed value opens.
+   */
+  bindSealingKey(key: IKey, use: SealingUse): this {
+    this.addEnvironment('SEALING_KEY_ARN', key.keyArn);
+    for (const statement of sealingStatements(key.keyArn, use)) this.addToRolePolicy(statement);
     return this;
   }
 

@@ -4,6 +4,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { GraphWidget, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type Alias, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -26,6 +27,8 @@ const SENDER_TIMEOUT = Duration.seconds(60);
 
 export interface WebhookDeliveryProps extends CommonFunctionProps {
   table: ITable;
+  /** Opens the webhook secrets it signs with (never seals: rotations are the admin CLI's). */
+  sealingKey: IKey;
 }
 
 export class WebhookDelivery extends Construct {
@@ -39,7 +42,7 @@ export class WebhookDelivery extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
-    const { table, ...common } = props;
+    const { table, sealingKey, ...common } = props;
     this.deadLetters = new Queue(this, 'DeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -68,6 +71,7 @@ export class WebhookDelivery extends Construct {
       WEBHOOK_TABLE_ACCESS.keys,
     ))
       this.sender.addToRolePolicy(statement);
+    this.sender.bindSealingKey(sealingKey, { open: ['webhook-secrets'] });
     this.retries.grantSendMessages(this.sender);
     const live = this.sender.live();
     this.live = live;

@@ -1,11 +1,14 @@
-// Owns the stateful part: the one DynamoDB table and the secret with the mailbox credentials (and the operator's
-// policy over both). Both are retained when the stack is deleted, and nothing here changes when a function does.
+// Owns the stateful part: the one DynamoDB table, the secret with the mailbox credentials not moved to items yet, the
+// KMS key every sealed item is sealed under (and the operator's policy over them). All are retained when the stack is
+// deleted, and nothing here changes when a function does.
 import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { SECONDARY_INDEXES, TABLE_SCHEMA } from '../../shared/adapters/dynamo/table';
 import { CAPACITY_OUTPUTS } from '../../shared/scanner/scannerCapacity';
+import { createSealingKey } from '../constructs/sealingKey';
 import { addOperatorPolicy } from '../operatorPolicy';
 
 /**
@@ -30,6 +33,8 @@ export interface DataStackProps extends StackProps {
 export class DataStack extends Stack {
   readonly table: Table;
   readonly credentials: Secret;
+  /** Seals credential items, webhook secrets and monitor messages: no key material in the secret or the table. */
+  readonly sealingKey: Key;
 
   constructor(scope: Construct, id: string, props?: DataStackProps) {
     super(scope, id, props);
@@ -73,6 +78,8 @@ export class DataStack extends Stack {
         'replaces them with put-secret-value when the provider does.',
     });
 
+    this.sealingKey = createSealingKey(this, props?.stage);
+
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
     new CfnOutput(this, 'CredentialsSecretArn', {
       value: this.credentials.secretArn,
@@ -81,6 +88,10 @@ export class DataStack extends Stack {
     new CfnOutput(this, 'CredentialsSecretName', {
       value: this.credentials.secretName,
       description: 'The same secret',
+    });
+    new CfnOutput(this, 'SealingKeyArn', {
+      value: this.sealingKey.keyArn,
+      description: 'The KMS key items are sealed under (npm run admin finds it here; --kms-key names it)',
     });
     if (props?.scanner) {
       new CfnOutput(this, CAPACITY_OUTPUTS.reservation, {
@@ -92,6 +103,6 @@ export class DataStack extends Stack {
         description: 'The most accounts one scanner shard holds',
       });
     }
-    addOperatorPolicy(this, this.table, this.credentials);
+    addOperatorPolicy(this, this.table, this.credentials, this.sealingKey);
   }
 }

@@ -2,6 +2,7 @@
 // It gets the table and the secret from DataStack through props and may be destroyed and redeployed at will.
 import { Annotations, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -33,6 +34,8 @@ export interface ServiceStackProps extends StackProps {
   table: ITable;
   /** From DataStack: the mailbox credentials, read by the scanner only. */
   credentials: ISecret;
+  /** From DataStack: seals credential items, webhook secrets, monitor messages; the API's roles get none of it. */
+  sealingKey: IKey;
   settings: Settings;
 }
 
@@ -60,7 +63,7 @@ export class ServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
-    const { table, credentials, settings } = props;
+    const { table, credentials, sealingKey, settings } = props;
     const namespace = metricsNamespaceFor(settings.stage);
     const metrics = serviceMetricsIn(namespace);
     const common: CommonFunctionProps = {
@@ -98,7 +101,7 @@ export class ServiceStack extends Stack {
       description: 'Unknown paths and wrong methods: JSON 404 and 405',
     }).bindTable(table, TABLE_ACCESS.none);
 
-    const scannerParts = addScanner(this, { table, credentials, settings, common });
+    const scannerParts = addScanner(this, { table, credentials, sealingKey, settings, common });
     this.scanner = scannerParts.scanner;
     this.scannerDeadLetters = scannerParts.deadLetters;
     // Every caller invokes the live aliases, so a new version takes traffic only as CodeDeploy shifts it (SafeDeploys).
@@ -110,7 +113,7 @@ export class ServiceStack extends Stack {
     };
 
     // Signed webhooks when checks end: their own function, role, retry queue and dead letters.
-    const webhooks = new WebhookDelivery(this, 'Webhooks', { table, ...common });
+    const webhooks = new WebhookDelivery(this, 'Webhooks', { table, sealingKey, ...common });
     Validations.of(webhooks.sender).acknowledge({ id: 'AwsSolutions-L1', reason: LATEST_RUNTIME_REASON });
     const functions = { start, get, fallback, scanner: this.scanner };
     this.functions = functions;
@@ -200,7 +203,7 @@ export class ServiceStack extends Stack {
     // Every due monitor on a schedule, with its alarms; with no monitor created, each run is one Query.
     const monitors = {
       table,
-      credentials,
+      sealingKey,
       common,
       alarms,
       logQueries,

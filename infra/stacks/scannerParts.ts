@@ -4,6 +4,7 @@ import { Duration, type Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type Alias, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -37,11 +38,15 @@ const SCANNER_MAX_EVENT_AGE = Duration.minutes(5);
 export interface ScannerProps {
   table: ITable;
   credentials: ISecret;
+  sealingKey: IKey;
   settings: Settings;
   common: CommonFunctionProps;
 }
 
-export const addScanner = (stack: Stack, { table, credentials, settings, common }: ScannerProps) => {
+export const addScanner = (
+  stack: Stack,
+  { table, credentials, sealingKey, settings, common }: ScannerProps,
+) => {
   // Every asynchronous invocation (schedule, hand-over, shard fan-out) that fails, or ages out throttled, lands
   // here with its event and error, so a dropped hand-over leaves a trace and raises ScannerDeadLetters.
   const deadLetters = new Queue(stack, 'ScannerDeadLetters', {
@@ -85,6 +90,8 @@ export const addScanner = (stack: Stack, { table, credentials, settings, common 
   })
     .bindTable(table, TABLE_ACCESS.scanner)
     .bindSecret(credentials)
+    // Opens every account's credentials; re-seals only an OAuth account's, whose refresh token a provider rotates.
+    .bindSealingKey(sealingKey, { open: ['credentials', 'oauth-credentials'], seal: ['oauth-credentials'] })
     .grantInvokeSelf();
 
   // The scanner's alias carries the same asynchronous settings as the function: the schedule invokes it.

@@ -22,6 +22,7 @@ import { listSeedHealth, restSeed, runCalibration } from './calibrationCommands'
 import { parseDurationFlag, warnOnStderr } from './duration';
 import { createKey, listKeys, revokeKey } from './keyCommands';
 import { type MonitorContext, monitorCommand } from './monitorCommands';
+import { reseal } from './resealCommand';
 import { rotateWebhookSecret } from './webhookSecretCommands';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -67,13 +68,16 @@ const USAGE = `usage: npm run admin -- <command> [options]
                           ({"accounts": [...]}, the format of config/local.json); secrets are not stored
   monitors create --scope S --name N --eml FILE --every 6h --send-via smtps://[user@]host[:port]
                  [--from ADDR] [--callback-url URL --key KEY-ID] [--window RUNS]
-                          a stored message (at most 1 MB, headers checked, sealed with the deployment's item key;
+                          a stored message (at most 1 MB, headers checked, sealed with the deployment's key;
                           SMTP_PASSWORD for a user in the URL) sent on a schedule; each run is an ordinary check
                           tagged with the monitor's name (GET /api/spam-check/history?monitor=N)
   monitors list [--scope S] | pause|resume|delete|run-now|status <name> --scope S
                           status prints the alarm's judgement per provider (exit 1 when one fires)
   accounts sync           (a deployed stack) move the accounts the credentials secret holds itself into one
                           sealed item each, while the scanner keeps reading both
+  reseal                  seal every credential item, webhook secret and monitor message under the sealing
+                          key (the stack's KMS key; the local key file's envelope), open each again to prove
+                          it, then take the old itemKey out of the credentials secret; safe to run again
 
 options: --json            machine-readable output
          --stack NAME      a deployed stack instead of the local store: its table and credentials secret are
@@ -81,6 +85,7 @@ options: --json            machine-readable output
          --stage NAME      or the data stack of a stage deployed with -c stage=NAME (NAME-InboxPlacementData);
          --table NAME      or name the deployed table (the TableName output) yourself,
          --secret ID       and its credentials secret (the CredentialsSecretArn output), for accounts add/test;
+         --kms-key ARN     and its sealing key (the SealingKeyArn output), for accounts, monitors, reseal;
          --region R        their region (default: AWS_REGION); AWS credentials come from the usual places
 env:     DATA_DIR          the local store (default .data); shared with a running npm start
          LOCAL_CONFIG      the local credentials file (default config/local.json)
@@ -97,6 +102,7 @@ const OPTIONS = {
   stage: { type: 'string' },
   table: { type: 'string' },
   secret: { type: 'string' },
+  'kms-key': { type: 'string' },
   region: { type: 'string' },
   provider: { type: 'string', default: 'imap' },
   host: { type: 'string' },
@@ -196,7 +202,7 @@ export const runAdmin = async (
   try {
     const keys = {
       keys: new DynamoApiKeyStore(store.client, store.table),
-      secrets: new DynamoWebhookStore(store.client, store.table),
+      secrets: new DynamoWebhookStore(store.client, store.table, store.sealer),
       out,
       json: values.json,
       now: systemClock.now(),
@@ -252,6 +258,8 @@ export const runAdmin = async (
         return await runCalibration(seeds, settings, { scope: values.scope, local: isLocal(values) });
       case 'accounts sync':
         return await syncAccountFile(accounts, rest[0]);
+      case 'reseal':
+        return await reseal(store, out, values.json);
       default:
         throw new InvalidInputError(`unknown command "${command}"\n\n${USAGE}`);
     }

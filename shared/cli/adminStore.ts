@@ -1,22 +1,21 @@
-// Owns where `npm run admin` works: the local store and config file, or a deployed stack's table and credentials
-// secret (found from its outputs, or named with --table and --secret).
+// Owns where `npm run admin` works: the local store and config file, or a deployed stack's table, credentials secret
+// and sealing KMS key (found from its outputs, or named with --table, --secret and --kms-key).
 
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FileAccountEntries, SecretAccountEntries } from '../adapters/credentials/accountEntries';
-import { newItemKey } from '../adapters/credentials/credentialItem';
 import { type CredentialStore, DocumentCredentialStore } from '../adapters/credentials/credentialStore';
 import { ItemCredentialStore } from '../adapters/credentials/ItemCredentialStore';
-import { ItemKeySealer } from '../adapters/credentials/itemKeySealer';
 import { createDocumentClient } from '../adapters/dynamo/client';
+import { kmsSealer } from '../composition/sealing';
 import type { CliSettings } from '../config';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
+import type { Sealer } from '../domain/sealer';
 import { ensureTable } from '../local/bootstrap';
-import { localItemKey } from '../local/localItemKey';
+import { localItemKey, localSealer } from '../local/localItemKey';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
-import type { Sealer } from '../monitors';
 import { dataStackOf, findDeployedStore, type ScannerCapacity } from './stackOutputs';
 
 export interface AdminStore {
@@ -24,8 +23,12 @@ export interface AdminStore {
   table: string;
   /** Where credentials live: the local config file, or the deployed stack's items and their secret. */
   credentials: CredentialStore;
-  /** Seals a monitor's message under the deployment's item key (the credentials secret's, or the local store's). */
+  /** Seals credentials, webhook secrets and monitor messages: the stack's KMS key, or the local store's key file. */
   sealer: Sealer;
+  /** The credentials secret's document on AWS (its old `itemKey` and any account not moved yet), for `reseal`. */
+  secretEntries?: SecretAccountEntries | undefined;
+  /** The key values were sealed with before the envelope (`v1.`): the secret's old itemKey, or the local key file. */
+  legacyItemKey(): Promise<string | undefined>;
   /** The deployed scanner's reservation and shard size, which `accounts add` keeps the mailboxes within. */
   capacity?: ScannerCapacity | undefined;
   close(): Promise<void>;
@@ -37,6 +40,8 @@ export interface StoreFlags {
   stage?: string;
   table?: string;
   secret?: string;
+  /** The KMS key items are sealed under (the SealingKeyArn output), when --table names the table. */
+  'kms-key'?: string;
   region?: string;
 }
 
@@ -45,6 +50,11 @@ const needsSecret = async (): Promise<never> => {
     'this command needs the credentials secret: add --secret (the CredentialsSecretArn output)',
   );
 };
+const needsKey = async (): Promise<never> => {
+  throw new InvalidInputError('this command needs the sealing key: add --kms-key (the SealingKeyArn output)');
+};
+const noKey: Sealer = { seal: needsKey, open: needsKey };
+
 const noSecret: CredentialStore = {
   entry: needsSecret,
   updateEntry: needsSecret,
@@ -68,15 +78,18 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
     const entries = secret
       ? new SecretAccountEntries(new SecretsManagerClient({ region: awsRegion }), secret)
       : undefined;
+    const key = flags['kms-key'] ?? deployed?.sealingKey;
+    const sealer = key ? kmsSealer({ AWS_REGION: awsRegion, SEALING_KEY_ARN: key }) : noKey;
     const credentials = entries
-      ? new ItemCredentialStore(client, table, entries, { clock: systemClock })
+      ? new ItemCredentialStore(client, table, entries, { clock: systemClock, sealer })
       : noSecret;
-    const sealer = new ItemKeySealer(() => (entries ? entries.ensureItemKey(newItemKey) : needsSecret()));
     return {
       client,
       table,
       credentials,
       sealer,
+      secretEntries: entries,
+      legacyItemKey: async () => (entries ? (await entries.readDocument()).itemKey : undefined),
       capacity: deployed?.capacity,
       close: async () => client.destroy(),
     };
@@ -84,6 +97,13 @@ export const openAdminStore = async (settings: CliSettings, flags: StoreFlags): 
   const local = await openLocalStore(settings.dataDir);
   await ensureTable(local.client, LOCAL_TABLE);
   const credentials = new DocumentCredentialStore(new FileAccountEntries(settings.localConfig));
-  const sealer = new ItemKeySealer(() => localItemKey(settings.dataDir));
-  return { client: local.client, table: LOCAL_TABLE, credentials, sealer, close: () => local.close() };
+  const sealer = localSealer(settings.dataDir);
+  return {
+    client: local.client,
+    table: LOCAL_TABLE,
+    credentials,
+    sealer,
+    legacyItemKey: async () => localItemKey(settings.dataDir),
+    close: () => local.close(),
+  };
 };

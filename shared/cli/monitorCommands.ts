@@ -9,6 +9,7 @@ import { parseSmtpUrl } from '../adapters/smtp/smtp';
 import { composeMonitors } from '../composition/monitors';
 import { systemClock } from '../domain/clock';
 import { InvalidInputError } from '../domain/errors';
+import type { Sealer } from '../domain/sealer';
 import { createLogger } from '../log';
 import {
   checkMonitorMessage,
@@ -17,7 +18,6 @@ import {
   type Monitor,
   parseMonitorEvery,
   runMonitor,
-  type Sealer,
   sealContextOf,
   validateMonitorName,
   validateMonitorScope,

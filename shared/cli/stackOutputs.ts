@@ -1,4 +1,4 @@
-// Owns finding a deployed stack's table and credentials secret from its CloudFormation outputs, for the operator CLI.
+// Owns finding a deployed stack's table, credentials secret and sealing key from its outputs, for the operator CLI.
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { InvalidInputError } from '../domain/errors';
 import { isStageName, STAGE_RULE, stackNameFor } from '../domain/stages';
@@ -8,10 +8,13 @@ import { CAPACITY_OUTPUTS } from '../scanner/scannerCapacity';
 export const DATA_STACK = stackNameFor('data', undefined);
 const TABLE_OUTPUT = 'TableName';
 const SECRET_OUTPUT = 'CredentialsSecretArn';
+const SEALING_KEY_OUTPUT = 'SealingKeyArn';
 
 export interface DeployedStore {
   table: string;
   secret: string;
+  /** The KMS key items are sealed under; undefined for a stack deployed before it had one. */
+  sealingKey: string | undefined;
   /** What the deployed scanner holds; undefined for a stack deployed before it published it. */
   capacity: ScannerCapacity | undefined;
 }
@@ -57,5 +60,5 @@ export const findDeployedStore = async (
     Number.isInteger(reservation) && Number.isInteger(shardSize) && shardSize > 0
       ? { reservation, shardSize }
       : undefined;
-  return { table, secret, capacity };
+  return { table, secret, sealingKey: outputs.get(SEALING_KEY_OUTPUT), capacity };
 };

@@ -9,6 +9,7 @@ import { systemClock } from '../domain/clock';
 import { ensureApiKeys, ensureTable, syncAccounts } from '../local/bootstrap';
 import { configKeysLedger, revokeRemovedConfigKeys } from '../local/configKeys';
 import { ensureLocalConfig, readLocalConfig } from '../local/localConfig';
+import { localSealer } from '../local/localItemKey';
 import { LOCAL_TABLE, openLocalStore } from '../local/localStore';
 import { ensureWebhookSecrets } from '../local/webhookSecrets';
 import type { Logger } from '../log';
@@ -30,7 +31,7 @@ export const bootLocalStore = async (env: LocalSettings, log: Logger) => {
   if (revoked.length > 0) log.info('revoked the API keys removed from the local config', { keyIds: revoked });
   const webhookSecrets = await ensureWebhookSecrets(
     keyStore,
-    new DynamoWebhookStore(store.client, LOCAL_TABLE),
+    new DynamoWebhookStore(store.client, LOCAL_TABLE, localSealer(resolve(env.DATA_DIR))),
     systemClock,
   );
   return { configPath, store, accounts, issued, webhookSecrets };

@@ -1,11 +1,10 @@
 // Owns npm start's monitors: the runs composed over the local store and the running scanner loops, the local item
 // key sealing their messages, an in-process metrics sink, and the schedule that runs each when due.
 import { resolve } from 'node:path';
-import { ItemKeySealer } from '../adapters/credentials/itemKeySealer';
 import type { LocalSettings } from '../config';
 import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
-import { localItemKey } from '../local/localItemKey';
+import { localSealer } from '../local/localItemKey';
 import { LOCAL_TABLE, type LocalStore } from '../local/localStore';
 import { MemoryMetricsSink } from '../local/MemoryMetricsSink';
 import { MonitorSchedule } from '../local/MonitorSchedule';
@@ -30,7 +29,7 @@ export const localMonitors = (input: {
     tableName: LOCAL_TABLE,
     clock: input.clock,
     log: input.log,
-    sealer: new ItemKeySealer(() => localItemKey(dataDir)),
+    sealer: localSealer(dataDir),
     telemetry: sink,
     trigger: input.trigger,
   });

@@ -1,5 +1,6 @@
 // Owns npm start's wiring over an open local store: the API as on Lambda, one in-process loop per shard, the TTL
 // stand-in and the HTTP server, from npm start's settings.
+import { resolve } from 'node:path';
 import { AccountEntriesCredentialSource } from '../adapters/credentials/AccountEntriesCredentialSource';
 import { FileAccountEntries } from '../adapters/credentials/accountEntries';
 import { createDocumentClient } from '../adapters/dynamo/client';
@@ -15,6 +16,7 @@ import { LocalExpiry } from '../local/expiry';
 import { createLocalServer } from '../local/httpAdapter';
 import { LocalScanRunner } from '../local/LocalScanRunner';
 import { LocalWebhookSender } from '../local/LocalWebhookSender';
+import { localSealer } from '../local/localItemKey';
 import { LOCAL_REGION, LOCAL_TABLE, type LocalStore } from '../local/localStore';
 import type { LocalServiceParts } from '../local/serviceHooks';
 import { createLogger, type Logger } from '../log';
@@ -71,6 +73,7 @@ const localWebhooks = (store: LocalStore, settings: LocalSettings, policy: { all
       policy,
       clock: systemClock,
       log: createLogger('webhook', settings.LOG_LEVEL),
+      sealer: localSealer(resolve(settings.DATA_DIR)),
     }),
   );
 

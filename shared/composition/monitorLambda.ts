@@ -1,9 +1,6 @@
-// Owns the monitor schedule's Lambda wiring: settings read once, the item key read from the credentials secret (never
-// created here: a monitor is sealed by the CLI, which creates it), CloudWatch for the runs and their judgement, and
+// Owns the monitor schedule's Lambda wiring: settings read once, messages opened through the KMS key (never sealed
+// here: the admin CLI seals them), CloudWatch for the runs and their judgement, and
 // the same tick npm start's MonitorSchedule runs, stopped in time for a run under way to end before the deadline.
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SecretAccountEntries } from '../adapters/credentials/accountEntries';
-import { ItemKeySealer } from '../adapters/credentials/itemKeySealer';
 import { createDocumentClient } from '../adapters/dynamo/client';
 import { createMetrics, emitNow } from '../adapters/telemetry/powertools';
 import { powertoolsMonitorTelemetry } from '../adapters/telemetry/telemetryMonitorMetrics';
@@ -16,6 +13,7 @@ import { createLambdaLogger } from '../log';
 import { runMonitor } from '../monitors';
 import { SERVICES } from '../telemetry/metrics';
 import { composeMonitors } from './monitors';
+import { kmsSealer } from './sealing';
 
 /**
  * A run lasts its check's 5 minutes plus the send and the bookkeeping: no run starts with less than this left, so
@@ -31,16 +29,7 @@ export const composeMonitorLambda = () => {
   const client = traced(
     createDocumentClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
   );
-  const entries = new SecretAccountEntries(
-    traced(new SecretsManagerClient({ region: config.AWS_REGION })),
-    config.CREDENTIALS_SECRET_ID,
-  );
-  const sealer = new ItemKeySealer(async () => {
-    const { itemKey } = await entries.readDocument();
-    if (itemKey === undefined)
-      throw new Error('the credentials secret has no item key: no monitor was sealed');
-    return itemKey;
-  });
+  const sealer = kmsSealer(config);
   const { deps } = composeMonitors({
     client,
     tableName: config.TABLE_NAME,

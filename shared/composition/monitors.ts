@@ -12,8 +12,9 @@ import { createMonitorSender } from '../adapters/smtp/monitorSender';
 import { reportAuditOf } from '../audit';
 import type { Clock } from '../domain/clock';
 import type { ScanTrigger } from '../domain/ports';
+import type { Sealer } from '../domain/sealer';
 import type { Logger } from '../log';
-import type { MonitorTelemetry, RunMonitorDeps, Sealer } from '../monitors';
+import type { MonitorTelemetry, RunMonitorDeps } from '../monitors';
 import { localRunner } from './calibration';
 
 export interface MonitorParts {

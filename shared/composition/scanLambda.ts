@@ -32,6 +32,7 @@ import { AUDIT_DRAIN_MS, composeAuditor, withAudit } from './auditParts';
 import { loopTiming } from './loopTiming';
 import { createScanner, type ScannerParts } from './scanner';
 import { PROBE_LEASE, probeScanner } from './scanProbe';
+import { kmsSealer } from './sealing';
 import { composeWakeUp } from './wakeUp';
 
 type Log = ReturnType<typeof createLambdaLogger>;
@@ -44,8 +45,8 @@ const scanCredentials = (
   log: Log,
   metrics: ReturnType<typeof scanMetrics>,
 ) => {
-  // One sealed item per account in the table, its key (and any account not moved yet) in the secret: a shard reads
-  // only the accounts it sweeps, and a rotated refresh token is written back to that account's item alone.
+  // One item per account in the table sealed under the KMS key (any account not moved yet in the secret): a shard
+  // reads only the accounts it sweeps, and a rotated refresh token is re-sealed into that account's item alone.
   const store = new ItemCredentialStore(
     client,
     config.TABLE_NAME,
@@ -53,7 +54,7 @@ const scanCredentials = (
       traced(new SecretsManagerClient({ region: config.AWS_REGION })),
       config.CREDENTIALS_SECRET_ID,
     ),
-    { clock: systemClock },
+    { clock: systemClock, sealer: kmsSealer(config) },
   );
   const credentials = new ItemCredentialSource(store, systemClock);
   const tokens = new OAuthTokens({

@@ -6,6 +6,7 @@ import { SafePoster } from '../adapters/webhook/SafePoster';
 import { signWebhook } from '../adapters/webhook/signing';
 import type { Clock } from '../domain/clock';
 import type { CallbackPolicy } from '../domain/publicAddress';
+import type { Sealer } from '../domain/sealer';
 import type { Logger } from '../log';
 import type { DeliverDeps } from '../webhooks';
 
@@ -15,8 +16,10 @@ export const buildDeliverDeps = (parts: {
   policy: CallbackPolicy;
   clock: Clock;
   log: Logger;
+  /** Opens the webhook secrets: the KMS key on AWS, the local key file under npm start. */
+  sealer: Sealer;
 }): DeliverDeps => {
-  const store = new DynamoWebhookStore(parts.client, parts.tableName);
+  const store = new DynamoWebhookStore(parts.client, parts.tableName, parts.sealer);
   return {
     deliveries: store,
     secrets: store,

@@ -11,6 +11,7 @@ import { systemClock } from '../domain/clock';
 import { AWS_CALLBACK_POLICY } from '../domain/publicAddress';
 import { createLambdaLogger } from '../log';
 import { takeDeliveryTurn } from '../webhooks';
+import { kmsSealer } from './sealing';
 import { buildDeliverDeps } from './webhookDeps';
 
 export const composeWebhookLambda = (config: WebhookConfig) => {
@@ -23,6 +24,7 @@ export const composeWebhookLambda = (config: WebhookConfig) => {
       policy: AWS_CALLBACK_POLICY,
       clock: systemClock,
       log,
+      sealer: kmsSealer(config),
     }),
     retries: new SqsRetryQueue(
       traced(new SQSClient({ region: config.AWS_REGION })),

@@ -14,6 +14,6 @@ export { isAlarm, windowRunsFor } from './monitorAlarm';
 export { checkMonitorMessage, MAX_MESSAGE_BYTES } from './monitorMessage';
 export type { MonitorPoint } from './monitorMetrics';
 export { judgementPoints, monitorPoints } from './monitorMetrics';
-export type { MonitorSender, MonitorStore, MonitorTelemetry, Sealer } from './monitorsPorts';
+export type { MonitorSender, MonitorStore, MonitorTelemetry } from './monitorsPorts';
 export type { MonitorRunOutcome, MonitorRunPath, RunMonitorDeps } from './runMonitor';
 export { judgeLatest, runMonitor, runMonitorCheck, sealContextOf } from './runMonitor';

@@ -1,16 +1,7 @@
-// Owns what monitors need from the outside: where monitors and their runs are kept, how their message is sealed,
-// how a run's message is sent, and where a run's counts are published.
+// Owns what monitors need from the outside: where monitors and their runs are kept (their message sealed through
+// shared/domain/sealer.ts), how a run's message is sent, and where a run's counts are published.
 import type { Monitor, MonitorRun } from './monitor';
 import type { ProviderJudgement } from './monitorAlarm';
-
-/**
- * Seals a secret of the deployment and opens it again; `context` binds the sealed text to what it belongs to (a
- * sealed value copied to another monitor does not open). The key is the deployment's, never in the table.
- */
-export interface Sealer {
-  seal(plain: string, context: string): Promise<string>;
-  open(sealed: string, context: string): Promise<string>;
-}
 
 export interface MonitorStore {
   /** Writes the monitor and its sealed message once; false when the scope already has a monitor of that name. */

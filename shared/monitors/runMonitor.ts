@@ -6,6 +6,7 @@ import { placementClassOf } from '../domain/categories';
 import type { Check } from '../domain/check';
 import type { Clock } from '../domain/clock';
 import type { AccountRegistry, CheckStore, ScanTrigger, SeedHistoryStore } from '../domain/ports';
+import type { SealContext, Sealer } from '../domain/sealer';
 import { runMessageCheck } from '../usecases/messageCheck';
 import {
   CONTROL_MONITOR,
@@ -16,7 +17,7 @@ import {
   type ProviderCounts,
 } from './monitor';
 import { type ControlWindowRun, judgeMonitor, type ProviderJudgement, windowRunsFor } from './monitorAlarm';
-import type { MonitorSender, MonitorStore, MonitorTelemetry, Sealer } from './monitorsPorts';
+import type { MonitorSender, MonitorStore, MonitorTelemetry } from './monitorsPorts';
 
 /** What every run needs, a stored monitor's or the control's: the check's parts, where runs are kept and published. */
 export interface MonitorRunPath {
@@ -48,7 +49,10 @@ export type RunSend = (recipients: readonly string[], checkId: string) => Promis
 const MONITOR_KEY_ID = 'monitor';
 
 /** The context a monitor's message is sealed under: another monitor's sealed message does not open as this one's. */
-export const sealContextOf = (scope: string, name: string) => `MONITOR#${scope}#${name}`;
+export const sealContextOf = (scope: string, name: string): SealContext => ({
+  purpose: 'monitor-message',
+  item: `MONITOR#${scope}#${name}`,
+});
 
 const openSecret = async (deps: Pick<RunMonitorDeps, 'monitors' | 'sealer'>, monitor: Monitor) => {
   const sealed = await deps.monitors.sealedMessage(monitor.scope, monitor.name);

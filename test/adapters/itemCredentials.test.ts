@@ -1,5 +1,6 @@
-// Credentials for thousands of mailboxes: one sealed item per account in AWS's DynamoDB Local, its key in the
-// credentials secret (test/support/FakeSecretsManager.ts, which models only versions and staging labels). 5,000
+// Credentials for thousands of mailboxes: one item per account in AWS's DynamoDB Local, sealed under a KMS key (the
+// loopback stand-in, test/support/LoopbackKms.ts), accounts not moved yet in the credentials secret
+// (test/support/FakeSecretsManager.ts, which models only versions and staging labels). 5,000
 // OAuth-sized accounts fit, a shard reads only its own accounts' items, rotated tokens are written back by
 // compare-and-set, and `accounts sync` moves a single secret's accounts over while readers keep finding them.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -14,10 +15,14 @@ import { moveSecretAccounts } from '../../shared/adapters/credentials/moveSecret
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { credentialKey } from '../../shared/adapters/dynamo/keys';
 import { createTableInput } from '../../shared/adapters/dynamo/table';
+import { EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
+import { kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
+import type { Sealer } from '../../shared/domain/sealer';
 import { inShard, shardCountFor } from '../../shared/scanner/shards';
 import { DYNAMO_LOCAL_TIMEOUTS } from '../support/dynamoLocal';
 import { FakeSecretsManager } from '../support/FakeSecretsManager';
+import { LOOPBACK_KEY_ARN, LoopbackKms } from '../support/LoopbackKms';
 import { ManualClock } from '../support/manualClock';
 import { oauthAccountEntry } from '../support/oauthAccountEntry';
 
@@ -30,6 +35,8 @@ const oauthEntry = (email: string, token = randomBytes(1536).toString('base64url
   ({ ...oauthAccountEntry(email, token), scope: 'default', active: true }) as AccountEntry;
 
 let client: DynamoDBDocumentClient;
+const kms = new LoopbackKms();
+let sealer: Sealer;
 /** The table operations the store sent, with the key each read. */
 const sent: { command: string; pk: unknown }[] = [];
 const clock = new ManualClock(Date.now());
@@ -45,12 +52,11 @@ const storeOver = (table: string, secret: FakeSecretsManager) =>
     client,
     table,
     new SecretAccountEntries(secret.client, 's', { backoffMs: () => 0 }),
-    {
-      clock,
-    },
+    { clock, sealer },
   );
 
-beforeAll(() => {
+beforeAll(async () => {
+  sealer = new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, { region: 'local', endpoint: await kms.start() }));
   client = createDocumentClient({
     region: 'local',
     endpoint: inject('dynamoLocalEndpoint'),
@@ -65,7 +71,10 @@ beforeAll(() => {
     { step: 'initialize', name: 'recordKeys' },
   );
 });
-afterAll(() => client?.destroy());
+afterAll(async () => {
+  client?.destroy();
+  await kms.stop();
+});
 
 /** Runs `work` over `items`, `width` at a time. */
 const inParallel = async <T>(items: readonly T[], width: number, work: (item: T) => Promise<unknown>) => {
@@ -122,8 +131,8 @@ describe('5,000 OAuth accounts in per-account items', () => {
     expect(own.length).toBeGreaterThan(50);
     expect(new Set(sent.map(({ command }) => command))).toEqual(new Set(['GetItemCommand']));
     expect(sent.map(({ pk }) => pk).sort()).toEqual(own.map((email) => credentialKey(email).pk).sort());
-    // The secret (the item key, a few bytes) is read once for the shard, not once per account.
-    expect(secret.calls.length - secretReads).toBe(1);
+    // Every account is in its item and the key is in KMS: the secret is not read at all.
+    expect(secret.calls.length - secretReads).toBe(0);
   });
 });
 
@@ -161,12 +170,55 @@ describe('rotated refresh tokens written back to items', () => {
   });
 });
 
+describe('the key in KMS, not in the secret', () => {
+  it('keeps every item opening after the secret document is replaced or lost', async () => {
+    const table = await newTable();
+    const secret = new FakeSecretsManager(JSON.stringify({ accounts: [] }));
+    const emails = ['k1@mail.test', 'k2@mail.test', 'k3@mail.test'];
+    for (const email of emails) await storeOver(table, secret).put(oauthEntry(email, `${email}-token`));
+    // The documented `put-secret-value file://accounts.json`: a whole new document, nothing of the old one kept.
+    await secret.client.send(
+      new (await import('@aws-sdk/client-secrets-manager')).PutSecretValueCommand({
+        SecretId: 's',
+        SecretString: JSON.stringify({ accounts: [] }),
+      }),
+    );
+    expect(JSON.parse(secret.current())).toEqual({ accounts: [] });
+    const fresh = storeOver(table, secret);
+    for (const email of emails) {
+      expect((await fresh.entry(email))?.auth).toHaveProperty('oauth2.refreshToken', `${email}-token`);
+    }
+    // And with no secret at all behind it (deleted), the items still open.
+    const lost = new ItemCredentialStore(
+      client,
+      table,
+      new SecretAccountEntries(new FakeSecretsManager('{').client, 's'),
+      { clock, sealer },
+    );
+    expect((await lost.readItem('k2@mail.test'))?.entry.email).toBe('k2@mail.test');
+  });
+
+  it('seals each item under its address and kind: one GenerateDataKey per item, each opening only there', async () => {
+    const table = await newTable();
+    const before = kms.calls.length;
+    await storeOver(table, new FakeSecretsManager(JSON.stringify({ accounts: [] }))).put(
+      oauthEntry('ctx@mail.test'),
+    );
+    expect(kms.calls.slice(before)).toEqual([
+      {
+        operation: 'GenerateDataKey',
+        context: { purpose: 'oauth-credentials', item: 'CREDS#ctx@mail.test' },
+      },
+    ]);
+  });
+});
+
 describe('accounts sync: the single secret moved over without downtime', () => {
   const legacyAccounts = Array.from({ length: 150 }, (_, i) => ({
     ...oauthEntry(`old${i}@mail.test`, `old${i}-0`),
   }));
 
-  it('moves every account while a reader keeps finding each one, and leaves the secret with only the key', async () => {
+  it('moves every account while a reader keeps finding each one, and leaves the secret empty', async () => {
     const table = await newTable();
     const secret = new FakeSecretsManager(JSON.stringify({ accounts: legacyAccounts }));
     expect(secret.current().length).toBeLessThan(SECRET_LIMIT);
@@ -192,7 +244,8 @@ describe('accounts sync: the single secret moved over without downtime', () => {
     expect(misses).toBe(0);
     const left = JSON.parse(secret.current()) as { accounts: unknown[]; itemKey?: string };
     expect(left.accounts).toEqual([]);
-    expect(left.itemKey).toEqual(expect.any(String));
+    // No key material in the secret: replacing its document cannot orphan an item.
+    expect(left.itemKey).toBeUndefined();
     expect(await storeOver(table, secret).count()).toBe(legacyAccounts.length);
   });
 

@@ -8,8 +8,12 @@ import { bundleFunction, type FunctionName } from '../../bench/coldStart';
 import { createApp } from '../../infra/createApp';
 import { CDK_JSON_CONTEXT, logicalIdOf } from './synthApp';
 
-/** Generous ceilings that catch a runaway bundle; the goals (300 KB API, 1.5 MB scanner) are printed, not gated. */
-const CEILING_KB = { api: 1024, scanner: 3072 };
+/**
+ * Generous ceilings that catch a runaway bundle; the goals (300 KB API, 1.5 MB scanner) are printed, not gated. The
+ * scanner's went from 3 MB to 3.5 MB with the AWS Encryption SDK and the KMS client (about 280 KB minified: the
+ * keyrings, the caching materials manager, the message format and its ASN.1 code), which seal its credentials.
+ */
+const CEILING_KB = { api: 1024, scanner: 3584 };
 const GOAL_KB = { api: 300, scanner: 1536 };
 
 interface Bundle {

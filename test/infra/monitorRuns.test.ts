@@ -57,7 +57,7 @@ describe('the monitor schedule on AWS', () => {
       expect(config.Properties).toMatchObject({ MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
   });
 
-  it('gives it a role of its own: the monitors by key prefix, the credentials secret read only', () => {
+  it('gives it a role of its own: the monitors by key prefix, the sealing key to open messages only', () => {
     const [id, fn] = monitorFunction();
     const role = roleOfFunction(app.serviceTemplate, id);
     const others = Object.values(app.service.functions).map((f) =>
@@ -66,10 +66,12 @@ describe('the monitor schedule on AWS', () => {
     expect(others).not.toContain(role);
     const statements = statementsOfRole(app.serviceTemplate, role);
     const actions = statements.flatMap(actionsOf);
-    expect(actions).toContain('secretsmanager:GetSecretValue');
-    expect(actions.filter((a) => /secretsmanager:(Put|Update)/.test(a))).toEqual([]);
+    // No secret at all: the item key is gone, the message opens through KMS (test/infra/sealingKey.test.ts).
+    expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    expect(actions.filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
     const variables = propOf<{ Variables: Record<string, unknown> }>(fn, 'Environment').Variables;
-    expect(variables.CREDENTIALS_SECRET_ID).toBeDefined();
+    expect(variables.CREDENTIALS_SECRET_ID).toBeUndefined();
+    expect(variables.SEALING_KEY_ARN).toBeDefined();
     const leading = (action: string) =>
       statements
         .filter((s) => actionsOf(s).includes(action) && JSON.stringify(s).includes('LeadingKeys'))

@@ -16,6 +16,7 @@ import type { SettledCheck } from '../../shared/scanner/scannerPorts';
 import { generateWebhookSecret } from '../../shared/webhooks/domain/webhookSecret';
 import { OffsetClock } from '../support/clocks';
 import { sendOnce, stackAccount } from '../support/mailStack';
+import { TEST_SEALER } from '../support/testSealer';
 import { startTestService, type TestService } from '../support/testService';
 import { type ReceivedWebhook, startWebhookReceiver, verifyDelivery } from '../support/webhookReceiver';
 
@@ -42,7 +43,7 @@ beforeAll(async () => {
     });
   const log = createLogger('test-webhooks', 'error', () => undefined);
   service.deps.callbackPolicy = LOCAL;
-  service.deps.webhooks = new DynamoWebhookStore(service.client, service.table);
+  service.deps.webhooks = new DynamoWebhookStore(service.client, service.table, TEST_SEALER);
   // What npm start wires: the scanner tells the in-process sender of each delivery it queues.
   sender = new LocalWebhookSender(
     buildDeliverDeps({
@@ -51,6 +52,7 @@ beforeAll(async () => {
       policy: LOCAL,
       clock: service.clock,
       log,
+      sealer: TEST_SEALER,
     }),
   );
   await sender.start();

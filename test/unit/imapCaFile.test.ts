@@ -28,6 +28,7 @@ const SCAN_ENV = {
   TABLE_NAME: 't',
   AWS_REGION: 'local',
   CREDENTIALS_SECRET_ID: 's',
+  SEALING_KEY_ARN: 'k',
   AWS_LAMBDA_FUNCTION_NAME: 'f',
 };
 

@@ -1,11 +1,17 @@
 // A monitor's message is checked at creation (at most 1 MB, capped before it is read; headers RFC 5322 accepts, one
 // From, no Bcc) with errors that name the line, never a value; and its sealing opens only under its own context.
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newItemKey } from '../../shared/adapters/credentials/credentialItem';
 import { ItemKeySealer } from '../../shared/adapters/credentials/itemKeySealer';
 import { addressOfFrom } from '../../shared/adapters/smtp/envelopeFrom';
+import { localSealer } from '../../shared/local/localItemKey';
 import { parseMonitorEvery } from '../../shared/monitors/monitor';
 import { checkMonitorMessage, MAX_MESSAGE_BYTES } from '../../shared/monitors/monitorMessage';
+import { sealContextOf } from '../../shared/monitors/runMonitor';
 
 const GOOD = [
   'From: "Welcome team" <hello@sender.test>',
@@ -69,6 +75,8 @@ describe('a monitor message at creation', () => {
   });
 });
 
+const newItemKey = () => randomBytes(32).toString('base64');
+
 describe('the sealed message', () => {
   const key = newItemKey();
   const sealer = new ItemKeySealer(async () => key);
@@ -83,5 +91,27 @@ describe('the sealed message', () => {
     await expect(
       new ItemKeySealer(async () => newItemKey()).open(sealed, 'MONITOR#default#welcome'),
     ).rejects.toThrow('does not open');
+  });
+});
+
+describe('the local store sealing a message as AWS does', () => {
+  it('seals in the envelope format, still opens what the key file sealed before, and binds the monitor', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seal-'));
+    const sealer = localSealer(dir);
+    const welcome = sealContextOf('default', 'welcome');
+    const sealed = await sealer.seal('Subject: private', welcome);
+    expect(sealed.startsWith('v2.')).toBe(true);
+    expect(await localSealer(dir).open(sealed, welcome)).toBe('Subject: private');
+    await expect(sealer.open(sealed, sealContextOf('default', 'other'))).rejects.toThrow(
+      'belongs to another item',
+    );
+    const before = await new ItemKeySealer(async () => readFileSync(join(dir, 'item-key'), 'utf8')).seal(
+      'Subject: older',
+      welcome.item,
+    );
+    expect(await sealer.open(before, welcome)).toBe('Subject: older');
+    await expect(localSealer(mkdtempSync(join(tmpdir(), 'seal-'))).open(sealed, welcome)).rejects.toThrow(
+      'does not open',
+    );
   });
 });

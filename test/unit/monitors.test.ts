@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ItemKeySealer } from '../../shared/adapters/credentials/itemKeySealer';
 import { DynamoAccountRegistry } from '../../shared/adapters/dynamo/DynamoAccountRegistry';
 import { DynamoCheckStore } from '../../shared/adapters/dynamo/DynamoCheckStore';
 import { DynamoMonitorStore } from '../../shared/adapters/dynamo/DynamoMonitorStore';
@@ -18,7 +17,7 @@ import { runAdmin } from '../../shared/cli/adminCommands';
 import { loadCliSettings } from '../../shared/config';
 import { tagAddress } from '../../shared/domain/address';
 import { ensureTable } from '../../shared/local/bootstrap';
-import { localItemKey } from '../../shared/local/localItemKey';
+import { localSealer } from '../../shared/local/localItemKey';
 import { LOCAL_TABLE, type LocalStore, openLocalStore } from '../../shared/local/localStore';
 import { MemoryMetricsSink } from '../../shared/local/MemoryMetricsSink';
 import { runMonitor } from '../../shared/monitors/runMonitor';
@@ -136,7 +135,7 @@ describe('monitors on the local store', () => {
     const sent: { recipients: readonly string[]; eml: string }[] = [];
     const deps = {
       monitors,
-      sealer: new ItemKeySealer(() => localItemKey(dir)),
+      sealer: localSealer(dir),
       accounts: new DynamoAccountRegistry(store.client, LOCAL_TABLE),
       checks,
       clock,

@@ -80,6 +80,7 @@ describe('accounts per shard', () => {
       TABLE_NAME: 't',
       AWS_REGION: 'local',
       CREDENTIALS_SECRET_ID: 's',
+      SEALING_KEY_ARN: 'k',
       AWS_LAMBDA_FUNCTION_NAME: 'f',
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '448',
     };

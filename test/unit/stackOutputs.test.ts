@@ -13,17 +13,19 @@ const answering = (outputs: { OutputKey: string; OutputValue: string }[] | Error
   }) as unknown as CloudFormationClient;
 
 describe('findDeployedStore', () => {
-  it('reads the TableName and CredentialsSecretArn outputs', async () => {
+  it('reads the TableName, CredentialsSecretArn and SealingKeyArn outputs', async () => {
     const store = await findDeployedStore(
       answering([
         { OutputKey: 'TableName', OutputValue: 'InboxPlacementData-Table' },
         { OutputKey: 'CredentialsSecretArn', OutputValue: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' },
+        { OutputKey: 'SealingKeyArn', OutputValue: 'arn:aws:kms:eu-west-1:1:key/k' },
       ]),
       DATA_STACK,
     );
     expect(store).toEqual({
       table: 'InboxPlacementData-Table',
       secret: 'arn:aws:secretsmanager:eu-west-1:1:secret:x',
+      sealingKey: 'arn:aws:kms:eu-west-1:1:key/k',
     });
   });
 

@@ -11,6 +11,7 @@ import { createLogger } from '../../shared/log';
 import { newDelivery } from '../../shared/webhooks/domain/webhook';
 import { generateWebhookSecret } from '../../shared/webhooks/domain/webhookSecret';
 import { ManualClock } from '../support/manualClock';
+import { TEST_SEALER } from '../support/testSealer';
 import { startTestService, type TestService } from '../support/testService';
 import { type ReceivedWebhook, startWebhookReceiver, verifyDelivery } from '../support/webhookReceiver';
 
@@ -24,7 +25,7 @@ const receivers: { close(): Promise<void> }[] = [];
 beforeAll(async () => {
   service = await startTestService(new ManualClock(Date.now()));
   service.deps.callbackPolicy = LOCAL;
-  store = new DynamoWebhookStore(service.client, service.table);
+  store = new DynamoWebhookStore(service.client, service.table, TEST_SEALER);
   service.deps.webhooks = store;
   await service.addAccounts({ email: 'inbox@mail.test' }, { email: 'junk@mail.test' });
 });
@@ -76,6 +77,7 @@ const runSender = async () => {
       policy: LOCAL,
       clock: service.clock,
       log: createLogger('test-webhook', 'error', () => undefined),
+      sealer: TEST_SEALER,
     }),
     random: () => 0.5,
   });

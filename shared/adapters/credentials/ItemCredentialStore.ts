@@ -1,5 +1,5 @@
-// Owns the credentials of thousands of mailboxes on AWS: one sealed item per account in the table (credentialItem.ts),
-// its key in the credentials secret, and the accounts that secret still holds itself until `accounts sync` moves them.
+// Owns the credentials of thousands of mailboxes on AWS: one sealed item per account in the table (credentialItem.ts,
+// sealed under the deployment's KMS key), and the accounts the secret still holds itself until `accounts sync`.
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -8,16 +8,19 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { normaliseAccountEmail } from '../../domain/address';
 import type { Clock } from '../../domain/clock';
+import type { Sealer } from '../../domain/sealer';
 import { isConditionFailed } from '../dynamo/conditionalWrite';
 import { credentialCountKey, credentialKey } from '../dynamo/keys';
 import type { SecretAccountEntries, SecretDocument } from './accountEntries';
 import type { AccountEntry } from './accountEntrySchema';
-import { credentialFromItem, credentialToItem, itemKeyBytes, newItemKey } from './credentialItem';
+import { credentialFromItem, credentialToItem } from './credentialItem';
 import { type CredentialStore, DocumentCredentialStore } from './credentialStore';
 
 export interface ItemCredentialStoreOptions {
   clock: Clock;
-  /** How long the secret's document (item key, accounts not moved yet) is reused before it is read again. */
+  /** Seals and opens each item (KMS on AWS): the key is never in the secret, so no document can orphan an item. */
+  sealer: Sealer;
+  /** How long the secret's document (accounts not moved yet) is reused before it is read again. */
   secretTtlMs?: number;
   /** Tries of a compare-and-set on one item before it gives up (default 8). */
   attempts?: number;
@@ -32,7 +35,6 @@ const isCancelledOnCondition = (error: unknown): boolean =>
 
 export class ItemCredentialStore implements CredentialStore {
   private cached: { at: number; document: SecretDocument } | undefined;
-  private creatingKey: Promise<string> | undefined;
   /** The accounts the secret still holds, as a one-account store over it (the move's other side). */
   readonly legacy: DocumentCredentialStore;
 
@@ -118,7 +120,7 @@ export class ItemCredentialStore implements CredentialStore {
       new GetCommand({ TableName: this.tableName, Key: credentialKey(account), ConsistentRead: true }),
     );
     if (!Item) return undefined;
-    return credentialFromItem(account, Item, itemKeyBytes(await this.itemKey(false)));
+    return credentialFromItem(account, Item, this.options.sealer);
   }
 
   /** Drops the remembered document, so the next read sees what `accounts sync` did to the secret. */
@@ -131,7 +133,7 @@ export class ItemCredentialStore implements CredentialStore {
    * counted). False when another writer got there first.
    */
   private async writeItem(entry: AccountEntry, read: number | undefined): Promise<boolean> {
-    const item = credentialToItem(entry, itemKeyBytes(await this.itemKey(true)), (read ?? 0) + 1);
+    const item = await credentialToItem(entry, this.options.sealer, (read ?? 0) + 1);
     try {
       if (read !== undefined) {
         await this.client.send(
@@ -174,24 +176,6 @@ export class ItemCredentialStore implements CredentialStore {
         ExpressionAttributeValues: { ':delta': delta },
       },
     };
-  }
-
-  /** The item key: created (by compare-and-set on the secret) only by a writer, never by a reader. */
-  private async itemKey(create: boolean): Promise<string> {
-    const known = (await this.document()).itemKey;
-    if (known !== undefined) return known;
-    if (!create) {
-      this.forget();
-      const fresh = (await this.document()).itemKey;
-      if (fresh !== undefined) return fresh;
-      throw new Error('a credential item exists but the credentials secret holds no itemKey');
-    }
-    // One creation at a time in this process: parallel first writes would otherwise race each other on the secret.
-    this.creatingKey ??= this.secret.ensureItemKey(newItemKey).finally(() => {
-      this.creatingKey = undefined;
-      this.forget();
-    });
-    return this.creatingKey;
   }
 
   private async document(): Promise<SecretDocument> {

@@ -144,11 +144,11 @@ const lockFile = async (path: string): Promise<() => void> => {
 
 const secretSchema = z.object({
   accounts: z.array(accountEntrySchema),
-  /** The key the per-account credential items are sealed with (credentialItem.ts), once any exist. */
+  /** The key items were sealed with before KMS: read by `reseal` alone, then taken out. */
   itemKey: z.string().min(1).optional(),
 });
 
-/** The secret's document: the accounts it still holds itself, and the item key. */
+/** The secret's document: the accounts it still holds itself (and, until `reseal`, the old item key). */
 export type SecretDocument = z.infer<typeof secretSchema>;
 
 /**
@@ -181,16 +181,10 @@ export class SecretAccountEntries implements AccountEntries {
     return (await this.readVersion()).document;
   }
 
-  /** The item key, created by the first caller that finds none (a compare-and-set, so two callers agree on one). */
-  async ensureItemKey(create: () => string): Promise<string> {
-    const { itemKey } = await this.readDocument();
-    if (itemKey !== undefined) return itemKey;
-    let kept = '';
-    await this.write((document) => {
-      kept = document.itemKey ?? create();
-      return { ...document, itemKey: kept };
-    });
-    return kept;
+  /** Takes the old item key out of the document once every item it sealed is re-sealed under KMS (`reseal`). */
+  async dropItemKey(): Promise<void> {
+    if ((await this.readDocument()).itemKey === undefined) return;
+    await this.write(({ itemKey: _, ...document }) => document);
   }
 
   /**

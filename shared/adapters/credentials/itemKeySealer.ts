@@ -1,7 +1,6 @@
-// Owns sealing a monitor's message as the deployment seals its credential items: AES-256-GCM under the item key
-// (the credentials secret's `itemKey` on AWS, a key file of the local store under npm start), bound to a context.
+// Owns the `v1.` sealing used before KMS: AES-256-GCM under the item key (the credentials secret's old `itemKey` on
+// AWS, the local key file under npm start), bound to a context. Kept to open what it sealed: `reseal` moves it.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Sealer } from '../../monitors';
 import { itemKeyBytes } from './credentialItem';
 
 const CIPHER = 'aes-256-gcm';
@@ -10,7 +9,7 @@ const TAG_BYTES = 16;
 const VERSION = 'v1.';
 
 /** `itemKey` gives the key as the secret stores it (base64 of 32 bytes), read once and kept. */
-export class ItemKeySealer implements Sealer {
+export class ItemKeySealer {
   private key: Promise<Buffer> | undefined;
 
   constructor(private readonly itemKey: () => Promise<string>) {}

@@ -81,6 +81,48 @@ export class DynamoMonitorStore implements MonitorStore {
     return texts.join('');
   }
 
+  /**
+   * Replaces the sealed message (`reseal`, under the new key) only if its first part still holds what was read; false
+   * when the monitor changed or went in between. No transaction (the local store has none): a message of one part
+   * (under 300,000 characters) changes in one conditional write; a longer one passes through a few milliseconds in
+   * which a run reading it fails to open it, and the next run opens it.
+   */
+  async resealMessage(scope: string, name: string, before: string, after: string): Promise<boolean> {
+    const oldParts = Math.ceil(before.length / PART_CHARS);
+    const parts = Math.ceil(after.length / PART_CHARS);
+    if (parts > MAX_PARTS || parts < oldParts)
+      throw new Error('the resealed message does not fit the monitor');
+    const part = (index: number) => ({
+      ...monitorMessageKey(scope, name, index),
+      type: 'monitorMessage' satisfies ItemType,
+      sealed: after.slice(index * PART_CHARS, (index + 1) * PART_CHARS),
+    });
+    const later = Array.from({ length: parts - 1 }, (_, index) => putRequest(part(index + 1)));
+    if (later.length > 0) await writeAll(this.client, this.tableName, later);
+    const first = await written(
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: part(0),
+          ConditionExpression: 'sealed = :first',
+          ExpressionAttributeValues: { ':first': before.slice(0, PART_CHARS) },
+        }),
+      ),
+    );
+    if (!first || parts === oldParts) return first;
+    return written(
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: monitorKey(scope, name),
+          UpdateExpression: 'SET parts = :parts',
+          ConditionExpression: 'parts = :old',
+          ExpressionAttributeValues: { ':parts': parts, ':old': oldParts },
+        }),
+      ),
+    );
+  }
+
   async list(scope?: string): Promise<Monitor[]> {
     const monitors: Monitor[] = [];
     let start: Record<string, unknown> | undefined;
