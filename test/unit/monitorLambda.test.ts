@@ -15,7 +15,7 @@ describe('the monitor schedule Lambda', () => {
     for (const [name, value] of Object.entries({
       TABLE_NAME: 'table',
       AWS_REGION: 'eu-west-1',
-      CREDENTIALS_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:creds',
+      SEALING_KEY_ARN: 'arn:aws:kms:eu-west-1:1:key/00000000-0000-0000-0000-000000000000',
       POWERTOOLS_METRICS_NAMESPACE: 'InboxPlacement/dev',
     }))
       vi.stubEnv(name, value);
