@@ -108,7 +108,7 @@ describe('credential items sealed before KMS', () => {
     // The scanner rotates a's refresh token: its compare-and-set write seals the item under KMS, as an OAuth item.
     const rotated = await store.updateEntry('a@mail.test', (entry) => ({
       ...entry,
-      auth: { ...entry.auth, oauth2: { ...(entry.auth as { oauth2: object }).oauth2, refreshToken: 'a-2' } },
+      auth: oauthAccountEntry('a@mail.test', 'a-2').auth,
     }));
     expect(rotated).toBe(true);
     expect(await rawItem('a@mail.test')).toMatchObject({ version: 4, purpose: 'oauth-credentials' });
