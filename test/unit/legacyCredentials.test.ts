@@ -1,29 +1,38 @@
 // The upgrade to KMS without an outage (expand, then contract), on dynalite with the loopback KMS stand-in: between
 // the deploy and `reseal`, the scanner's store opens a credential item sealed under the secret's old itemKey (the key
 // read once per process) and an OAuth refresh re-seals that item under KMS; reseal moves the rest and takes the key
-// out; with no key left, an old item fails naming reseal. No failure shows a byte of the key or of the entry. Webhook
-// secrets stored in clear still sign until reseal seals them.
+// out; with no key left, an old item fails naming reseal. The deploy probe's end-to-end sweep (scripted IMAP) passes
+// over an old item while the key is there. No failure shows a byte of the key or of the entry. Webhook secrets stored
+// in clear still sign until reseal seals them.
 import { randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_TIMEOUTS } from '../../scripts/lib/loopbackTimeouts';
+import { startScriptedImap } from '../../scripts/lib/scriptedImapServer';
 import { SecretAccountEntries } from '../../shared/adapters/credentials/accountEntries';
 import type { AccountEntry } from '../../shared/adapters/credentials/accountEntrySchema';
+import { ItemCredentialSource } from '../../shared/adapters/credentials/ItemCredentialSource';
 import { ItemCredentialStore } from '../../shared/adapters/credentials/ItemCredentialStore';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
 import { credentialKey, webhookSecretsKey } from '../../shared/adapters/dynamo/keys';
+import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
 import { EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
 import { kmsClient, kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import type { AdminStore } from '../../shared/cli/adminStore';
 import { reseal } from '../../shared/cli/resealCommand';
+import { systemClock } from '../../shared/domain/clock';
 import type { Sealer } from '../../shared/domain/sealer';
 import { ensureTable } from '../../shared/local/bootstrap';
 import { type LocalDynamo, startDynalite } from '../../shared/local/dynalite';
+import { createLogger } from '../../shared/log';
+import { sweepOneAccount } from '../../shared/scanner/probeSweep';
 import { FakeSecretsManager } from '../support/FakeSecretsManager';
 import { LOOPBACK_KEY_ARN, LoopbackKms } from '../support/LoopbackKms';
 import { legacyCredentialItem } from '../support/legacyCredentialItem';
 import { ManualClock } from '../support/manualClock';
 import { oauthAccountEntry } from '../support/oauthAccountEntry';
+import { DOVECOT_LIKE, SEED, seedCredentials, seedMessage } from '../support/scriptedSeed';
 
 const TABLE = 'legacy';
 const OLD_KEY = randomBytes(32).toString('base64');
@@ -153,6 +162,46 @@ describe('credential items sealed before KMS', () => {
       }
       expect(text).not.toContain(PASSWORD);
       expect(text).not.toContain('imap.example.com');
+    }
+  });
+});
+
+describe('the deploy probe between deploy and reseal', () => {
+  it('sweeps an account whose item the old key sealed, and fails it once no key is left', async () => {
+    const server = await startScriptedImap({
+      ...DOVECOT_LIKE,
+      folders: [
+        {
+          path: 'INBOX',
+          attributes: ['\\HasNoChildren'],
+          uidValidity: 7,
+          messages: [1, 2].map((uid) => seedMessage(uid, Date.now())),
+        },
+      ],
+    });
+    try {
+      await putLegacy({ ...seedCredentials(server), scope: 'default', active: true } as AccountEntry, 2);
+      const log = createLogger('test-legacy-probe', 'error', () => undefined);
+      const sweep = (secret: FakeSecretsManager) =>
+        sweepOneAccount(
+          {
+            connector: new ImapConnector(log, FAST_TIMEOUTS),
+            credentials: new ItemCredentialSource(scannerStore(secret), systemClock),
+            clock: systemClock,
+            log,
+          },
+          SEED,
+        );
+      const withKey = await sweep(new FakeSecretsManager(JSON.stringify({ accounts: [], itemKey: OLD_KEY })));
+      expect(withKey).toMatchObject({ status: 'passed', account: SEED, folders: 1, messages: 2 });
+      // Without the key the probe fails, naming the command that would have moved the item.
+      const keyless = await failureOf(sweep(new FakeSecretsManager(JSON.stringify({ accounts: [] }))));
+      expect(keyless.message).toContain(
+        `${SEED} is malformed or sealed under the old item key (run: npm run admin -- reseal)`,
+      );
+      expect(`${keyless.message} ${keyless.stack ?? ''}`).not.toContain(OLD_KEY);
+    } finally {
+      await server.close();
     }
   });
 });
