@@ -3,7 +3,7 @@
 // conditional write, then opened again to prove it; run twice, the second run finds everything sealed already.
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { Sealer } from '../../domain/sealer';
-import { sealContextOf } from '../../monitors/runMonitor';
+import { sealContextOf } from '../../monitors';
 import {
   credentialFromItem,
   credentialToItem,
