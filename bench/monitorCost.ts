@@ -1,7 +1,9 @@
 // Owns the monitor-cost section: a monitor's monthly cost at list prices (bench/prices.ts) at every 1 h and 6 h with
 // 20 seeds, from the check's variable cost as the detection section MEASURED it (the latest stored run) plus what a
-// run adds by the code's own reads, writes and metrics (computed, not metered); and the runs the alarm needs.
+// run adds by the code's own reads, writes, KMS requests and metrics (computed, not metered); and the runs the alarm
+// needs.
 import { MONITOR_SCHEDULE } from '../infra/constructs/MonitorRuns';
+import { kmsRequestsPerCheck } from '../scripts/lib/scaleCost';
 import { windowRunsFor } from '../shared/monitors';
 import { METRICS } from '../shared/telemetry/metrics';
 import { PRICES } from './prices';
@@ -69,13 +71,18 @@ const perRun = (input: MonitorCostInput) => {
   // The run item, the monitor's next time, the monitor's history entry beside the scope's.
   const writeUnits = 1 + 1 + 1;
   const lambdaGbSeconds = (RUN_MEMORY_MB / 1024) * (waitSeconds + 1);
+  // Runs an hour or more apart find every data-key cache cold: the message opened (a Decrypt), and the check's own
+  // requests at most, as the per-check row counts them (the measured check ran on npm start's key file, not KMS).
+  const checkKms = kmsRequestsPerCheck(input.seeds);
+  const kmsRequests = 1 + checkKms.decrypt + checkKms.generateDataKey;
   const dollars =
     input.checkDollars +
+    kmsRequests * PRICES.kmsRequest +
     readUnits * PRICES.dynamoReadRequestUnit +
     writeUnits * PRICES.dynamoWriteRequestUnit +
     lambdaGbSeconds * PRICES.lambdaArmGbSecond +
     PRICES.lambdaRequest;
-  return { readUnits, writeUnits, lambdaGbSeconds, dollars };
+  return { readUnits, writeUnits, lambdaGbSeconds, kmsRequests, dollars };
 };
 
 const monitorMonthly = (input: MonitorCostInput, everyHours: number) => {
@@ -97,6 +104,7 @@ const monitorMonthly = (input: MonitorCostInput, everyHours: number) => {
     totalDollars: Number((runsDollars + metricsDollars).toFixed(2)),
     readUnits: run.readUnits,
     writeUnits: run.writeUnits,
+    kmsRequests: run.kmsRequests,
   };
 };
 

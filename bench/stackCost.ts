@@ -1,7 +1,7 @@
 // `npm run bench -- --only stack-cost`: what a deployed stack costs a month doing nothing, from the synthesized
-// template (dashboards, alarms and the metrics they evaluate, secrets), an idle scheduled invocation measured on
-// dynalite (duration, DynamoDB units, secret reads, metrics emitted, bytes logged) and 5,000 accounts' sealed
-// credential items; the scanner's memory from a measured sweep; when a Fargate task would be cheaper.
+// template (dashboards, alarms and the metrics they evaluate, secrets, the sealing key), an idle scheduled
+// invocation measured on dynalite (duration, DynamoDB units, secret reads, metrics emitted, bytes logged) and 5,000
+// accounts' sealed credential items; the scanner's memory from a measured sweep; when a Fargate task would be cheaper.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -124,6 +124,9 @@ export const runStackCostBench = async (options: StackCostOptions) => {
     alarms: alarmMetricCount * PRICES.cloudWatchAlarmMetricMonth,
     customMetrics: idle.metrics.length * PRICES.cloudWatchCustomMetricMonth,
     secrets: count('AWS::SecretsManager::Secret') * PRICES.secretMonth,
+    // The sealing key's first year: rotation adds a backing key's price each year (scripts/lib/prices.ts). An idle
+    // scanner opens no credential item, so no KMS request is counted here.
+    sealingKey: count('AWS::KMS::Key') * PRICES.kmsKeyMonth,
     scheduledInvocations: SCHEDULED_PER_MONTH * perInvocation,
     // A month of the idle lines ingested, and (kept a month) stored.
     logs: logGbPerMonth * (PRICES.cloudWatchLogsIngestGb + PRICES.cloudWatchLogsStorageGbMonth),
@@ -161,6 +164,7 @@ export const runStackCostBench = async (options: StackCostOptions) => {
       alarms: alarms.length,
       alarmMetrics: alarmMetricCount,
       secrets: count('AWS::SecretsManager::Secret'),
+      sealingKeys: count('AWS::KMS::Key'),
     },
     idleInvocation: { ...idle, medianMs: round(idle.medianMs), perMonth: SCHEDULED_PER_MONTH },
     idleMonthly: Object.fromEntries(Object.entries(monthly).map(([name, value]) => [name, dollars(value)])),

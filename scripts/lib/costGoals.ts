@@ -3,6 +3,12 @@
 import { BENCH, costArithmetic, type Goal, get, num } from './goalReading';
 import { checkAtScaleLine, fargateWithIpv4, idleAtScaleLine } from './scaleCost';
 
+/** The sealing key's month, from a run that priced it (runs before KMS had no key to price). */
+const sealingKeyPart = (r: unknown): string =>
+  get(r, 'idleMonthly.sealingKey') === undefined
+    ? ''
+    : ` + sealing key $${num(r, 'idleMonthly.sealingKey')} (${num(r, 'template.sealingKeys')}, first year)`;
+
 export const COST_GOALS: Goal[] = [
   {
     section: 'detection',
@@ -76,7 +82,7 @@ export const COST_GOALS: Goal[] = [
         measured:
           `$${num(r, 'idleMonthlyTotal')} = dashboards ${m('dashboards')} + alarms ${m('alarms')} (${num(r, 'template.alarmMetrics')} alarm metrics)` +
           ` + custom metrics ${m('customMetrics')} (${(get(r, 'idleInvocation.metrics') as string[] | undefined)?.join(', ') ?? 'n/a'})` +
-          ` + secrets ${m('secrets')} (${num(r, 'template.secrets')}) + schedule ${m('scheduledInvocations')} (${idle('perMonth')} × ${idle('medianMs')} ms, ${idle('readUnits')} RRU, ${idle('writeUnits')} WRU, ${idle('secretReads')} secret reads)` +
+          ` + secrets ${m('secrets')} (${num(r, 'template.secrets')})${sealingKeyPart(r)} + schedule ${m('scheduledInvocations')} (${idle('perMonth')} × ${idle('medianMs')} ms, ${idle('readUnits')} RRU, ${idle('writeUnits')} WRU, ${idle('secretReads')} secret reads)` +
           ` + logs ${m('logs')} (${Math.round(idle('logBytes'))} bytes an invocation) + credential items ${m('credentialItems')}; list prices as of ${String(get(r, 'prices.asOf')).slice(0, 10)}`,
         pass: num(r, 'idleMonthlyTotal') <= 10,
       };
@@ -120,13 +126,13 @@ export const COST_GOALS: Goal[] = [
   },
   {
     section: 'stackCost',
-    goal: "Idle month at 1, 500 and 5,000 mailboxes at list prices: the measured idle stack, each shard's minute invocation as the measured idle one, the credential items per account; no per-mailbox metric (reported)",
+    goal: "Idle month at 1, 500 and 5,000 mailboxes at list prices: the measured idle stack, each shard's minute invocation as the measured idle one, the credential items per account, the sealing key; no per-mailbox metric (reported)",
     command: `${BENCH} stack-cost`,
     read: (r) => ({ measured: idleAtScaleLine(r), pass: undefined }),
   },
   {
     section: 'detection',
-    goal: 'Variable cost of a check to every seed at 1, 500 and 5,000 mailboxes at list prices, from the measured check: its DynamoDB units per account × the seeds, its loop once per shard, the API and audit once (reported)',
+    goal: 'Variable cost of a check to every seed at 1, 500 and 5,000 mailboxes at list prices, from the measured check: its DynamoDB units per account × the seeds, its loop once per shard, the API and audit once, its KMS requests at most (reported)',
     command: `${BENCH} detection`,
     read: (r) => ({
       measured: checkAtScaleLine(get(r, 'cost.perCheck'), num(r, 'cost.accountsPerCheck')),
@@ -135,7 +141,7 @@ export const COST_GOALS: Goal[] = [
   },
   {
     section: 'monitorCost',
-    goal: "A monitor's monthly cost at list prices with 20 seeds, every 1 h and every 6 h (the check's measured variable cost, the run's own reads, writes and Lambda, its custom metrics), and the runs its alarm needs before it can fire (reported)",
+    goal: "A monitor's monthly cost at list prices with 20 seeds, every 1 h and every 6 h (the check's measured variable cost, the run's own reads, writes and Lambda, its KMS requests at most, its custom metrics), and the runs its alarm needs before it can fire (reported)",
     command: `${BENCH} monitor-cost`,
     read: (r) => ({ measured: monitorCostText(r), pass: undefined }),
   },
@@ -151,6 +157,14 @@ interface MonitorMonth {
   perRunDollars: number;
 }
 
+/** A run's KMS requests, from a run that counted them (runs before KMS had none to count). */
+const kmsPart = (r: unknown): string => {
+  const requests = get(r, 'fiveProviders.0.kmsRequests');
+  return typeof requests === 'number'
+    ? ` and at most ${requests} KMS requests (its message, its check's seeds' items opened and re-sealed)`
+    : '';
+};
+
 const monitorCostText = (r: unknown): string => {
   const months = (path: string) =>
     ((get(r, path) as MonitorMonth[] | undefined) ?? [])
@@ -164,6 +178,6 @@ const monitorCostText = (r: unknown): string => {
   return (
     `20 seeds over 5 providers: ${months('fiveProviders')}; all at one provider: ${months('oneProvider')}; ` +
     `a 1 MB message every 1 h over 5 providers $${num(r, 'largestMessage.totalDollars')}. Alarm: ${alarm('alarm.fiveProviders')}; ${alarm('alarm.oneProvider')}. ` +
-    `Check cost $${num(r, 'input.checkDollars')} as the detection section measured it (${String(get(r, 'input.checkMeasured'))}); the run's own part computed from the code's reads and writes, not metered; the alarm is one CloudWatch alarm (MonitorDrop, a Metrics Insights query over every monitor and provider, billed per series it reads); the schedule on AWS (a tick every ${num(r, 'schedule.everyMinutes')} min, its heartbeat metric, errors and heartbeat alarms) $${num(r, 'schedule.totalDollars')} a month per deployment whatever its monitors; list prices as of ${String(get(r, 'prices.asOf')).slice(0, 10)}`
+    `Check cost $${num(r, 'input.checkDollars')} as the detection section measured it (${String(get(r, 'input.checkMeasured'))}); the run's own part computed from the code's reads and writes${kmsPart(r)}, not metered; the alarm is one CloudWatch alarm (MonitorDrop, a Metrics Insights query over every monitor and provider, billed per series it reads); the schedule on AWS (a tick every ${num(r, 'schedule.everyMinutes')} min, its heartbeat metric, errors and heartbeat alarms) $${num(r, 'schedule.totalDollars')} a month per deployment whatever its monitors; list prices as of ${String(get(r, 'prices.asOf')).slice(0, 10)}`
   );
 };

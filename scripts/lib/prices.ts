@@ -1,8 +1,8 @@
 // Owns the list prices every cost figure of BENCHMARKS.md is computed with: one table, us-east-1, arm64.
 /**
  * us-east-1 list prices as AWS published them (DynamoDB after its on-demand price cut of 2024-11-01; Lambda, API
- * Gateway HTTP APIs, CloudWatch, Secrets Manager and Fargate from their pricing pages); this machine has no network,
- * so they were not re-read on the day of the run. Free tiers are not counted.
+ * Gateway HTTP APIs, CloudWatch, Secrets Manager, KMS and Fargate from their pricing pages); this machine has no
+ * network, so they were not re-read on the day of the run. Free tiers are not counted.
  */
 export const PRICES = {
   asOf: '2024-11-01 (us-east-1 list prices; not re-checked: no network on the benchmark machine)',
@@ -33,4 +33,14 @@ export const PRICES = {
   publicIpv4Hour: 0.005,
   /** A NAT gateway, per hour, before any data processed: the alternative to a task's public address. */
   natGatewayHour: 0.045,
+  /**
+   * The customer-managed sealing key, a month ("Each AWS KMS key that you create in KMS costs $1/month", AWS's KMS
+   * pricing page, read 2026-12-02 from its stored copy, not live); automatic rotation adds `kmsRotatedKeyMonth` for
+   * each backing key it generates, so the first year's figure is the key alone.
+   */
+  kmsKeyMonth: 1.0,
+  /** Each newly generated backing key of a rotated key, a month (same page and date). */
+  kmsRotatedKeyMonth: 1.0,
+  /** A symmetric-key request (GenerateDataKey, Decrypt): $0.03 per 10,000 (same page and date). */
+  kmsRequest: 0.03 / 1e4,
 } as const;

@@ -16,7 +16,7 @@ import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { credentialKey } from '../../shared/adapters/dynamo/keys';
 import { createTableInput } from '../../shared/adapters/dynamo/table';
 import { EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
-import { kmsKeyring } from '../../shared/adapters/keys/keyrings';
+import { kmsClient, kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import { refreshTokenPersister } from '../../shared/adapters/oauth/refreshTokenPersister';
 import type { Sealer } from '../../shared/domain/sealer';
 import { inShard, shardCountFor } from '../../shared/scanner/shards';
@@ -56,7 +56,8 @@ const storeOver = (table: string, secret: FakeSecretsManager) =>
   );
 
 beforeAll(async () => {
-  sealer = new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, { region: 'local', endpoint: await kms.start() }));
+  const kmsOnLoopback = kmsClient({ region: 'local', endpoint: await kms.start() });
+  sealer = new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, () => kmsOnLoopback));
   client = createDocumentClient({
     region: 'local',
     endpoint: inject('dynamoLocalEndpoint'),

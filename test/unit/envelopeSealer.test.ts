@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountEntry } from '../../shared/adapters/credentials/accountEntrySchema';
 import { credentialFromItem, credentialToItem } from '../../shared/adapters/credentials/credentialItem';
 import { type DataKeyCache, EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
-import { fileKeyring, kmsKeyring } from '../../shared/adapters/keys/keyrings';
+import { fileKeyring, kmsClient, kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import type { SealContext } from '../../shared/domain/sealer';
 import { LOOPBACK_KEY_ARN, LoopbackKms } from '../support/LoopbackKms';
 import { oauthAccountEntry } from '../support/oauthAccountEntry';
@@ -18,7 +18,10 @@ beforeAll(async () => {
 afterAll(() => kms.stop());
 
 const sealerWith = (cache?: DataKeyCache) =>
-  new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, { region: 'local', endpoint }), cache);
+  new EnvelopeSealer(
+    kmsKeyring(LOOPBACK_KEY_ARN, () => kmsClient({ region: 'local', endpoint })),
+    cache,
+  );
 const creds = (email: string): SealContext => ({ purpose: 'oauth-credentials', item: `CREDS#${email}` });
 const SECRET = 'refresh-token-7f3a9c';
 
@@ -69,10 +72,9 @@ describe('EnvelopeSealer over KMS', () => {
       () => sealer.open(`v2.${randomBytes(64).toString('base64')}`, creds('e@example.com')),
       () => sealer.open('v1.AAAA', creds('e@example.com')),
       () =>
-        new EnvelopeSealer(kmsKeyring(`${LOOPBACK_KEY_ARN}0`, { region: 'local', endpoint })).seal(
-          SECRET,
-          creds('e@example.com'),
-        ),
+        new EnvelopeSealer(
+          kmsKeyring(`${LOOPBACK_KEY_ARN}0`, () => kmsClient({ region: 'local', endpoint })),
+        ).seal(SECRET, creds('e@example.com')),
     ]) {
       const error = await attempt().then(
         () => new Error('opened'),
@@ -85,6 +87,8 @@ describe('EnvelopeSealer over KMS', () => {
       for (const key of kms.dataKeys) expect(text).not.toContain(key.toString('base64'));
     }
     expect(failures[3]).toContain('could not be sealed (NotFoundException)');
+    // A `v1.` value (a monitor message before reseal) names the command that moves it, not just "malformed".
+    expect(failures[2]).toContain('sealed under the old item key (run: npm run admin -- reseal)');
   });
 
   it('seals under the local key file with the same format and rules', async () => {

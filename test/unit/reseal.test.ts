@@ -1,7 +1,7 @@
 // `reseal` on dynalite with the loopback KMS stand-in: credential items sealed under the secret's old itemKey, webhook
 // secrets stored in clear and monitor messages sealed `v1.` are moved under the KMS key, each opened again; a second
 // run reseals nothing; the secret loses its itemKey, and replacing its whole document afterwards orphans nothing.
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,9 +12,9 @@ import { ItemKeySealer } from '../../shared/adapters/credentials/itemKeySealer';
 import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoMonitorStore } from '../../shared/adapters/dynamo/DynamoMonitorStore';
 import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
-import { credentialKey, webhookSecretsKey } from '../../shared/adapters/dynamo/keys';
+import { webhookSecretsKey } from '../../shared/adapters/dynamo/keys';
 import { EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
-import { kmsKeyring } from '../../shared/adapters/keys/keyrings';
+import { kmsClient, kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import type { AdminStore } from '../../shared/cli/adminStore';
 import { reseal } from '../../shared/cli/resealCommand';
 import { systemClock } from '../../shared/domain/clock';
@@ -24,6 +24,7 @@ import { type LocalDynamo, startDynalite } from '../../shared/local/dynalite';
 import { sealContextOf } from '../../shared/monitors/runMonitor';
 import { FakeSecretsManager } from '../support/FakeSecretsManager';
 import { LOOPBACK_KEY_ARN, LoopbackKms } from '../support/LoopbackKms';
+import { legacyCredentialItem } from '../support/legacyCredentialItem';
 import { oauthAccountEntry } from '../support/oauthAccountEntry';
 
 const TABLE = 'reseal';
@@ -33,18 +34,7 @@ let dynamo: LocalDynamo;
 let client: DynamoDBDocumentClient;
 let sealer: Sealer;
 
-/** What the store wrote before KMS: AES-256-GCM under the item key, bound to the item's address. */
-const legacyItem = (entry: AccountEntry, version: number) => {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', Buffer.from(OLD_KEY, 'base64'), iv);
-  cipher.setAAD(Buffer.from(credentialKey(entry.email).pk, 'utf8'));
-  const body = Buffer.concat([cipher.update(JSON.stringify(entry), 'utf8'), cipher.final()]);
-  return {
-    ...credentialKey(entry.email),
-    version,
-    sealed: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'),
-  };
-};
+const legacyItem = (entry: AccountEntry, version: number) => legacyCredentialItem(entry, OLD_KEY, version);
 
 const entryOf = (email: string) =>
   ({ ...oauthAccountEntry(email, `${email}-token`), scope: 'default', active: true }) as AccountEntry;
@@ -55,7 +45,8 @@ beforeAll(async () => {
   dynamo = await startDynalite({});
   client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
   await ensureTable(client, TABLE);
-  sealer = new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, { region: 'local', endpoint: await kms.start() }));
+  const kmsOnLoopback = kmsClient({ region: 'local', endpoint: await kms.start() });
+  sealer = new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, () => kmsOnLoopback));
 });
 
 afterAll(async () => {

@@ -1,9 +1,11 @@
 // With tracing on, every AWS SDK client the process registered is captured into the Powertools Tracer when it loads,
-// and a client registered later is captured at once; with tracing off, nothing is loaded or captured.
+// and a client registered later is captured at once; with tracing off, nothing is loaded or captured. The KMS client
+// the Encryption SDK's keyring calls is made inside the keyring's supplier, one per process, and captured too.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traced, tracing } from '../../shared/adapters/telemetry/tracing';
+import { kmsClientSupplier } from '../../shared/composition/sealing';
 
 const XRAY = 'XRaySDKInstrumentation';
 const names = (client: { middlewareStack: { identify(): string[] } }) =>
@@ -26,6 +28,8 @@ describe('traced SDK clients', () => {
   it('captures each registered client when the first traced invocation loads the Tracer', async () => {
     const dynamo = traced(new DynamoDBClient({ region: 'us-east-1' }));
     expect(names(dynamo)).not.toContain(XRAY);
+    const kms = kmsClientSupplier('us-east-1')();
+    expect(kmsClientSupplier('us-east-1')()).toBe(kms);
     expect(tracing('scan', false)).toEqual([]);
     const [middleware] = tracing('scan', true);
     await middleware?.before?.({
@@ -36,6 +40,7 @@ describe('traced SDK clients', () => {
       internal: {},
     } as never);
     expect(names(dynamo)).toContain(XRAY);
+    expect(names(kms)).toContain(XRAY);
     const sqs = traced(new SQSClient({ region: 'us-east-1' }));
     expect(names(sqs)).toContain(XRAY);
   });

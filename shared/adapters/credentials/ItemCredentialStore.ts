@@ -1,5 +1,6 @@
 // Owns the credentials of thousands of mailboxes on AWS: one sealed item per account in the table (credentialItem.ts,
 // sealed under the deployment's KMS key), and the accounts the secret still holds itself until `accounts sync`.
+// Between an upgrade's deploy and its `reseal`, an item sealed the old way opens with the secret's old itemKey.
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -13,7 +14,13 @@ import { isConditionFailed } from '../dynamo/conditionalWrite';
 import { credentialCountKey, credentialKey } from '../dynamo/keys';
 import type { SecretAccountEntries, SecretDocument } from './accountEntries';
 import type { AccountEntry } from './accountEntrySchema';
-import { credentialFromItem, credentialToItem } from './credentialItem';
+import {
+  credentialFromItem,
+  credentialToItem,
+  isSealedItem,
+  itemKeyBytes,
+  legacyCredentialFromItem,
+} from './credentialItem';
 import { type CredentialStore, DocumentCredentialStore } from './credentialStore';
 
 export interface ItemCredentialStoreOptions {
@@ -35,6 +42,8 @@ const isCancelledOnCondition = (error: unknown): boolean =>
 
 export class ItemCredentialStore implements CredentialStore {
   private cached: { at: number; document: SecretDocument } | undefined;
+  /** The secret's old itemKey, once read: kept for the process (it never changes while the secret holds it). */
+  private oldKey: Buffer | undefined;
   /** The accounts the secret still holds, as a one-account store over it (the move's other side). */
   readonly legacy: DocumentCredentialStore;
 
@@ -120,7 +129,24 @@ export class ItemCredentialStore implements CredentialStore {
       new GetCommand({ TableName: this.tableName, Key: credentialKey(account), ConsistentRead: true }),
     );
     if (!Item) return undefined;
+    if (!isSealedItem(Item)) {
+      const key = await this.oldItemKey();
+      // Sealed before KMS and not re-sealed yet: opens while the secret still holds the key it was sealed with.
+      // Without it (reseal has run, or the item is malformed) it fails as credentialFromItem says, naming reseal.
+      if (key) return legacyCredentialFromItem(account, Item, key);
+    }
     return credentialFromItem(account, Item, this.options.sealer);
+  }
+
+  /**
+   * The old itemKey while the secret still holds one (the deploy-to-reseal window); read with the document and then
+   * kept, so a process reads it once. Absent, it is asked again only as the document is (its TTL): reseal removes it.
+   */
+  private async oldItemKey(): Promise<Buffer | undefined> {
+    if (this.oldKey) return this.oldKey;
+    const { itemKey } = await this.document();
+    if (itemKey !== undefined) this.oldKey = itemKeyBytes(itemKey);
+    return this.oldKey;
   }
 
   /** Drops the remembered document, so the next read sees what `accounts sync` did to the secret. */

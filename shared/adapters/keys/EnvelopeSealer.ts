@@ -79,10 +79,14 @@ export class EnvelopeSealer implements Sealer {
   }
 
   async open(sealed: string, context: SealContext): Promise<string> {
-    if (!sealed.startsWith(VERSION)) {
-      if (this.legacy && sealed.startsWith('v1.')) return this.legacy(sealed, context);
-      throw new Error(`the sealed value of ${context.item} is malformed`);
+    if (sealed.startsWith('v1.')) {
+      if (this.legacy) return this.legacy(sealed, context);
+      // On AWS only reseal holds the old key (the monitors function does not read the credentials secret).
+      throw new Error(
+        `the sealed value of ${context.item} is sealed under the old item key (run: npm run admin -- reseal)`,
+      );
     }
+    if (!sealed.startsWith(VERSION)) throw new Error(`the sealed value of ${context.item} is malformed`);
     let opened: Awaited<ReturnType<typeof decrypt>>;
     try {
       opened = await decrypt(this.materials, Buffer.from(sealed.slice(VERSION.length), 'base64'), {

@@ -1,5 +1,5 @@
-// Owns where the sealing key lives: a customer-managed KMS key on AWS (the client made once per process), the local
-// store's key file under npm start, each as a keyring for EnvelopeSealer.
+// Owns where the sealing key lives: a customer-managed KMS key on AWS (its client supplied by the composition, one
+// per process and traced), the local store's key file under npm start, each as a keyring for EnvelopeSealer.
 
 import { KmsKeyringNode, RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/client-node';
 import { KMS } from '@aws-sdk/client-kms';
@@ -10,17 +10,22 @@ export interface KmsEndpoint {
   endpoint?: string | undefined;
 }
 
-/** The KMS key seals and opens; the client answers for every call, whatever region the SDK asks about. */
-export const kmsKeyring = (keyArn: string, endpoint: KmsEndpoint): KmsKeyringNode => {
-  const client = new KMS({
+/**
+ * A KMS client (the aggregated `KMS`, whose methods the keyring calls; it is a `KMSClient` with the same middleware
+ * stack, so the Tracer captures it like any other client).
+ */
+export const kmsClient = (endpoint: KmsEndpoint): KMS =>
+  new KMS({
     region: endpoint.region,
     // A local endpoint takes any signature (as the DynamoDB client does for DynamoDB Local).
     ...(endpoint.endpoint
       ? { endpoint: endpoint.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
   });
-  return new KmsKeyringNode({ generatorKeyId: keyArn, clientProvider: () => client });
-};
+
+/** The KMS key seals and opens; `client` answers for every call, whatever region the SDK asks about. */
+export const kmsKeyring = (keyArn: string, client: () => KMS): KmsKeyringNode =>
+  new KmsKeyringNode({ generatorKeyId: keyArn, clientProvider: () => client() });
 
 /** The local store's 32-byte key wraps each data key (AES-GCM); same message format as on AWS. */
 export const fileKeyring = (key: Buffer): RawAesKeyringNode =>

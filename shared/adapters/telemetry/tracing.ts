@@ -1,7 +1,7 @@
 // Owns the Powertools Tracer (X-Ray): a middy middleware opening each invocation's segment, on only where the
 // deploy turned tracing on (-c tracing=true sets POWERTOOLS_TRACE_ENABLED), and the AWS SDK clients captured into
-// it, so a trace shows each DynamoDB, Lambda, SQS and Secrets Manager call. The Tracer and the X-Ray SDK are loaded
-// at the first traced invocation, so a function deployed without tracing never initialises them.
+// it, so a trace shows each DynamoDB, Lambda, SQS, Secrets Manager and KMS call. The Tracer and the X-Ray SDK are
+// loaded at the first traced invocation, so a function deployed without tracing never initialises them.
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { MiddlewareObj } from '@middy/core';
 
