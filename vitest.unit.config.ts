@@ -45,6 +45,10 @@ export default defineConfig({
     exclude: [...Object.keys(NEEDS_A_REAL_PEER), ...Object.keys(TOO_SLOW_FOR_THE_LOOP), INFRA_TESTS],
     // vitest's default leaves one core of two idle in a run; the loop's files are small enough to use both.
     maxWorkers: 2,
+    // Each worker keeps its module cache from file to file: importing the service's modules afresh for every file
+    // was most of the loop's time. Tests must not lean on another file's leftovers; the full suite (vitest.config.ts)
+    // still isolates every file, so one that does fails there.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     env,

@@ -83,7 +83,8 @@ export const API_GOALS: Goal[] = [
   {
     section: 'unitLoop',
     goal: '`npm run test:unit` under 60 s on this 2-core machine, as a non-root user with the mail stack down, every test passing',
-    command: `${BENCH} unit-loop`,
+    // Not through npm run bench, whose first step wants root for the mail stack this section does not use.
+    command: 'npx tsx bench/run.ts --only unit-loop (as a non-root user, in a checkout it owns)',
     read: (r) => ({
       measured: `${num(r, 'wallSeconds')} s (CPU ${num(r, 'cpuSeconds')} s), ${num(r, 'files')} files, ${num(r, 'tests')} tests, ${num(r, 'failed')} failed; ${get(r, 'asRoot') === false ? 'non-root' : 'as root'}, mail stack ${get(r, 'mailStackUp') === false ? 'down' : 'up'}, ${num(r, 'cores')} cores`,
       pass:
