@@ -46,7 +46,7 @@ export const RELIABILITY_GOALS: Goal[] = [
         num(r, 'madeUp401') === num(r, 'madeUpSent'),
     }),
     missed:
-      'the start p99 is the slowest of at most 64 starts a condition (one every 250 ms over 8 windows of 2 s), so a single slow start decides it; the GET p99 rests on four times as many. The goal stands',
+      'a start writes several items, each write waiting behind the floods in the one event loop, where a GET reads one; the goal stands',
   },
   {
     section: 'linearParsing',
