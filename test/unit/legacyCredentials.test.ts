@@ -13,32 +13,26 @@ import { SecretAccountEntries } from '../../shared/adapters/credentials/accountE
 import type { AccountEntry } from '../../shared/adapters/credentials/accountEntrySchema';
 import { ItemCredentialSource } from '../../shared/adapters/credentials/ItemCredentialSource';
 import { ItemCredentialStore } from '../../shared/adapters/credentials/ItemCredentialStore';
-import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
 import { credentialKey, webhookSecretsKey } from '../../shared/adapters/dynamo/keys';
 import { ImapConnector } from '../../shared/adapters/imap/ImapConnector';
-import { EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
-import { kmsClient, kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import type { AdminStore } from '../../shared/cli/adminStore';
 import { reseal } from '../../shared/cli/resealCommand';
 import { systemClock } from '../../shared/domain/clock';
 import type { Sealer } from '../../shared/domain/sealer';
-import { ensureTable } from '../../shared/local/bootstrap';
-import { type LocalDynamo, startDynalite } from '../../shared/local/dynalite';
 import { createLogger } from '../../shared/log';
 import { sweepOneAccount } from '../../shared/scanner/probeSweep';
 import { FakeSecretsManager } from '../support/FakeSecretsManager';
-import { LOOPBACK_KEY_ARN, LoopbackKms } from '../support/LoopbackKms';
 import { legacyCredentialItem } from '../support/legacyCredentialItem';
 import { ManualClock } from '../support/manualClock';
 import { oauthAccountEntry } from '../support/oauthAccountEntry';
 import { DOVECOT_LIKE, SEED, seedCredentials, seedMessage } from '../support/scriptedSeed';
+import { type SealedTable, startSealedTable } from '../support/sealedTable';
 
 const TABLE = 'legacy';
 const OLD_KEY = randomBytes(32).toString('base64');
 const PASSWORD = 'pw-9d41c0e7b2';
-const kms = new LoopbackKms();
-let dynamo: LocalDynamo;
+let sealed: SealedTable;
 let client: DynamoDBDocumentClient;
 let sealer: Sealer;
 
@@ -83,17 +77,13 @@ const failureOf = (attempt: Promise<unknown>) =>
   );
 
 beforeAll(async () => {
-  dynamo = await startDynalite({});
-  client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
-  await ensureTable(client, TABLE);
-  const kmsOnLoopback = kmsClient({ region: 'local', endpoint: await kms.start() });
-  sealer = new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, () => kmsOnLoopback));
+  sealed = await startSealedTable(TABLE);
+  client = sealed.client;
+  sealer = sealed.sealer;
 });
 
 afterAll(async () => {
-  client?.destroy();
-  await dynamo?.close();
-  await kms.stop();
+  await sealed?.stop();
 });
 
 describe('credential items sealed before KMS', () => {
@@ -220,10 +210,10 @@ describe('webhook secrets stored in clear', () => {
         },
       }),
     );
-    const decrypts = kms.count('Decrypt');
+    const decrypts = sealed.kms.count('Decrypt');
     expect(await new DynamoWebhookStore(client, TABLE, sealer).secretsOf('k9')).toEqual([
       { secret: 'whsec_Y2xlYXJjbGVhcmNsZWFy', createdAt: 5 },
     ]);
-    expect(kms.count('Decrypt')).toBe(decrypts);
+    expect(sealed.kms.count('Decrypt')).toBe(decrypts);
   });
 });

@@ -9,28 +9,22 @@ import { SecretAccountEntries } from '../../shared/adapters/credentials/accountE
 import type { AccountEntry } from '../../shared/adapters/credentials/accountEntrySchema';
 import { ItemCredentialStore } from '../../shared/adapters/credentials/ItemCredentialStore';
 import { ItemKeySealer } from '../../shared/adapters/credentials/itemKeySealer';
-import { createDocumentClient } from '../../shared/adapters/dynamo/client';
 import { DynamoMonitorStore } from '../../shared/adapters/dynamo/DynamoMonitorStore';
 import { DynamoWebhookStore } from '../../shared/adapters/dynamo/DynamoWebhookStore';
 import { webhookSecretsKey } from '../../shared/adapters/dynamo/keys';
-import { EnvelopeSealer } from '../../shared/adapters/keys/EnvelopeSealer';
-import { kmsClient, kmsKeyring } from '../../shared/adapters/keys/keyrings';
 import type { AdminStore } from '../../shared/cli/adminStore';
 import { reseal } from '../../shared/cli/resealCommand';
 import { systemClock } from '../../shared/domain/clock';
 import type { Sealer } from '../../shared/domain/sealer';
-import { ensureTable } from '../../shared/local/bootstrap';
-import { type LocalDynamo, startDynalite } from '../../shared/local/dynalite';
 import { sealContextOf } from '../../shared/monitors/runMonitor';
 import { FakeSecretsManager } from '../support/FakeSecretsManager';
-import { LOOPBACK_KEY_ARN, LoopbackKms } from '../support/LoopbackKms';
 import { legacyCredentialItem } from '../support/legacyCredentialItem';
 import { oauthAccountEntry } from '../support/oauthAccountEntry';
+import { type SealedTable, startSealedTable } from '../support/sealedTable';
 
 const TABLE = 'reseal';
 const OLD_KEY = randomBytes(32).toString('base64');
-const kms = new LoopbackKms();
-let dynamo: LocalDynamo;
+let sealed: SealedTable;
 let client: DynamoDBDocumentClient;
 let sealer: Sealer;
 
@@ -42,17 +36,13 @@ const EMAILS = ['r1@mail.test', 'r2@mail.test', 'r3@mail.test'];
 const WHSEC = 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0';
 
 beforeAll(async () => {
-  dynamo = await startDynalite({});
-  client = createDocumentClient({ region: 'local', endpoint: dynamo.endpoint });
-  await ensureTable(client, TABLE);
-  const kmsOnLoopback = kmsClient({ region: 'local', endpoint: await kms.start() });
-  sealer = new EnvelopeSealer(kmsKeyring(LOOPBACK_KEY_ARN, () => kmsOnLoopback));
+  sealed = await startSealedTable(TABLE);
+  client = sealed.client;
+  sealer = sealed.sealer;
 });
 
 afterAll(async () => {
-  client?.destroy();
-  await dynamo?.close();
-  await kms.stop();
+  await sealed?.stop();
 });
 
 const adminStore = (secret: FakeSecretsManager): AdminStore => {
@@ -127,7 +117,7 @@ describe('reseal', () => {
     expect(await sealer.open(message, context)).toBe('Subject: private');
 
     // Again: nothing to reseal, no data key asked for, every item still opens.
-    const generated = kms.count('GenerateDataKey');
+    const generated = sealed.kms.count('GenerateDataKey');
     printed.length = 0;
     await reseal(adminStore(secret), (text) => printed.push(text), false);
     expect(printed.slice(0, 3)).toEqual([
@@ -135,7 +125,7 @@ describe('reseal', () => {
       'webhook secrets: 0 resealed, 1 sealed already; all 1 open',
       'monitor messages: 0 resealed, 1 sealed already; all 1 open',
     ]);
-    expect(kms.count('GenerateDataKey')).toBe(generated);
+    expect(sealed.kms.count('GenerateDataKey')).toBe(generated);
 
     // The documented put-secret-value of a whole new document, after the move: every item still opens.
     await secret.client.send(
