@@ -88,8 +88,11 @@ const takeRead = async (
   // Written, by this scanner or before it; or the check is over: either way nothing more to wait for here.
   const placed = (checkId: string, outcome: RecordOutcome) =>
     plan.placed(checkId, email, outcome === 'closed', deps.clock.now());
-  // The next copies are likely to land where these did: a watch that can select that folder does.
-  if (found.copies.length > 0) context.watches.landed(email, path);
+  // The next copies are likely to land where these did: a watch that can select that folder does. Only copies of a
+  // check this scanner waits for say so: a copy of another check (a first sweep reads recent ones; any sender can
+  // write a tag) would steer the watch by someone else's mail.
+  if (found.copies.some((copy) => plan.awaited(copy.checkId) !== undefined))
+    context.watches.landed(email, path);
   if (!read.cursor) {
     // Read ahead of the cursor: a copy no tab search names yet is left to the read that reaches it in order.
     report.placements += await context.record.all(found.copies, credentials, path, placed);

@@ -5,6 +5,7 @@
 // then the one copies last landed in), from the headers NOTIFY pushed with the announcement: nothing opened at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../../scripts/lib/poll';
+import { newCheckId } from '../../shared/domain/checkId';
 import { ACTIVE_MS } from '../../shared/domain/limits';
 import { LocalScanRunner } from '../../shared/local/LocalScanRunner';
 import { createLogger } from '../../shared/log';
@@ -96,6 +97,28 @@ describe('detection on announcement', () => {
         Math.max(...harness.sweeps.filter((sweep) => sweep.email === email).map((sweep) => sweep.at)),
       );
     const quietTicksSince = (at: number) => harness.ticks.filter((tick) => tick > at).length;
+    // A copy of another check lands in junk@'s Junk while the watches are live (mail of an earlier test file can
+    // come late, and any sender can write a tag): it is recorded, as a check started after the listing may own it,
+    // and must not move junk@'s watch to Junk, or the copy below would come pushed, with nothing opened.
+    await pollUntil(liveWatches, (live) => live.length === 2, { timeoutMs: 30_000 });
+    const another = newCheckId();
+    await sendOnce([`junk+tc_${another}@mail.test`], { subject: 'another check', text: GTUBE });
+    const copy = await pollUntil(
+      () => harness.placements.find((placement) => placement.checkId === another),
+      Boolean,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
+    expect(copy?.category).toBe('spam');
+    // The end of the sweep that read it (it opened Junk alone): the steady state below needs a full one after it.
+    const readIt = await pollUntil(
+      () =>
+        harness.sweeps.find(
+          (sweep) => sweep.email === 'junk@mail.test' && sweep.at >= (copy?.recordedAt ?? 0),
+        ),
+      Boolean,
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    const anotherAt = readIt?.at ?? Number.POSITIVE_INFINITY;
     // Steady state, however busy the machine: both watches live, each account swept once since its watch went
     // live (the sweep for mail that landed before the watch's EXAMINE), then ticks with no sweep.
     // And far enough from the next safety sweep that only an announcement can explain a copy found before it (on a
@@ -105,6 +128,8 @@ describe('detection on announcement', () => {
       ({ live, lastSweeps }) =>
         live.length === 2 &&
         lastSweeps.every((at) => at >= Math.max(...live.map((watch) => watch.at))) &&
+        // A full sweep since the one that read the other check's copy.
+        lastSweeps.every((at) => at > anotherAt) &&
         quietTicksSince(Math.max(...lastSweeps)) >= 3 &&
         clock.now() < Math.min(...lastSweeps) + SAFETY_SWEEP_MS - HEADROOM_MS,
       { timeoutMs: 30_000 + SAFETY_SWEEP_MS },

@@ -440,4 +440,42 @@ describe('sweeps of announced folders', () => {
     await scanner.drain();
     expect(opened.map((open) => open.path)).toEqual(['Trash']);
   });
+
+  it('with NOTIFY: a copy of a check the scanner does not wait for is recorded, and moves no watch', async () => {
+    const waited = 'h7vlvp24y7xpdm6puop3';
+    const other = 'q2zwun5rk3mb6tyx4cd7';
+    let tagged = other;
+    const { scanner, clock, recorded, follows, watches, settle } = watchedMailboxes({
+      notify: true,
+      checkId: waited,
+      openFolder: nothingNew,
+      // Delivered now: a check started after the listing may own it, so it is written (the store decides).
+      pushed: (path, after) =>
+        path === 'Junk' && after
+          ? {
+              uidValidity: '1',
+              uidNext: after.lastUid + 2,
+              messages: 1,
+              headers: [
+                {
+                  uid: after.lastUid + 1,
+                  internalDate: clock.now(),
+                  headers: Buffer.from(`Delivered-To: inbox+tc_${tagged}@mail.test\r\n\r\n`),
+                },
+              ],
+            }
+          : undefined,
+    });
+    await settle();
+    watches[0]?.news('Junk');
+    await scanner.drain();
+    expect(recorded).toEqual([{ checkId: other, category: 'spam' }]);
+    // Someone else's copy (a recent one a first sweep reads, or any sender's tag) does not steer the watch.
+    expect(follows).toEqual([]);
+    tagged = waited;
+    watches[0]?.news('Junk');
+    await scanner.drain();
+    expect(recorded.at(-1)).toEqual({ checkId: waited, category: 'spam' });
+    expect(follows).toEqual(['Junk']);
+  });
 });
