@@ -319,6 +319,13 @@ describe('push detection (IDLE watches)', () => {
 
 describe('sweeps of announced folders', () => {
   const nothingNew = (): OpenedFolder => ({ uidValidity: '1', uidNext: 1, messages: 0 });
+  /** What a watch of every folder was pushed: Junk's next message, `copy`; anything else it cannot answer for. */
+  const pushedToJunk =
+    (copy: (uid: number) => FetchedHeaders) =>
+    (path: string, after: FolderCursor | undefined): OpenedFolder | undefined =>
+      path === 'Junk' && after
+        ? { uidValidity: '1', uidNext: after.lastUid + 2, messages: 1, headers: [copy(after.lastUid + 1)] }
+        : undefined;
 
   it('an announcement naming a listed folder opens that folder alone, with no listing', async () => {
     const { scanner, clock, sweeps, opened, watches, settle } = watchedMailboxes({ openFolder: nothingNew });
@@ -417,16 +424,8 @@ describe('sweeps of announced folders', () => {
       notify: true,
       checkId,
       openFolder: nothingNew,
-      // Junk's new copy came with its announcement; anything else the watch cannot answer for.
-      pushed: (path, after) =>
-        path === 'Junk' && after
-          ? {
-              uidValidity: '1',
-              uidNext: after.lastUid + 2,
-              messages: 1,
-              headers: [pushedCopy(after.lastUid + 1)],
-            }
-          : undefined,
+      // Junk's new copy came with its announcement.
+      pushed: pushedToJunk(pushedCopy),
     });
     await settle();
     watches[0]?.news('Junk');
@@ -450,21 +449,11 @@ describe('sweeps of announced folders', () => {
       checkId: waited,
       openFolder: nothingNew,
       // Delivered now: a check started after the listing may own it, so it is written (the store decides).
-      pushed: (path, after) =>
-        path === 'Junk' && after
-          ? {
-              uidValidity: '1',
-              uidNext: after.lastUid + 2,
-              messages: 1,
-              headers: [
-                {
-                  uid: after.lastUid + 1,
-                  internalDate: clock.now(),
-                  headers: Buffer.from(`Delivered-To: inbox+tc_${tagged}@mail.test\r\n\r\n`),
-                },
-              ],
-            }
-          : undefined,
+      pushed: pushedToJunk((uid) => ({
+        uid,
+        internalDate: clock.now(),
+        headers: Buffer.from(`Delivered-To: inbox+tc_${tagged}@mail.test\r\n\r\n`),
+      })),
     });
     await settle();
     watches[0]?.news('Junk');
